@@ -1,0 +1,80 @@
+package record
+
+import (
+	"math/rand/v2"
+)
+
+// ActorID names an actor. IDs are chosen by the System and must be unique.
+type ActorID string
+
+// External is the pseudo-sender of messages injected from outside the system.
+const External ActorID = "ext"
+
+// Message is any value of a type registered in System.Messages. Messages are
+// values: a handler must not mutate a message after sending it.
+type Message any
+
+// Actor is one single-threaded process. Receive handles one message (or one
+// timer firing) at a time and must be a deterministic function of the
+// actor's state, the message and what it reads through ctx.
+type Actor interface {
+	Receive(ctx *Context, from ActorID, msg Message)
+}
+
+// Starter is implemented by actors that act when they start or restart
+// (read stable storage, set their first timers).
+type Starter interface {
+	Start(ctx *Context)
+}
+
+// Snapshotter is implemented by actors that expose their state for display
+// (demi show, step-through). The returned value should be a plain copy.
+type Snapshotter interface {
+	Snapshot() any
+}
+
+// Context is an actor's window on the runtime during Start and Receive. It
+// is valid only for the duration of that call.
+type Context struct {
+	sim   *Sim
+	self  ActorID
+	event int
+}
+
+// Self returns the ID of the actor being run.
+func (c *Context) Self() ActorID { return c.self }
+
+// Send puts msg in the network from this actor to to. The runtime decides
+// when (and, under a partition or a kill, whether) it is delivered.
+func (c *Context) Send(to ActorID, msg Message) {
+	c.sim.send(c.self, to, msg, "", c.event)
+}
+
+// SetTimer arms the timer named key: msg will be delivered to this actor at
+// a moment the scheduler chooses. A pending timer with the same key is
+// replaced.
+func (c *Context) SetTimer(key string, msg Message) {
+	c.sim.cancelTimer(c.self, key)
+	c.sim.send(c.self, c.self, msg, key, c.event)
+}
+
+// CancelTimer disarms the timer named key, if it is pending.
+func (c *Context) CancelTimer(key string) { c.sim.cancelTimer(c.self, key) }
+
+// Rand returns this actor's random source. It is seeded from the run's seed,
+// the actor's ID and its incarnation, so it replays exactly.
+func (c *Context) Rand() *rand.Rand { return c.sim.slots[c.sim.index[c.self]].rand() }
+
+// Storage returns this actor's stable storage: it survives a crash-restart
+// (volatile state does not) and is lost only when the run ends.
+func (c *Context) Storage() Storage { return c.sim.slots[c.sim.index[c.self]].storage }
+
+// Storage is an actor's stable storage. Values stored should not be mutated
+// afterwards; store copies.
+type Storage map[string]any
+
+// Get returns the value stored under key.
+func (s Storage) Get(key string) (any, bool) { v, ok := s[key]; return v, ok }
+
+// Put stores v under key.
+func (s Storage) Put(key string, v any) { s[key] = v }

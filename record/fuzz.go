@@ -1,0 +1,255 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+)
+
+// FuzzConfig controls a random run.
+type FuzzConfig struct {
+	// Seed determines the whole run: same seed, same trace.
+	Seed uint64
+	// MaxSteps bounds the deliveries of a run (default 3000).
+	MaxSteps int
+	// MaxExternals bounds the random external events injected after the
+	// setup prefix (default 100).
+	MaxExternals int
+	// ExternalProb is the chance that a step injects an external event
+	// rather than delivering a message (default 2*MaxExternals/MaxSteps).
+	ExternalProb float64
+	// TimerProb is the chance that a delivery fires a timer rather than a
+	// message, when both are enabled (default 0.05). Low values keep the
+	// system from timing out all the time.
+	TimerProb float64
+	// CheckEvery checks the invariant every N deliveries (default 1). A
+	// panicking handler is caught at once whatever N is.
+	CheckEvery int
+	// WaitLimit bounds the deliveries a wait marker may take (default 200).
+	WaitLimit int
+}
+
+func (c FuzzConfig) withDefaults() FuzzConfig {
+	if c.MaxSteps <= 0 {
+		c.MaxSteps = 3000
+	}
+	if c.MaxExternals < 0 {
+		c.MaxExternals = 0
+	} else if c.MaxExternals == 0 {
+		c.MaxExternals = 100
+	}
+	if c.ExternalProb <= 0 {
+		c.ExternalProb = min(1, 2*float64(c.MaxExternals)/float64(c.MaxSteps))
+	}
+	if c.TimerProb <= 0 {
+		c.TimerProb = 0.05
+	}
+	if c.CheckEvery <= 0 {
+		c.CheckEvery = 1
+	}
+	if c.WaitLimit <= 0 {
+		c.WaitLimit = 200
+	}
+	return c
+}
+
+// Fuzz runs sys once at random: the system's setup externals, then random
+// external events (by the generators' weights) interleaved with random
+// deliveries that respect the network semantics, checking the invariant
+// every CheckEvery deliveries, until a violation or MaxSteps deliveries. The
+// returned trace's header holds the violation, or nil if none was found.
+func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trace, error) {
+	cfg = cfg.withDefaults()
+	sim, err := NewSim(sys, opts, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	f := &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}
+	v, err := f.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := sim.Trace(v)
+	t.Header.Note = fmt.Sprintf("fuzz seed=%d max-steps=%d", cfg.Seed, cfg.MaxSteps)
+	return t, nil
+}
+
+type fuzzer struct {
+	sim *Sim
+	cfg FuzzConfig
+	rng *rand.Rand
+	buf []Pending
+}
+
+func (f *fuzzer) run(ctx context.Context) (*Violation, error) {
+	s := f.sim
+	if s.sys.Setup != nil {
+		for _, e := range s.sys.Setup(s.opts) {
+			if v, err := f.external(e); v != nil || err != nil {
+				return v, err
+			}
+		}
+	}
+	injected := 0
+	for s.deliveries < f.cfg.MaxSteps {
+		if s.deliveries%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		canInject := injected < f.cfg.MaxExternals && len(s.sys.Externals) > 0
+		if canInject && f.rng.Float64() < f.cfg.ExternalProb {
+			if e, ok := f.pickExternal(); ok {
+				injected++
+				if v, err := f.external(e); v != nil || err != nil {
+					return v, err
+				}
+				continue
+			}
+		}
+		delivered, v, err := f.deliverRandom(false)
+		if v != nil || err != nil {
+			return v, err
+		}
+		if !delivered {
+			if !canInject {
+				break // quiescent and nothing left to inject
+			}
+			if e, ok := f.pickExternal(); ok {
+				injected++
+				if v, err := f.external(e); v != nil || err != nil {
+					return v, err
+				}
+			} else {
+				injected++ // count failed attempts so a stuck run ends
+			}
+		}
+	}
+	return s.Check(), nil
+}
+
+func (f *fuzzer) pickExternal() (Event, bool) {
+	gens := f.sim.sys.Externals
+	total := 0.0
+	for _, g := range gens {
+		total += g.Weight
+	}
+	x := f.rng.Float64() * total
+	for _, g := range gens {
+		if x < g.Weight {
+			return g.Make(f.rng, f.sim.View())
+		}
+		x -= g.Weight
+	}
+	return Event{}, false
+}
+
+// external applies e; wait markers are followed by the deliveries they wait for.
+func (f *fuzzer) external(e Event) (*Violation, error) {
+	s := f.sim
+	if err := s.Apply(e); err != nil {
+		return nil, fmt.Errorf("fuzz: %w", err)
+	}
+	if v := s.Check(); v != nil {
+		return v, nil
+	}
+	var done func() bool
+	switch e.Kind {
+	case WaitQuiescence:
+		done = func() bool { return s.View().InFlight() == 0 }
+	case WaitCondition:
+		cond := s.sys.Conditions[e.Cond]
+		if cond == nil {
+			return nil, fmt.Errorf("fuzz: system %s has no condition %q", s.sys.Name, e.Cond)
+		}
+		done = func() bool { return cond(s.View()) }
+	default:
+		return nil, nil
+	}
+	limit := e.Limit
+	if limit <= 0 {
+		limit = f.cfg.WaitLimit
+	}
+	for i := 0; i < limit && !done() && s.deliveries < f.cfg.MaxSteps; i++ {
+		delivered, v, err := f.deliverRandom(e.Kind == WaitQuiescence)
+		if v != nil || err != nil || !delivered {
+			return v, err
+		}
+	}
+	return nil, nil
+}
+
+// deliverRandom delivers one random enabled message (a timer with
+// probability TimerProb, or when no message is enabled, unless noTimers).
+func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
+	s := f.sim
+	f.buf = s.Enabled(f.buf[:0])
+	msgs, timers := 0, 0
+	for _, p := range f.buf {
+		if p.Timer == "" {
+			msgs++
+		} else {
+			timers++
+		}
+	}
+	if msgs+timers == 0 || noTimers && msgs == 0 {
+		return false, nil, nil
+	}
+	wantTimer := timers > 0 && !noTimers && (msgs == 0 || f.rng.Float64() < f.cfg.TimerProb)
+	k := msgs
+	if wantTimer {
+		k = timers
+	}
+	k = f.rng.IntN(k)
+	var id MsgID
+	for _, p := range f.buf {
+		if (p.Timer != "") == wantTimer {
+			if k == 0 {
+				id = p.ID
+				break
+			}
+			k--
+		}
+	}
+	if err := s.Deliver(id); err != nil {
+		return false, nil, fmt.Errorf("fuzz: %w", err)
+	}
+	if s.halted != nil {
+		return true, s.halted, nil
+	}
+	if s.deliveries%f.cfg.CheckEvery == 0 {
+		if v := s.Check(); v != nil {
+			return true, v, nil
+		}
+	}
+	return true, nil, nil
+}
+
+// SearchConfig extends FuzzConfig for a search over many seeds.
+type SearchConfig struct {
+	FuzzConfig
+	// Runs is the number of seeds tried: Seed, Seed+1, ... (default 1).
+	Runs int
+	// MinDeliveries discards violations found with fewer deliveries (the
+	// DEMi evaluation kept the first violation with at least 300).
+	MinDeliveries int
+}
+
+// Search fuzzes seed after seed until a run ends in a violation with at
+// least MinDeliveries deliveries. It returns that trace, or nil and the
+// number of runs tried when none did.
+func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*Trace, int, error) {
+	runs := max(cfg.Runs, 1)
+	for i := 0; i < runs; i++ {
+		c := cfg.FuzzConfig
+		c.Seed = cfg.Seed + uint64(i)
+		t, err := Fuzz(ctx, sys, opts, c)
+		if err != nil {
+			return nil, i + 1, err
+		}
+		if t.Header.Violation != nil && t.Header.Deliveries >= cfg.MinDeliveries {
+			return t, i + 1, nil
+		}
+	}
+	return nil, runs, nil
+}

@@ -1,0 +1,252 @@
+package record
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Semantics is the network's delivery order.
+type Semantics uint8
+
+const (
+	// FIFO delivers messages between each sender-receiver pair in the order
+	// they were sent, as TCP does.
+	FIFO Semantics = iota
+	// Unordered may deliver any pending message, as UDP may.
+	Unordered
+)
+
+func (s Semantics) String() string {
+	if s == Unordered {
+		return "unordered"
+	}
+	return "fifo"
+}
+
+// System defines a distributed system that demi can run.
+type System struct {
+	// Name identifies the system in traces and on the command line.
+	Name string
+	// Doc is a one-line description shown by `demi systems`.
+	Doc string
+	// Options are the named options the system accepts (cluster size, bug
+	// switches). Their values reach Members, New and the other hooks.
+	Options []OptionSpec
+	// Members lists the actors of a run, in a fixed order.
+	Members func(o Options) []ActorID
+	// New builds a fresh actor (on start and on crash-restart).
+	New func(id ActorID, o Options) Actor
+	// Messages registers one value of every message type the system sends
+	// (pointer or value, as the system sends them), so traces can store them.
+	Messages []Message
+	// Invariant checks all actors' states and returns a violation or nil.
+	Invariant func(v View) *Violation
+	// Network returns the network semantics for the given options; nil
+	// means FIFO.
+	Network func(o Options) Semantics
+	// Setup returns the external events every fuzz run starts with
+	// (typically start events and bootstrap messages).
+	Setup func(o Options) []Event
+	// Externals are the random external events a fuzz run may inject.
+	Externals []Generator
+	// Conditions are named predicates for wait-until-condition markers.
+	Conditions map[string]func(v View) bool
+}
+
+// Generator makes one kind of random external event for fuzzing. Make
+// returns false when the event makes no sense in the current state.
+type Generator struct {
+	Name   string
+	Weight float64
+	Make   func(r *rand.Rand, v View) (Event, bool)
+}
+
+// OptionSpec declares one named option.
+type OptionSpec struct {
+	Name    string
+	Default string
+	Usage   string
+	// Bug marks a bug switch: a boolean option that turns on one bug.
+	Bug bool
+}
+
+// Options holds option values by name. Use System.Resolve to fill defaults.
+type Options map[string]string
+
+// Int returns the option as an integer (0 if absent or malformed; Resolve
+// validates values).
+func (o Options) Int(name string) int { n, _ := strconv.Atoi(o[name]); return n }
+
+// Bool reports whether the option is set to true.
+func (o Options) Bool(name string) bool { b, _ := strconv.ParseBool(o[name]); return b }
+
+// Pairs returns the options sorted by name, for stable encoding and display.
+func (o Options) Pairs() []Option {
+	out := make([]Option, 0, len(o))
+	for k, v := range o {
+		out = append(out, Option{Name: k, Value: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// String renders the options as name=value pairs.
+func (o Options) String() string {
+	var parts []string
+	for _, p := range o.Pairs() {
+		parts = append(parts, p.Name+"="+p.Value)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Option is one name=value pair.
+type Option struct {
+	Name  string `msgpack:"name" json:"name"`
+	Value string `msgpack:"value" json:"value"`
+}
+
+// Resolve returns a complete set of options: the defaults overridden by
+// given. Unknown names and malformed values are errors.
+func (s *System) Resolve(given Options) (Options, error) {
+	out := Options{}
+	for _, spec := range s.Options {
+		out[spec.Name] = spec.Default
+	}
+	for k, v := range given {
+		i := slices.IndexFunc(s.Options, func(o OptionSpec) bool { return o.Name == k })
+		if i < 0 {
+			return nil, fmt.Errorf("system %s has no option %q", s.Name, k)
+		}
+		spec := s.Options[i]
+		if _, err := strconv.ParseBool(spec.Default); err == nil {
+			if _, err := strconv.ParseBool(v); err != nil {
+				return nil, fmt.Errorf("option %s: %q is not a boolean", k, v)
+			}
+		} else if _, err := strconv.Atoi(spec.Default); err == nil {
+			if _, err := strconv.Atoi(v); err != nil {
+				return nil, fmt.Errorf("option %s: %q is not an integer", k, v)
+			}
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Bugs lists the names of the system's bug switches.
+func (s *System) Bugs() []string {
+	var out []string
+	for _, o := range s.Options {
+		if o.Bug {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
+
+func (s *System) semantics(o Options) Semantics {
+	if s.Network == nil {
+		return FIFO
+	}
+	return s.Network(o)
+}
+
+// MessageTypes maps registered type names to their Go types.
+type MessageTypes struct {
+	byName map[string]reflect.Type
+	names  map[reflect.Type]string
+}
+
+// Types returns the registry of the system's message types.
+func (s *System) Types() (*MessageTypes, error) {
+	mt := &MessageTypes{byName: map[string]reflect.Type{}, names: map[reflect.Type]string{}}
+	for _, m := range s.Messages {
+		t := reflect.TypeOf(m)
+		if t == nil {
+			return nil, fmt.Errorf("system %s registers a nil message", s.Name)
+		}
+		name := TypeName(m)
+		if prev, ok := mt.byName[name]; ok && prev != t {
+			return nil, fmt.Errorf("system %s registers two message types named %s", s.Name, name)
+		}
+		mt.byName[name] = t
+		mt.names[t] = name
+	}
+	return mt, nil
+}
+
+// Lookup returns the Go type registered under name.
+func (mt *MessageTypes) Lookup(name string) (reflect.Type, bool) {
+	t, ok := mt.byName[name]
+	return t, ok
+}
+
+// Registered reports whether m's type is registered.
+func (mt *MessageTypes) Registered(m Message) bool {
+	_, ok := mt.names[reflect.TypeOf(m)]
+	return ok
+}
+
+// TypeName is the name under which a message type is stored in traces and
+// matched by fingerprints: the Go type name without package path, with a
+// leading '*' for pointers.
+func TypeName(m Message) string {
+	t := reflect.TypeOf(m)
+	if t == nil {
+		return "<nil>"
+	}
+	if t.Kind() == reflect.Pointer {
+		return "*" + t.Elem().Name()
+	}
+	return t.Name()
+}
+
+// Violation is a broken invariant (or a panicking handler).
+type Violation struct {
+	// Fingerprint decides "same bug": two violations with equal
+	// fingerprints are the same failure. It should name the invariant and
+	// the actors involved, not the exact state.
+	Fingerprint string `msgpack:"fingerprint" json:"fingerprint"`
+	// Detail explains this occurrence for a person.
+	Detail string `msgpack:"detail" json:"detail"`
+	// Event is the index of the event after which it was detected.
+	Event int `msgpack:"event" json:"event"`
+}
+
+func (v *Violation) String() string {
+	if v == nil {
+		return "no violation"
+	}
+	return v.Fingerprint + ": " + v.Detail
+}
+
+// Catalog is the set of systems a demi binary knows about.
+type Catalog struct{ systems []*System }
+
+// NewCatalog returns a catalog of the given systems.
+func NewCatalog(systems ...*System) *Catalog {
+	c := &Catalog{systems: slices.Clone(systems)}
+	sort.Slice(c.systems, func(i, j int) bool { return c.systems[i].Name < c.systems[j].Name })
+	return c
+}
+
+// Systems returns the systems sorted by name.
+func (c *Catalog) Systems() []*System { return c.systems }
+
+// Lookup finds a system by name.
+func (c *Catalog) Lookup(name string) (*System, error) {
+	for _, s := range c.systems {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	var names []string
+	for _, s := range c.systems {
+		names = append(names, s.Name)
+	}
+	return nil, fmt.Errorf("unknown system %q (known: %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,337 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// FormatVersion is the version of the trace format this package writes and
+// reads. See docs/trace-format.md.
+const FormatVersion = 1
+
+const magic = "demi-trace"
+
+// Header is the first record of a trace file.
+type Header struct {
+	Magic      string     `msgpack:"magic" json:"-"`
+	Format     int        `msgpack:"format" json:"format"`
+	System     string     `msgpack:"system" json:"system"`
+	Options    []Option   `msgpack:"options" json:"options"`
+	Seed       uint64     `msgpack:"seed" json:"seed"`
+	Network    string     `msgpack:"network" json:"network"`
+	Violation  *Violation `msgpack:"violation" json:"violation"`
+	Deliveries int        `msgpack:"deliveries" json:"deliveries"`
+	Externals  int        `msgpack:"externals" json:"externals"`
+	EventCount int        `msgpack:"events" json:"events"`
+	// Note is free text: how the trace was made (fuzz, minimize, by hand).
+	Note string `msgpack:"note,omitempty" json:"note,omitempty"`
+}
+
+// OptionMap returns the header's options as a map.
+func (h *Header) OptionMap() Options {
+	o := Options{}
+	for _, p := range h.Options {
+		o[p.Name] = p.Value
+	}
+	return o
+}
+
+// Trace is a recorded execution: its header and its events in order.
+type Trace struct {
+	Header Header
+	Events []Event
+}
+
+// Recount sets the header's counts from the events.
+func (t *Trace) Recount() {
+	t.Header.Deliveries, t.Header.Externals = 0, 0
+	for _, e := range t.Events {
+		if e.Kind == Deliver {
+			t.Header.Deliveries++
+		} else {
+			t.Header.Externals++
+		}
+	}
+	t.Header.EventCount = len(t.Events)
+}
+
+// Externals returns the trace's external events, in order.
+func (t *Trace) Externals() []Event {
+	var out []Event
+	for _, e := range t.Events {
+		if e.Kind.IsExternal() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// wireEvent is an event as stored: the message as its registered type name
+// and its msgpack-encoded payload.
+type wireEvent struct {
+	Kind    Kind               `msgpack:"k"`
+	ID      MsgID              `msgpack:"id,omitempty"`
+	From    ActorID            `msgpack:"f,omitempty"`
+	To      ActorID            `msgpack:"t,omitempty"`
+	Type    string             `msgpack:"ty,omitempty"`
+	Payload msgpack.RawMessage `msgpack:"p,omitempty"`
+	Timer   string             `msgpack:"tm,omitempty"`
+	Cause   int                `msgpack:"c"`
+	Actor   ActorID            `msgpack:"a,omitempty"`
+	A       []ActorID          `msgpack:"pa,omitempty"`
+	B       []ActorID          `msgpack:"pb,omitempty"`
+	Cond    string             `msgpack:"cd,omitempty"`
+	Limit   int                `msgpack:"l,omitempty"`
+}
+
+// FormatError reports a trace file that cannot be read: corrupted,
+// truncated, of another format version, or of an unknown system.
+type FormatError struct {
+	Event int // index of the event being read, or -1 for the header
+	Err   error
+}
+
+func (e *FormatError) Error() string {
+	if e.Event < 0 {
+		return "bad trace header: " + e.Err.Error()
+	}
+	return fmt.Sprintf("bad trace at event %d: %v", e.Event, e.Err)
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Encode writes the trace to w.
+func (t *Trace) Encode(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	enc := msgpack.NewEncoder(bw)
+	enc.SetSortMapKeys(true)
+	h := t.Header
+	h.Magic, h.Format, h.EventCount = magic, FormatVersion, len(t.Events)
+	if err := enc.Encode(&h); err != nil {
+		return fmt.Errorf("encode header: %w", err)
+	}
+	var we wireEvent
+	for i := range t.Events {
+		if err := toWire(&t.Events[i], &we); err != nil {
+			return fmt.Errorf("encode event %d: %w", i, err)
+		}
+		if err := enc.Encode(&we); err != nil {
+			return fmt.Errorf("encode event %d: %w", i, err)
+		}
+	}
+	return bw.Flush()
+}
+
+func toWire(e *Event, w *wireEvent) error {
+	*w = wireEvent{Kind: e.Kind, ID: e.ID, From: e.From, To: e.To, Timer: e.Timer, Cause: e.Cause,
+		Actor: e.Actor, A: e.A, B: e.B, Cond: e.Cond, Limit: e.Limit}
+	if e.Msg != nil {
+		w.Type = TypeName(e.Msg)
+		b, err := msgpack.Marshal(e.Msg)
+		if err != nil {
+			return fmt.Errorf("message %s: %w", w.Type, err)
+		}
+		w.Payload = b
+	}
+	return nil
+}
+
+// Reader decodes a trace file as a stream: the header first, then one event
+// at a time, so a large trace need not be held in memory.
+type Reader struct {
+	dec    *msgpack.Decoder
+	header Header
+	types  *MessageTypes
+	sys    *System
+	n      int
+}
+
+// NewReader reads the header from r and checks it against the catalog: the
+// format version must match and the system must be known.
+func NewReader(r io.Reader, cat *Catalog) (*Reader, error) {
+	dec := msgpack.NewDecoder(bufio.NewReader(r))
+	rd := &Reader{dec: dec}
+	if err := dec.Decode(&rd.header); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &FormatError{Event: -1, Err: errors.New("empty or truncated file")}
+		}
+		return nil, &FormatError{Event: -1, Err: fmt.Errorf("not a demi trace (%v)", err)}
+	}
+	h := &rd.header
+	if h.Magic != magic {
+		return nil, &FormatError{Event: -1, Err: errors.New("not a demi trace (missing magic)")}
+	}
+	if h.Format != FormatVersion {
+		return nil, &FormatError{Event: -1, Err: fmt.Errorf("format version %d, this demi reads version %d", h.Format, FormatVersion)}
+	}
+	if h.EventCount < 0 {
+		return nil, &FormatError{Event: -1, Err: fmt.Errorf("negative event count %d", h.EventCount)}
+	}
+	sys, err := cat.Lookup(h.System)
+	if err != nil {
+		return nil, &FormatError{Event: -1, Err: err}
+	}
+	if _, err := sys.Resolve(h.OptionMap()); err != nil {
+		return nil, &FormatError{Event: -1, Err: err}
+	}
+	types, err := sys.Types()
+	if err != nil {
+		return nil, err
+	}
+	rd.sys, rd.types = sys, types
+	return rd, nil
+}
+
+// Header returns the trace's header.
+func (r *Reader) Header() Header { return r.header }
+
+// System returns the trace's system.
+func (r *Reader) System() *System { return r.sys }
+
+// Next returns the next event, or io.EOF after the last one the header
+// announced. A file that ends early or holds more is a FormatError.
+func (r *Reader) Next() (Event, error) {
+	if r.n >= r.header.EventCount {
+		if _, err := r.dec.PeekCode(); err == nil {
+			return Event{}, &FormatError{Event: r.n, Err: fmt.Errorf("trailing data after the %d events the header announces", r.header.EventCount)}
+		}
+		return Event{}, io.EOF
+	}
+	var w wireEvent
+	if err := r.dec.Decode(&w); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return Event{}, &FormatError{Event: r.n, Err: fmt.Errorf("truncated: file ends after %d of %d events", r.n, r.header.EventCount)}
+		}
+		return Event{}, &FormatError{Event: r.n, Err: err}
+	}
+	e, err := r.fromWire(&w)
+	if err != nil {
+		return Event{}, &FormatError{Event: r.n, Err: err}
+	}
+	r.n++
+	return e, nil
+}
+
+func (r *Reader) fromWire(w *wireEvent) (Event, error) {
+	if w.Kind < Deliver || w.Kind > WaitCondition {
+		return Event{}, fmt.Errorf("unknown event kind %d", w.Kind)
+	}
+	if w.Cause < -1 || w.Cause >= r.n {
+		return Event{}, fmt.Errorf("causal link %d out of range", w.Cause)
+	}
+	e := Event{Kind: w.Kind, ID: w.ID, From: w.From, To: w.To, Timer: w.Timer, Cause: w.Cause,
+		Actor: w.Actor, A: w.A, B: w.B, Cond: w.Cond, Limit: w.Limit}
+	if (w.Kind == Deliver || w.Kind == Send) && w.Type == "" {
+		return Event{}, fmt.Errorf("%s event without a message", w.Kind)
+	}
+	if w.Type != "" {
+		t, ok := r.types.Lookup(w.Type)
+		if !ok {
+			return Event{}, fmt.Errorf("message type %q is not registered by system %s", w.Type, r.sys.Name)
+		}
+		ptr := t.Kind() == reflect.Pointer
+		base := t
+		if ptr {
+			base = t.Elem()
+		}
+		v := reflect.New(base)
+		if err := msgpack.Unmarshal(w.Payload, v.Interface()); err != nil {
+			return Event{}, fmt.Errorf("message %s: %w", w.Type, err)
+		}
+		if ptr {
+			e.Msg = v.Interface()
+		} else {
+			e.Msg = v.Elem().Interface()
+		}
+	}
+	return e, nil
+}
+
+// Decode reads a whole trace and returns it with its system.
+func Decode(r io.Reader, cat *Catalog) (*Trace, *System, error) {
+	rd, err := NewReader(r, cat)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &Trace{Header: rd.Header()}
+	if n := t.Header.EventCount; n < 1<<16 {
+		t.Events = make([]Event, 0, n)
+	}
+	for {
+		e, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		t.Events = append(t.Events, e)
+	}
+	d, x := t.Header.Deliveries, t.Header.Externals
+	t.Recount()
+	if d != t.Header.Deliveries || x != t.Header.Externals {
+		return nil, nil, &FormatError{Event: -1, Err: fmt.Errorf("header counts %d deliveries and %d externals, the events hold %d and %d", d, x, t.Header.Deliveries, t.Header.Externals)}
+	}
+	return t, rd.System(), nil
+}
+
+// ReadFile reads a trace file.
+func ReadFile(path string, cat *Catalog) (*Trace, *System, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	t, sys, err := Decode(f, cat)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, sys, nil
+}
+
+// WriteFile writes the trace to path atomically: to a temporary file in the
+// same directory, synced, then renamed over path.
+func (t *Trace) WriteFile(path string) error {
+	var buf bytes.Buffer
+	if err := t.Encode(&buf); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// WriteFileAtomic writes data to path through a temporary file and a rename,
+// so that readers see either the old file or the whole new one.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
