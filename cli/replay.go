@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/demi-project/demi/replay"
+	"github.com/spf13/cobra"
+)
+
+func replayCmd(e *env) *cobra.Command {
+	var times int
+	cmd := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Replay a trace exactly and check that it reproduces its violation",
+		Long: `replay re-executes every event of the trace in order and checks the invariant
+after each one. It reports whether the recorded violation (same fingerprint)
+reproduces, or the first divergence: the event index, what the trace expected
+and what happened. --times N replays N times to catch nondeterminism.
+
+Exit status 0 when the violation reproduces every time, 1 when it does not,
+2 on bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if times < 1 {
+				return badInput(errors.New("--times must be at least 1"))
+			}
+			t, sys, err := e.loadTrace(args[0])
+			if err != nil {
+				return err
+			}
+			want := t.Header.Violation
+			if want == nil {
+				return badInput(fmt.Errorf("%s records no violation", args[0]))
+			}
+			ok := 0
+			var first *replay.Result
+			for i := 1; i <= times; i++ {
+				r, err := replay.Run(cmd.Context(), sys, t)
+				if err != nil {
+					if cmd.Context().Err() != nil {
+						return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+					}
+					return err
+				}
+				switch {
+				case r.Reproduced:
+					ok++
+				case r.Divergence != nil:
+					fmt.Fprintf(e.stdout, "run %d: %s\n", i, r.Divergence)
+				default:
+					fmt.Fprintf(e.stdout, "run %d: violation not reproduced (got %s)\n", i, r.Violation)
+				}
+				if first == nil {
+					first = r
+				} else if r.Reproduced != first.Reproduced || r.Events != first.Events {
+					fmt.Fprintf(e.stdout, "run %d: nondeterminism: stopped after %d events, run 1 after %d\n", i, r.Events, first.Events)
+				}
+			}
+			fmt.Fprintf(e.stdout, "%s: %d/%d replays reproduced %s after %d of %d events\n",
+				args[0], ok, times, want.Fingerprint, first.Events, len(t.Events))
+			if ok != times {
+				return notFound(fmt.Errorf("violation reproduced %d of %d times", ok, times))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&times, "times", 1, "replay N times")
+	return cmd
+}

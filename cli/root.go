@@ -1,0 +1,136 @@
+// Package cli is the demi command line. A demi binary is a catalog of
+// systems plus this package: build your own binary that knows your system
+// with a few lines of main,
+//
+//	func main() { cli.Main(record.NewCatalog(mysystem.System())) }
+//
+// and every command (systems, fuzz, replay, show, minimize, ...) works on it.
+//
+// Exit status: 0 success; 1 the thing asked for was not found (no violation
+// found by fuzz, a replay that does not reproduce); 2 bad input (a corrupted
+// or truncated trace, an unknown system, a bad flag); 130 interrupted.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/demi-project/demi/record"
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses.
+const (
+	ExitOK          = 0
+	ExitNotFound    = 1
+	ExitBadInput    = 2
+	ExitInterrupted = 130
+)
+
+// ExitError carries the exit status a command ends with.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// badInput marks err as bad input (exit status 2).
+func badInput(err error) error { return &ExitError{Code: ExitBadInput, Err: err} }
+
+// notFound marks err as "not found" (exit status 1).
+func notFound(err error) error { return &ExitError{Code: ExitNotFound, Err: err} }
+
+// env is what every command shares.
+type env struct {
+	cat    *record.Catalog
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// New returns the root command for a catalog of systems. Commands read
+// ctx from cmd.Context(); Main cancels it on SIGINT, and a command that
+// stops because of that returns an ExitError with ExitInterrupted.
+func New(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
+	e := &env{cat: cat, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "demi",
+		Short: "demi minimizes failing executions of distributed systems",
+		Long: `demi runs distributed systems written as actors deterministically, fuzzes them
+until an invariant breaks, records the failing execution as a trace, replays it
+exactly, and minimizes it to the few events that still trigger the violation.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	for _, c := range commands(e) {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// commands lists every subcommand; each lives in its own file.
+func commands(e *env) []*cobra.Command {
+	return []*cobra.Command{
+		systemsCmd(e),
+		fuzzCmd(e),
+		replayCmd(e),
+		showCmd(e),
+	}
+}
+
+// Run executes the command line args and returns the exit status, printing
+// errors as one line on stderr.
+func Run(ctx context.Context, cat *record.Catalog, args []string, stdout, stderr io.Writer) int {
+	root := New(cat, stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := ExitBadInput // cobra's own errors: unknown command, bad args
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		code = ee.Code
+		if ee.Err == nil {
+			return code
+		}
+	}
+	fmt.Fprintln(stderr, "demi: "+oneLine(err.Error()))
+	return code
+}
+
+// Main runs the demi command line on os.Args and exits.
+func Main(cat *record.Catalog) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := Run(ctx, cat, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// loadTrace reads a trace file; any problem with it is bad input.
+func (e *env) loadTrace(path string) (*record.Trace, *record.System, error) {
+	t, sys, err := record.ReadFile(path, e.cat)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	return t, sys, nil
+}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/demi-project/demi/record"
+	"github.com/spf13/cobra"
+)
+
+// traceJSON is the shape of `demi show --json`.
+type traceJSON struct {
+	System     string            `json:"system"`
+	Options    map[string]string `json:"options"`
+	Seed       uint64            `json:"seed"`
+	Network    string            `json:"network"`
+	Note       string            `json:"note,omitempty"`
+	Deliveries int               `json:"deliveries"`
+	Externals  int               `json:"externals"`
+	Violation  *record.Violation `json:"violation"`
+	Events     []eventJSON       `json:"events"`
+}
+
+type eventJSON struct {
+	Step    int              `json:"step"`
+	Kind    string           `json:"kind"`
+	ID      record.MsgID     `json:"id,omitempty"`
+	From    record.ActorID   `json:"from,omitempty"`
+	To      record.ActorID   `json:"to,omitempty"`
+	Type    string           `json:"type,omitempty"`
+	Message json.RawMessage  `json:"message,omitempty"`
+	Timer   string           `json:"timer,omitempty"`
+	Cause   int              `json:"cause"`
+	Actor   record.ActorID   `json:"actor,omitempty"`
+	A       []record.ActorID `json:"a,omitempty"`
+	B       []record.ActorID `json:"b,omitempty"`
+	Cond    string           `json:"cond,omitempty"`
+}
+
+func showCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show FILE",
+		Short: "Print a trace's events as a table (or JSON), ending with its violation",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, _, err := e.loadTrace(args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return showJSON(e, t)
+			}
+			h := t.Header
+			fmt.Fprintf(e.stdout, "%s  system %s (%s)  seed %d  network %s\n%d deliveries, %d externals\n",
+				args[0], h.System, h.OptionMap(), h.Seed, h.Network, h.Deliveries, h.Externals)
+			tb := newTable(e.stdout, "step", "kind", "from", "to", "message")
+			for i, ev := range t.Events {
+				kind, from, to, msg := describe(ev)
+				tb.Append(strconv.Itoa(i), kind, from, to, msg)
+			}
+			if err := tb.Render(); err != nil {
+				return err
+			}
+			if v := h.Violation; v != nil {
+				fmt.Fprintf(e.stdout, "violation after step %d: %s\n  %s\n", v.Event, v.Fingerprint, v.Detail)
+			} else {
+				fmt.Fprintln(e.stdout, "no violation recorded")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	return cmd
+}
+
+// describe splits an event into the columns of `demi show`.
+func describe(ev record.Event) (kind, from, to, msg string) {
+	switch ev.Kind {
+	case record.Deliver:
+		kind = "deliver"
+		if ev.Timer != "" {
+			kind = "timer"
+		}
+		return kind, string(ev.From), string(ev.To), record.FormatMessage(ev.Msg)
+	case record.Send:
+		return "send", string(record.External), string(ev.To), record.FormatMessage(ev.Msg)
+	case record.Start, record.Kill, record.Restart:
+		return ev.Kind.String(), "", string(ev.Actor), ""
+	case record.Partition, record.Heal:
+		return ev.Kind.String(), ids(ev.A), ids(ev.B), ""
+	case record.WaitCondition:
+		return ev.Kind.String(), "", "", ev.Cond
+	}
+	return ev.Kind.String(), "", "", ""
+}
+
+func ids(a []record.ActorID) string {
+	s := make([]string, len(a))
+	for i, id := range a {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ",")
+}
+
+func showJSON(e *env, t *record.Trace) error {
+	h := t.Header
+	out := traceJSON{System: h.System, Options: h.OptionMap(), Seed: h.Seed, Network: h.Network, Note: h.Note,
+		Deliveries: h.Deliveries, Externals: h.Externals, Violation: h.Violation, Events: make([]eventJSON, 0, len(t.Events))}
+	for i, ev := range t.Events {
+		j := eventJSON{Step: i, Kind: ev.Kind.String(), ID: ev.ID, From: ev.From, To: ev.To, Timer: ev.Timer,
+			Cause: ev.Cause, Actor: ev.Actor, A: ev.A, B: ev.B, Cond: ev.Cond}
+		if ev.Msg != nil {
+			j.Type = record.TypeName(ev.Msg)
+			b, err := json.Marshal(ev.Msg)
+			if err != nil {
+				return fmt.Errorf("event %d: %w", i, err)
+			}
+			j.Message = b
+		}
+		out.Events = append(out.Events, j)
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
