@@ -1,0 +1,391 @@
+// Package optimal finds, by exhaustive search, the smallest schedule that
+// reproduces a trace's violation: the ground truth the minimizer's results
+// are measured against (the "Optimal" column of the DEMi paper's Table 1).
+//
+// The search keeps the trace's external events and their relative order and
+// only chooses how deliveries are interleaved among them. It is a
+// breadth-first search by number of deliveries (external events cost
+// nothing), so the first violating state found uses the fewest deliveries
+// possible, and among those the fewest external events.
+//
+// Two reductions keep it tractable, both sound:
+//
+//   - Commutation (the partial-order reduction at the heart of DPOR):
+//     deliveries to different actors commute. Two schedules that differ only
+//     by the order of commuting deliveries reach the same state, so the
+//     search identifies a state by what each actor has seen, in order: its
+//     local history of deliveries (by message content, not by message ID,
+//     since IDs depend on the interleaving) and the position of each delivery
+//     relative to the external events, which are dependent on everything.
+//     An actor's state, its random draws, its storage and the messages it
+//     sent are a deterministic function of that history, so two prefixes
+//     with equal histories are the same state and only one is expanded.
+//   - A visited set of those states: each is expanded once, at the first
+//     (smallest) number of deliveries that reaches it.
+//
+// The runtime cannot clone a running system, so each expansion replays its
+// schedule from the start; the search therefore costs about states x depth
+// event executions and suits reference traces of a few dozen deliveries.
+package optimal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/replay"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Config bounds a search.
+type Config struct {
+	// MaxDeliveries is the largest number of deliveries a schedule may have
+	// (required, at least 0).
+	MaxDeliveries int
+	// MaxStates bounds the states expanded (default 5,000,000), so memory
+	// stays bounded; the search reports Exhausted=false when it stops there.
+	MaxStates int
+	// Progress, when set, is called after each completed layer (number of
+	// deliveries).
+	Progress func(Progress)
+}
+
+// Progress reports a finished layer of the breadth-first search.
+type Progress struct {
+	Deliveries int           // the layer just finished
+	States     int           // states expanded so far
+	Elapsed    time.Duration // since the search started
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	// Trace is the smallest reproducing schedule found (verified by exact
+	// replay), or nil when there is none within MaxDeliveries.
+	Trace *record.Trace
+	// Deliveries and Externals are Trace's counts (0 when Trace is nil).
+	Deliveries, Externals int
+	// Exhausted reports that every schedule with at most the bound (or,
+	// when Trace is set, with fewer deliveries than Trace) was covered, so
+	// the answer is exact. False when the search stopped on MaxStates or
+	// the context.
+	Exhausted bool
+	// Searched is the largest number of deliveries fully covered.
+	Searched int
+	// States is the number of distinct states expanded.
+	States int
+	// Seconds is the wall time of the search.
+	Seconds float64
+}
+
+// node is one state of the search: how it was reached from its parent.
+type node struct {
+	parent int32
+	// step is the index among the enabled messages (in send order) that
+	// was delivered, or -1 for the next external event.
+	step int16
+}
+
+// Search looks for the smallest schedule with t's external events (in
+// order) that reproduces t's violation fingerprint.
+func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (*Result, error) {
+	if t.Header.Violation == nil {
+		return nil, errors.New("optimal: the trace records no violation")
+	}
+	if cfg.MaxDeliveries < 0 {
+		return nil, fmt.Errorf("optimal: max deliveries %d is negative", cfg.MaxDeliveries)
+	}
+	if cfg.MaxStates <= 0 {
+		cfg.MaxStates = 5_000_000
+	}
+	s := &searcher{sys: sys, t: t, want: t.Header.Violation.Fingerprint, externals: t.Externals(), start: time.Now()}
+	for i, e := range s.externals {
+		if e.Kind == record.Send && e.Msg == nil {
+			return nil, fmt.Errorf("optimal: external event %d sends a nil message", i)
+		}
+	}
+	return s.run(ctx, cfg)
+}
+
+type searcher struct {
+	sys       *record.System
+	t         *record.Trace
+	want      string
+	externals []record.Event
+	start     time.Time
+
+	nodes []node
+	seen  map[uint64]struct{}
+	buf   []record.Pending
+	path  []int16
+}
+
+func (s *searcher) run(ctx context.Context, cfg Config) (*Result, error) {
+	res := &Result{Searched: -1}
+	s.nodes = []node{{parent: -1}}
+	s.seen = map[uint64]struct{}{}
+	layer := []int32{0}
+	for d := 0; d <= cfg.MaxDeliveries && len(layer) > 0; d++ {
+		var next []int32
+		// The layer grows while it is walked: external steps stay in it.
+		for i := 0; i < len(layer); i++ {
+			if len(s.seen) >= cfg.MaxStates {
+				return s.finish(res, nil, false)
+			}
+			if res.States%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return s.finish(res, nil, false)
+				}
+			}
+			res.States++
+			st, err := s.expand(layer[i], d < cfg.MaxDeliveries)
+			if err != nil {
+				return nil, err
+			}
+			if st.found {
+				tr, err := s.build(ctx, layer[i])
+				if err != nil {
+					return nil, err
+				}
+				res.Searched = d - 1
+				return s.finish(res, tr, true)
+			}
+			layer = append(layer, st.sameLayer...)
+			next = append(next, st.nextLayer...)
+		}
+		res.Searched = d
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Deliveries: d, States: res.States, Elapsed: time.Since(s.start)})
+		}
+		layer = next
+	}
+	return s.finish(res, nil, true)
+}
+
+func (s *searcher) finish(res *Result, tr *record.Trace, exhausted bool) (*Result, error) {
+	res.Trace, res.Exhausted = tr, exhausted
+	if tr != nil {
+		res.Deliveries, res.Externals = tr.Header.Deliveries, tr.Header.Externals
+	}
+	res.Seconds = time.Since(s.start).Seconds()
+	return res, nil
+}
+
+type expansion struct {
+	found                bool
+	sameLayer, nextLayer []int32
+}
+
+// expand replays node id's schedule, checks the violation, and adds the
+// unseen successor states.
+func (s *searcher) expand(id int32, mayDeliver bool) (expansion, error) {
+	var out expansion
+	s.path = s.path[:0]
+	for n := id; n > 0; n = s.nodes[n].parent {
+		s.path = append(s.path, s.nodes[n].step)
+	}
+	sim, err := record.NewSim(s.sys, s.t.Header.OptionMap(), s.t.Header.Seed)
+	if err != nil {
+		return out, fmt.Errorf("optimal: %w", err)
+	}
+	members := sim.Members()
+	index := make(map[record.ActorID]int, len(members))
+	for i, m := range members {
+		index[m] = i
+	}
+	hist := make([]uint64, len(members)) // per-actor local history hashes
+	ext := 0
+	for i := len(s.path) - 1; i >= 0; i-- {
+		if s.path[i] < 0 {
+			if err := s.applyExternal(sim, ext, hist, index); err != nil {
+				return out, err
+			}
+			ext++
+			continue
+		}
+		s.buf = sim.Enabled(s.buf[:0])
+		p := s.buf[s.path[i]]
+		ck, err := contentKey(p)
+		if err != nil {
+			return out, err
+		}
+		hist[index[p.To]] = mix(hist[index[p.To]], ck, uint64(ext))
+		if err := sim.Deliver(p.ID); err != nil {
+			return out, fmt.Errorf("optimal: replaying a schedule: %w", err)
+		}
+	}
+	if v := sim.Check(); v != nil {
+		if v.Fingerprint == s.want {
+			out.found = true
+			return out, nil
+		}
+		if sim.Halted() != nil {
+			return out, nil // another panic: the run cannot go on
+		}
+	}
+	base := stateKey(hist, ext)
+	if ext < len(s.externals) {
+		h := append([]uint64(nil), hist...)
+		s.externalHistory(ext, h, index)
+		if k := stateKey(h, ext+1); s.visit(k) {
+			out.sameLayer = append(out.sameLayer, s.add(id, -1))
+		}
+	}
+	if !mayDeliver {
+		return out, nil
+	}
+	s.buf = sim.Enabled(s.buf[:0])
+	var keys []uint64
+	for i, p := range s.buf {
+		if i > 1<<14 {
+			break
+		}
+		ck, err := contentKey(p)
+		if err != nil {
+			return out, err
+		}
+		a := index[p.To]
+		old := hist[a]
+		nh := mix(old, ck, uint64(ext))
+		k := base - actorTerm(a, old) + actorTerm(a, nh)
+		dup := false
+		for _, q := range keys {
+			dup = dup || q == k
+		}
+		if dup {
+			continue
+		}
+		keys = append(keys, k)
+		if s.visit(k) {
+			out.nextLayer = append(out.nextLayer, s.add(id, int16(i)))
+		}
+	}
+	return out, nil
+}
+
+func (s *searcher) applyExternal(sim *record.Sim, ext int, hist []uint64, index map[record.ActorID]int) error {
+	e := s.externals[ext]
+	if err := sim.Apply(e); err != nil {
+		return fmt.Errorf("optimal: external event %d (%s): %w", ext, e, err)
+	}
+	s.externalHistory(ext, hist, index)
+	return nil
+}
+
+// externalHistory records external event ext in the histories of the
+// actors it touches (start, kill and restart change their actor's state).
+func (s *searcher) externalHistory(ext int, hist []uint64, index map[record.ActorID]int) {
+	e := s.externals[ext]
+	switch e.Kind {
+	case record.Start, record.Kill, record.Restart:
+		if a, ok := index[e.Actor]; ok {
+			hist[a] = mix(hist[a], uint64(e.Kind)+0x9e37, uint64(ext))
+		}
+	}
+}
+
+func (s *searcher) visit(k uint64) bool {
+	if _, ok := s.seen[k]; ok {
+		return false
+	}
+	s.seen[k] = struct{}{}
+	return true
+}
+
+func (s *searcher) add(parent int32, step int16) int32 {
+	s.nodes = append(s.nodes, node{parent: parent, step: step})
+	return int32(len(s.nodes) - 1)
+}
+
+// build replays node id's schedule into a trace and verifies it.
+func (s *searcher) build(ctx context.Context, id int32) (*record.Trace, error) {
+	s.path = s.path[:0]
+	for n := id; n > 0; n = s.nodes[n].parent {
+		s.path = append(s.path, s.nodes[n].step)
+	}
+	sim, err := record.NewSim(s.sys, s.t.Header.OptionMap(), s.t.Header.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("optimal: %w", err)
+	}
+	ext := 0
+	for i := len(s.path) - 1; i >= 0; i-- {
+		if s.path[i] < 0 {
+			if err := sim.Apply(s.externals[ext]); err != nil {
+				return nil, fmt.Errorf("optimal: %w", err)
+			}
+			ext++
+			continue
+		}
+		s.buf = sim.Enabled(s.buf[:0])
+		if err := sim.Deliver(s.buf[s.path[i]].ID); err != nil {
+			return nil, fmt.Errorf("optimal: %w", err)
+		}
+	}
+	v := sim.Check()
+	if v == nil || v.Fingerprint != s.want {
+		return nil, fmt.Errorf("optimal: internal error: the schedule found does not reproduce %s", s.want)
+	}
+	events := append([]record.Event(nil), sim.Events()...)
+	tr := sim.Trace(v)
+	tr.Events = events
+	tr.Header.Note = fmt.Sprintf("optimal: smallest schedule with the external events of the input (%d deliveries)", sim.Deliveries())
+	r, err := replay.Run(ctx, s.sys, tr)
+	if err != nil {
+		return nil, fmt.Errorf("optimal: verifying the result: %w", err)
+	}
+	if !r.Reproduced {
+		return nil, fmt.Errorf("optimal: the result does not replay: %v", r.Divergence)
+	}
+	return tr, nil
+}
+
+// contentKey identifies a pending message by what it is, not by its ID:
+// sender, receiver, timer key, type and encoded content.
+func contentKey(p record.Pending) (uint64, error) {
+	h := fnv.New64a()
+	h.Write([]byte(p.From))
+	h.Write([]byte{0})
+	h.Write([]byte(p.To))
+	h.Write([]byte{0})
+	h.Write([]byte(p.Timer))
+	h.Write([]byte{0})
+	h.Write([]byte(record.TypeName(p.Msg)))
+	h.Write([]byte{0})
+	b, err := msgpack.Marshal(p.Msg)
+	if err != nil {
+		return 0, fmt.Errorf("optimal: encode message %s: %w", record.TypeName(p.Msg), err)
+	}
+	h.Write(b)
+	return h.Sum64(), nil
+}
+
+// mix extends a history hash with one event (its key and the number of
+// external events before it).
+func mix(h, key, ext uint64) uint64 {
+	h ^= key + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+	h = splitmix(h ^ (ext * 0xbf58476d1ce4e5b9))
+	return h
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// actorTerm is actor a's contribution to a state key.
+func actorTerm(a int, h uint64) uint64 { return splitmix(h ^ splitmix(uint64(a)+1)) }
+
+// stateKey combines the per-actor histories and the number of external
+// events applied; it is updated incrementally when one actor's history
+// changes.
+func stateKey(hist []uint64, ext int) uint64 {
+	k := splitmix(uint64(ext) + 0x51ed)
+	for a, h := range hist {
+		k += actorTerm(a, h)
+	}
+	return k
+}
