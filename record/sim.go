@@ -274,7 +274,7 @@ func (s *Sim) Apply(e Event) error {
 	if s.halted != nil {
 		return ErrHalted
 	}
-	if !e.Kind.IsExternal() || e.Kind > WaitCondition {
+	if e.Kind <= Deliver || e.Kind > WaitCondition {
 		return fmt.Errorf("apply: %s is not an external event", e.Kind)
 	}
 	e.Cause = -1
