@@ -89,11 +89,11 @@ func TestStartKillRestart(t *testing.T) {
 	}
 	type want struct {
 		running  bool
-		starts   int // Start calls on the current incarnation
+		starts   int    // Start calls on the current incarnation
 		boots    int    // from stable storage: Start calls over all incarnations
 		got      int    // messages received by the current incarnation
 		last     string // the last message stored, as read by Start
-		inflight int // pending messages to a
+		inflight int    // pending messages to a
 	}
 	tests := []struct {
 		name string
