@@ -165,7 +165,7 @@ func Run(ctx context.Context, sys *record.System, cfg Config) (*Result, error) {
 	res.Found = true
 	res.FindSeconds = p.foundAt.Sub(p.start).Seconds()
 	res.ShrinkSeconds = time.Since(p.foundAt).Seconds()
-	res.ShrinkCases = p.cases - res.Cases
+	res.ShrinkCases = p.cases - p.firstCase
 	res.Cases = p.firstCase
 	res.FirstDeliveries, res.FirstExternals = p.first.Header.Deliveries, p.first.Header.Externals
 	final := p.last
