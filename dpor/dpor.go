@@ -1,0 +1,438 @@
+// Package dpor checks whether a candidate schedule still triggers a
+// violation, exploring the schedules around it in a prioritized order.
+//
+// Minimization (package minimize) proposes candidates: the failing trace with
+// some external events or deliveries removed. A candidate is a Plan: the
+// events of the original schedule that are kept, in their original order.
+// Its messages are matched, not replayed by ID, because a modified run sends
+// different messages (DEMi paper §3.2):
+//
+//   - STSSched (the first schedule of every check): external events are
+//     injected as they come; for a delivery step, the first enabled pending
+//     message with the same sender, receiver and fingerprint is delivered.
+//     A step with no such message is skipped ("absent"); pending messages
+//     that match no step are never delivered ("unexpected"). A Wildcard step
+//     matches by type only (the clock-clustering stage's wildcards).
+//   - Type Fingerprints with Backtracks (TFB, Algorithm 1): while STSSched
+//     delivers a message m, every other enabled message to the same receiver
+//     (a co-enabled, dependent delivery: deliveries to different actors
+//     commute, and Enabled already respects the network's FIFO order) whose
+//     type equals m's but whose fingerprint differs becomes a backtrack
+//     point. Backtracks wait in a priority queue (fewest deviations from the
+//     guide first, then the earliest step), not on DPOR's depth-first stack;
+//     running one replays the exact prefix, delivers the alternative instead
+//     of m, and continues with STSSched on the rest of the plan. Every
+//     executed prefix goes into an explored set, so no schedule runs twice.
+//     A check stops at the first schedule that reproduces the violation, or
+//     after its schedule budget.
+//   - NoDiverge (the paper's §6 baseline): STSSched only, and a schedule is
+//     aborted as soon as a delivery makes a state transition the original
+//     run never made (same receiver, message fingerprint and fingerprints of
+//     the messages it sends).
+//
+// The invariant is checked after every event and a schedule stops at the
+// first violation with the target fingerprint; a schedule's own recorded
+// events are then the new trace, exact and replayable by construction.
+package dpor
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// Mode selects the exploration strategy of a check.
+type Mode uint8
+
+// The strategies.
+const (
+	STS       Mode = iota // the single STSSched schedule
+	TFB                   // STSSched, then type-fingerprint backtracks
+	NoDiverge             // STSSched, aborted on any unobserved transition
+)
+
+func (m Mode) String() string {
+	switch m {
+	case STS:
+		return "sts"
+	case TFB:
+		return "tfb"
+	case NoDiverge:
+		return "nodiverge"
+	}
+	return fmt.Sprintf("mode(%d)", m)
+}
+
+// Step is one event of a plan: an external event to inject, or a delivery
+// to match.
+type Step struct {
+	Event record.Event
+	// FP is the fingerprint of a delivery's message.
+	FP fingerprint.FP
+	// Wildcard matches any pending message of the same type between the
+	// same sender and receiver.
+	Wildcard bool
+}
+
+// Plan is a candidate schedule: the kept events of a trace, in order.
+type Plan []Step
+
+// FromEvents builds a plan of every event, fingerprinting deliveries.
+func FromEvents(fp *fingerprint.Fingerprinter, events []record.Event) Plan {
+	p := make(Plan, len(events))
+	for i, e := range events {
+		p[i].Event = e
+		if e.Kind == record.Deliver {
+			p[i].FP = fp.Of(e.Msg)
+		}
+	}
+	return p
+}
+
+// Config describes the system and the violation a Checker looks for.
+type Config struct {
+	System  *record.System
+	Options record.Options
+	Seed    uint64
+	// Target is the violation fingerprint to reproduce.
+	Target string
+	Mode   Mode
+	// MaxSchedules bounds the schedules of one check (TFB); 0 means 1.
+	MaxSchedules int
+	// Fingerprint is an optional user message fingerprint.
+	Fingerprint fingerprint.Func
+	// Allowed are the state transitions a NoDiverge schedule may make.
+	Allowed *Transitions
+}
+
+// Result is the outcome of a check.
+type Result struct {
+	// Trace is the reproducing schedule (its header holds the violation),
+	// or nil.
+	Trace *record.Trace
+	// Schedules is the number of schedules executed.
+	Schedules int
+}
+
+// Checker runs checks. It reuses its buffers between checks and is not safe
+// for concurrent use; give each goroutine its own.
+type Checker struct {
+	cfg      Config
+	fp       *fingerprint.Fingerprinter
+	enabled  []record.Pending
+	fps      []fpSlot
+	explored map[uint64]struct{}
+	queue    backtrackQueue
+	seen     map[altKey]struct{}
+	gen      uint32
+}
+
+type fpSlot struct {
+	gen uint32
+	fp  fingerprint.FP
+}
+
+// New returns a Checker for cfg.
+func New(cfg Config) (*Checker, error) {
+	if cfg.System == nil {
+		return nil, errors.New("dpor: no system")
+	}
+	if cfg.Target == "" {
+		return nil, errors.New("dpor: no target violation fingerprint")
+	}
+	if cfg.Mode == NoDiverge && cfg.Allowed == nil {
+		return nil, errors.New("dpor: NoDiverge needs the allowed transitions")
+	}
+	if cfg.MaxSchedules < 1 {
+		cfg.MaxSchedules = 1
+	}
+	return &Checker{cfg: cfg, fp: fingerprint.New(cfg.Fingerprint),
+		explored: map[uint64]struct{}{}, seen: map[altKey]struct{}{}}, nil
+}
+
+// Fingerprinter returns the checker's fingerprinter (for building plans on
+// the same goroutine).
+func (c *Checker) Fingerprinter() *fingerprint.Fingerprinter { return c.fp }
+
+// SetMode changes the strategy of later checks. NoDiverge without the
+// allowed transitions of the Config falls back to STS.
+func (c *Checker) SetMode(m Mode) {
+	if m == NoDiverge && c.cfg.Allowed == nil {
+		m = STS
+	}
+	c.cfg.Mode = m
+}
+
+// SetMaxSchedules changes the schedule budget of later checks.
+func (c *Checker) SetMaxSchedules(n int) { c.cfg.MaxSchedules = max(n, 1) }
+
+// decision is one executed event of a schedule: the plan step it consumed
+// and, for a delivery, the message delivered.
+type decision struct {
+	step int32
+	id   record.MsgID
+}
+
+func (d decision) key() uint64 {
+	if d.id == 0 {
+		return uint64(d.step) | 1<<63
+	}
+	return uint64(d.id)
+}
+
+// schedule is the record of one executed schedule, kept while backtracks
+// point into it.
+type schedule struct {
+	decisions []decision
+	hashes    []uint64 // hashes[k] = hash of decisions[:k]
+	devs      int      // deviations from STSSched in its lineage
+}
+
+type backtrack struct {
+	parent *schedule
+	n      int          // prefix length in parent.decisions
+	alt    record.MsgID // delivered instead of the step's match
+	step   int32        // the plan step the alternative consumes
+	devs   int
+}
+
+type backtrackQueue []backtrack
+
+func (q backtrackQueue) Len() int { return len(q) }
+func (q backtrackQueue) Less(i, j int) bool {
+	if q[i].devs != q[j].devs {
+		return q[i].devs < q[j].devs
+	}
+	if q[i].n != q[j].n {
+		return q[i].n < q[j].n
+	}
+	return q[i].alt < q[j].alt
+}
+func (q backtrackQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *backtrackQueue) Push(x any)   { *q = append(*q, x.(backtrack)) }
+func (q *backtrackQueue) Pop() any {
+	old := *q
+	b := old[len(old)-1]
+	old[len(old)-1] = backtrack{}
+	*q = old[:len(old)-1]
+	return b
+}
+
+type altKey struct {
+	n    int
+	from record.ActorID
+	fp   uint64
+}
+
+func mixKey(h, x uint64) uint64 {
+	h ^= x + 0x9e3779b97f4a7c15 + h<<6 + h>>2
+	return h * 0xbf58476d1ce4e5b9
+}
+
+// Check explores plan's schedules and reports the first that reproduces
+// the target violation. It returns ctx's error if ctx ends first.
+func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
+	var res Result
+	clear(c.explored)
+	c.queue = c.queue[:0]
+	_, tr, err := c.run(ctx, plan, nil, 0, backtrack{step: -1})
+	res.Schedules++
+	if err != nil || tr != nil {
+		res.Trace = tr
+		return res, err
+	}
+	if c.cfg.Mode != TFB {
+		return res, nil
+	}
+	for res.Schedules < c.cfg.MaxSchedules && c.queue.Len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		b := heap.Pop(&c.queue).(backtrack)
+		h := mixKey(b.parent.hashes[b.n], uint64(b.alt))
+		if _, done := c.explored[h]; done {
+			continue
+		}
+		_, tr, err := c.run(ctx, plan, b.parent, b.n, b)
+		res.Schedules++
+		if err != nil || tr != nil {
+			res.Trace = tr
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// fpOf returns the fingerprint of pending message p, computed once per run.
+func (c *Checker) fpOf(gen uint32, p *record.Pending) fingerprint.FP {
+	i := int(p.ID)
+	if i >= len(c.fps) {
+		n := max(2*len(c.fps), i+1, 256)
+		fps := make([]fpSlot, n)
+		copy(fps, c.fps)
+		c.fps = fps
+	}
+	sl := &c.fps[i]
+	if sl.gen != gen {
+		sl.gen, sl.fp = gen, c.fp.Of(p.Msg)
+	}
+	return sl.fp
+}
+
+// run executes one schedule: parent's first n decisions exactly, then b's
+// alternative (if any), then STSSched over the rest of the plan. It returns
+// the executed schedule and, when the target violation occurred, the trace.
+func (c *Checker) run(ctx context.Context, plan Plan, parent *schedule, n int, b backtrack) (*schedule, *record.Trace, error) {
+	sim, err := record.NewSim(c.cfg.System, c.cfg.Options, c.cfg.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	gen := c.nextGen()
+	s := &schedule{}
+	if c.cfg.Mode == TFB {
+		s.decisions = make([]decision, 0, len(plan))
+		s.hashes = make([]uint64, 1, len(plan)+1)
+	}
+	h := uint64(0)
+	push := func(d decision) {
+		if c.cfg.Mode != TFB {
+			return
+		}
+		h = mixKey(h, d.key())
+		s.decisions = append(s.decisions, d)
+		s.hashes = append(s.hashes, h)
+		c.explored[h] = struct{}{}
+	}
+	// after checks the invariant; it reports the trace on the target
+	// violation and whether the schedule must stop.
+	after := func() (*record.Trace, bool) {
+		v := sim.Check()
+		if v == nil {
+			return nil, false
+		}
+		if v.Fingerprint == c.cfg.Target {
+			return sim.Trace(v), true
+		}
+		return nil, sim.Halted() != nil
+	}
+	start := 0
+	if parent != nil {
+		s.devs = parent.devs + 1
+		for _, d := range parent.decisions[:n] {
+			if d.id == 0 {
+				err = sim.Apply(plan[d.step].Event)
+			} else {
+				err = sim.Deliver(d.id)
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("dpor: replaying a prefix: %w", err)
+			}
+			push(d)
+			if tr, stop := after(); stop {
+				return s, tr, nil
+			}
+		}
+		if err := sim.Deliver(b.alt); err != nil {
+			return nil, nil, fmt.Errorf("dpor: delivering a backtrack: %w", err)
+		}
+		push(decision{step: b.step, id: b.alt})
+		if tr, stop := after(); stop {
+			return s, tr, nil
+		}
+		start = int(b.step) + 1
+	}
+	for k := start; k < len(plan); k++ {
+		if k&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		st := &plan[k]
+		if st.Event.Kind.IsExternal() {
+			if err := sim.Apply(st.Event); err != nil {
+				return nil, nil, fmt.Errorf("dpor: step %d: %w", k, err)
+			}
+			push(decision{step: int32(k)})
+			if tr, stop := after(); stop {
+				return s, tr, nil
+			}
+			continue
+		}
+		c.enabled = sim.Enabled(c.enabled[:0])
+		at := -1
+		for i := range c.enabled {
+			p := &c.enabled[i]
+			if p.To != st.Event.To || p.From != st.Event.From || p.Timer != st.Event.Timer {
+				continue
+			}
+			f := c.fpOf(gen, p)
+			if f.Full == st.FP.Full || st.Wildcard && f.Type == st.FP.Type {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			continue // absent: skip the step
+		}
+		m := c.enabled[at]
+		if c.cfg.Mode == TFB {
+			c.addBacktracks(gen, s, at, int32(k))
+		}
+		var before int
+		if c.cfg.Mode == NoDiverge {
+			before = len(sim.Events())
+		}
+		if err := sim.Deliver(m.ID); err != nil {
+			return nil, nil, fmt.Errorf("dpor: step %d: %w", k, err)
+		}
+		push(decision{step: int32(k), id: m.ID})
+		if c.cfg.Mode == NoDiverge && !c.cfg.Allowed.has(c.transition(gen, sim, before, &m)) {
+			return s, nil, nil // diverged: abort the schedule
+		}
+		if tr, stop := after(); stop {
+			return s, tr, nil
+		}
+	}
+	return s, nil, nil
+}
+
+// addBacktracks records, for the delivery of c.enabled[at] at plan step k,
+// the co-enabled dependent messages of the same type and a different
+// fingerprint (one per sender and fingerprint).
+func (c *Checker) addBacktracks(gen uint32, s *schedule, at int, k int32) {
+	m := &c.enabled[at]
+	mf := c.fpOf(gen, m)
+	n := len(s.decisions)
+	clear(c.seen)
+	for i := range c.enabled {
+		p := &c.enabled[i]
+		if i == at || p.To != m.To || p.Timer != m.Timer {
+			continue
+		}
+		f := c.fpOf(gen, p)
+		if f.Type != mf.Type || f.Full == mf.Full {
+			continue
+		}
+		key := altKey{n: n, from: p.From, fp: f.Full}
+		if _, dup := c.seen[key]; dup {
+			continue
+		}
+		c.seen[key] = struct{}{}
+		heap.Push(&c.queue, backtrack{parent: s, n: n, alt: p.ID, step: k, devs: s.devs + 1})
+	}
+}
+
+// nextGen starts a run: generations tag the fingerprint cache (indexed by
+// message ID) so that it needs no clearing between runs.
+func (c *Checker) nextGen() uint32 {
+	c.gen++
+	if c.gen == 0 {
+		clear(c.fps)
+		c.gen = 1
+	}
+	return c.gen
+}

@@ -1,0 +1,231 @@
+// Package fingerprint decides when two messages from different runs are "the
+// same message", and when two violations are "the same bug".
+//
+// Minimization replays a failing trace with parts of it removed. The messages
+// of the modified run are fresh values: their IDs differ, and contents that
+// count things (sequence numbers, batch sizes) may differ too. To follow the
+// original schedule anyway, demi matches a pending message to an original
+// delivery by its fingerprint (DEMi paper §3.2, Observation #2):
+//
+//   - By default the fingerprint is the message's type name plus all of its
+//     fields, walked by reflection in a fixed order (map entries are combined
+//     order-independently), so it is deterministic across runs.
+//   - A struct field tagged `demi:"-"` is masked: it does not take part in
+//     the fingerprint. Use it for sequence numbers, cookies, counters.
+//   - A user Func replaces the default for the messages it recognizes.
+//
+// The coarse match of Observation #3 is the type alone: FP.Type. Two
+// fingerprints are compared as 64-bit hashes; a Fingerprinter caches the
+// per-type layout (which fields are masked) so that the hot path of a
+// schedule does no reflection on struct tags.
+//
+// The violation fingerprint (record.Violation.Fingerprint) is the "same
+// bug" key: SameViolation compares two of them.
+package fingerprint
+
+import (
+	"math"
+	"math/bits"
+	"reflect"
+	"sort"
+
+	"github.com/demi-project/demi/record"
+)
+
+// FP is a message fingerprint: Type is the hash of the message's type name
+// (the coarse match), Full the hash of the type and every unmasked field.
+type FP struct {
+	Type uint64
+	Full uint64
+}
+
+// Func is a user fingerprint function. It returns the fingerprint string of
+// m and true, or false to fall back to the default fingerprint.
+type Func func(m record.Message) (string, bool)
+
+// Fingerprinter computes message fingerprints. It caches per-type layouts and
+// is not safe for concurrent use: give each goroutine its own (they are
+// cheap).
+type Fingerprinter struct {
+	user    Func
+	layouts map[reflect.Type][]int // unmasked field indices of struct types
+	types   map[reflect.Type]uint64
+}
+
+// New returns a Fingerprinter using user (may be nil) before the default.
+func New(user Func) *Fingerprinter {
+	return &Fingerprinter{user: user, layouts: map[reflect.Type][]int{}, types: map[reflect.Type]uint64{}}
+}
+
+// maxDepth bounds the reflection walk so that cyclic values terminate.
+const maxDepth = 32
+
+// Of returns the fingerprint of m.
+func (f *Fingerprinter) Of(m record.Message) FP {
+	t := reflect.TypeOf(m)
+	th := f.typeHash(t)
+	if f.user != nil {
+		if s, ok := f.user(m); ok {
+			return FP{Type: th, Full: mixString(th^0x5bd1e995, s)}
+		}
+	}
+	h := th
+	if m != nil {
+		h = f.walk(h, reflect.ValueOf(m), 0)
+	}
+	return FP{Type: th, Full: finish(h)}
+}
+
+// TypeOf returns the coarse fingerprint of m: the hash of its type name.
+func (f *Fingerprinter) TypeOf(m record.Message) uint64 { return f.typeHash(reflect.TypeOf(m)) }
+
+func (f *Fingerprinter) typeHash(t reflect.Type) uint64 {
+	if h, ok := f.types[t]; ok {
+		return h
+	}
+	name := "<nil>"
+	if t != nil {
+		if t.Kind() == reflect.Pointer {
+			name = "*" + t.Elem().PkgPath() + "." + t.Elem().Name()
+		} else {
+			name = t.PkgPath() + "." + t.Name()
+		}
+		if t.Name() == "" && (t.Kind() != reflect.Pointer || t.Elem().Name() == "") {
+			name = t.String()
+		}
+	}
+	h := mixString(0x9e3779b97f4a7c15, name)
+	f.types[t] = h
+	return h
+}
+
+// layout returns the indices of the struct fields that take part in the
+// fingerprint (those not tagged demi:"-").
+func (f *Fingerprinter) layout(t reflect.Type) []int {
+	if l, ok := f.layouts[t]; ok {
+		return l
+	}
+	l := make([]int, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("demi") == "-" {
+			continue
+		}
+		l = append(l, i)
+	}
+	f.layouts[t] = l
+	return l
+}
+
+func (f *Fingerprinter) walk(h uint64, v reflect.Value, depth int) uint64 {
+	if depth > maxDepth {
+		return mix(h, 0xdead)
+	}
+	h = mix(h, uint64(v.Kind()))
+	switch v.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			return mix(h, 1)
+		}
+		return mix(h, 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return mix(h, uint64(v.Int()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return mix(h, v.Uint())
+	case reflect.Float32, reflect.Float64:
+		return mix(h, math.Float64bits(v.Float()))
+	case reflect.Complex64, reflect.Complex128:
+		c := v.Complex()
+		return mix(mix(h, math.Float64bits(real(c))), math.Float64bits(imag(c)))
+	case reflect.String:
+		return mixString(h, v.String())
+	case reflect.Slice:
+		if v.IsNil() {
+			return mix(h, 0)
+		}
+		fallthrough
+	case reflect.Array:
+		n := v.Len()
+		h = mix(h, uint64(n)+1)
+		if v.Type().Elem().Kind() == reflect.Uint8 && v.Kind() == reflect.Slice {
+			return mixString(h, string(v.Bytes()))
+		}
+		for i := 0; i < n; i++ {
+			h = f.walk(h, v.Index(i), depth+1)
+		}
+		return h
+	case reflect.Map:
+		if v.IsNil() {
+			return mix(h, 0)
+		}
+		// Order-independent: hash each entry alone, sort, then combine.
+		keys := make([]uint64, 0, v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			e := f.walk(0x243f6a8885a308d3, it.Key(), depth+1)
+			e = f.walk(e, it.Value(), depth+1)
+			keys = append(keys, e)
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+		h = mix(h, uint64(len(keys))+1)
+		for _, k := range keys {
+			h = mix(h, k)
+		}
+		return h
+	case reflect.Struct:
+		t := v.Type()
+		h = mix(h, f.typeHash(t))
+		for _, i := range f.layout(t) {
+			h = mix(h, uint64(i))
+			h = f.walk(h, v.Field(i), depth+1)
+		}
+		return h
+	case reflect.Pointer:
+		if v.IsNil() {
+			return mix(h, 0)
+		}
+		return f.walk(mix(h, 1), v.Elem(), depth+1)
+	case reflect.Interface:
+		if v.IsNil() {
+			return mix(h, 0)
+		}
+		e := v.Elem()
+		return f.walk(mix(h, f.typeHash(e.Type())), e, depth+1)
+	default: // func, chan, unsafe pointer: only the type takes part
+		return mix(h, f.typeHash(v.Type()))
+	}
+}
+
+// mix folds x into h (a multiply-rotate round in the style of xxhash).
+func mix(h, x uint64) uint64 {
+	h ^= x * 0xc2b2ae3d27d4eb4f
+	h = bits.RotateLeft64(h, 31) * 0x9e3779b185ebca87
+	return h
+}
+
+func mixString(h uint64, s string) uint64 {
+	h = mix(h, uint64(len(s)))
+	for len(s) >= 8 {
+		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h = mix(h, x)
+		s = s[8:]
+	}
+	var x uint64
+	for i := 0; i < len(s); i++ {
+		x |= uint64(s[i]) << (8 * i)
+	}
+	return mix(h, x)
+}
+
+func finish(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
+}
+
+// SameViolation reports whether two violations are the same bug: both
+// present and with equal fingerprints.
+func SameViolation(a, b *record.Violation) bool {
+	return a != nil && b != nil && a.Fingerprint == b.Fingerprint
+}

@@ -1,0 +1,157 @@
+package minimize
+
+import (
+	"context"
+	"slices"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// externalUnits groups the external events of events (by index) into the
+// units that delta debugging keeps or removes together: a partition with
+// the heal that undoes it, a wait marker with the external event before it
+// (what it waits for). Every other external event is a unit of its own.
+func externalUnits(events []record.Event) [][]int {
+	var units [][]int
+	unitOf := map[int]int{} // event index → unit
+	for i, e := range events {
+		if !e.Kind.IsExternal() {
+			continue
+		}
+		if _, done := unitOf[i]; done {
+			continue
+		}
+		switch e.Kind {
+		case record.WaitQuiescence, record.WaitCondition:
+			if len(units) > 0 {
+				u := len(units) - 1
+				units[u] = append(units[u], i)
+				unitOf[i] = u
+				continue
+			}
+		case record.Partition:
+			u := len(units)
+			units = append(units, []int{i})
+			unitOf[i] = u
+			for j := i + 1; j < len(events); j++ {
+				if events[j].Kind == record.Heal && sameSides(e, events[j]) {
+					if _, taken := unitOf[j]; !taken {
+						units[u] = append(units[u], j)
+						unitOf[j] = u
+						break
+					}
+				}
+			}
+			continue
+		}
+		unitOf[i] = len(units)
+		units = append(units, []int{i})
+	}
+	for _, u := range units {
+		slices.Sort(u)
+	}
+	return units
+}
+
+func sameSides(p, h record.Event) bool {
+	same := func(a, b []record.ActorID) bool {
+		x, y := slices.Clone(a), slices.Clone(b)
+		slices.Sort(x)
+		slices.Sort(y)
+		return slices.Equal(x, y)
+	}
+	return same(p.A, h.A) && same(p.B, h.B) || same(p.A, h.B) && same(p.B, h.A)
+}
+
+// validExternals drops, from a sorted selection of external event indices,
+// the events that cannot take effect without an event that was removed: a
+// kill or restart of an actor that no kept event started, a heal with no
+// kept partition before it.
+func validExternals(events []record.Event, sel []int) []int {
+	started := map[record.ActorID]bool{}
+	cuts := 0
+	out := sel[:0:0]
+	for _, i := range sel {
+		e := events[i]
+		switch e.Kind {
+		case record.Start:
+			started[e.Actor] = true
+		case record.Kill, record.Restart:
+			if !started[e.Actor] {
+				continue
+			}
+		case record.Partition:
+			cuts++
+		case record.Heal:
+			if cuts == 0 {
+				continue
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// planOf builds the plan of the events of bp at the sorted indices idx,
+// deliveries at or after wildFrom matched by type (wildFrom < 0: none).
+func planOf(bp dpor.Plan, idx []int, wildFrom int) dpor.Plan {
+	p := make(dpor.Plan, 0, len(idx))
+	for _, i := range idx {
+		st := bp[i]
+		if wildFrom >= 0 && i >= wildFrom && !st.Event.Kind.IsExternal() {
+			st.Wildcard = true
+		}
+		p = append(p, st)
+	}
+	return p
+}
+
+func deliveryIndices(events []record.Event) []int {
+	var out []int
+	for i, e := range events {
+		if e.Kind == record.Deliver {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// ddminExternals is delta debugging over the external units of the best
+// trace, each subsequence checked with STSSched (every original delivery
+// stays in the plan; those that cannot happen are skipped).
+func (m *minimizer) ddminExternals(ctx context.Context) error {
+	return m.ddminExternalsMode(ctx, dpor.STS, 1)
+}
+
+func (m *minimizer) ddminExternalsMode(ctx context.Context, mode dpor.Mode, maxSched int) error {
+	base := m.snapshotBest()
+	bp := dpor.FromEvents(m.fp, base.Events)
+	units := externalUnits(base.Events)
+	dels := deliveryIndices(base.Events)
+	items := make([]int, len(units))
+	for i := range items {
+		items[i] = i
+	}
+	test := func(ctx context.Context, cands [][]int) (int, error) {
+		idx := make([][]int, len(cands))
+		for k, c := range cands {
+			var ext []int
+			for _, u := range c {
+				ext = append(ext, units[u]...)
+			}
+			slices.Sort(ext)
+			idx[k] = union(validExternals(base.Events, ext), dels)
+		}
+		i, tr, err := m.first(ctx, len(cands), mode, maxSched, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+			return planOf(bp, idx[k], -1), true
+		})
+		if tr != nil {
+			m.offer(tr)
+		}
+		return i, err
+	}
+	_, err := ddmin(ctx, items, test)
+	return err
+}

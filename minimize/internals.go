@@ -1,0 +1,305 @@
+package minimize
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// provenance drops the deliveries outside the violation's causal past. The
+// violation is detected after one event v; its causal past is the first
+// candidate. Because an invariant reads every actor's state, the state of
+// an actor the violation names (its ID appears in the violation's
+// fingerprint or detail) may matter although it is concurrent with v, so
+// the second candidate adds the causal past of the last event of each
+// named actor before v. The first candidate that reproduces is kept; if
+// neither does, nothing is dropped.
+func (m *minimizer) provenance(ctx context.Context) error {
+	base := m.snapshotBest()
+	v := base.Header.Violation.Event
+	if v < 0 || v >= len(base.Events) {
+		v = len(base.Events) - 1
+	}
+	o, err := m.sys.Resolve(m.opts)
+	if err != nil {
+		return err
+	}
+	members := m.sys.Members(o)
+	c := record.NewCausality(members, base.Events)
+	named := []int{v}
+	text := base.Header.Violation.Fingerprint + " " + base.Header.Violation.Detail
+	for _, id := range members {
+		if !mentions(text, string(id)) {
+			continue
+		}
+		for i := v; i >= 0; i-- {
+			e := base.Events[i]
+			if e.Kind == record.Deliver && e.To == id || e.Actor == id && e.Kind.IsExternal() {
+				named = append(named, i)
+				break
+			}
+		}
+	}
+	var cands [][]int
+	for _, targets := range [][]int{{v}, named} {
+		past := c.Past(targets...)
+		var keep []int
+		for i, e := range base.Events {
+			if i <= v && (e.Kind.IsExternal() || past[i]) {
+				keep = append(keep, i)
+			}
+		}
+		if len(keep) < len(base.Events) && (len(cands) == 0 || !slices.Equal(cands[len(cands)-1], keep)) {
+			cands = append(cands, keep)
+		}
+	}
+	bp := dpor.FromEvents(m.fp, base.Events)
+	_, tr, err := m.first(ctx, len(cands), dpor.STS, 1, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+		return planOf(bp, cands[k], -1), true
+	})
+	if tr != nil {
+		m.offer(tr)
+	}
+	return err
+}
+
+// mentions reports whether text names actor id as a whole word.
+func mentions(text, id string) bool {
+	for off := 0; ; {
+		i := strings.Index(text[off:], id)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(id)
+		before := i == 0 || !isWordByte(text[i-1])
+		after := j == len(text) || !isWordByte(text[j])
+		if before && after {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b == '-' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// edit turns the best trace's plan into a candidate plan.
+type edit func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan
+
+// removal is an edit that drops the events at the sorted indices drop and
+// matches deliveries at or after wildFrom by type (wildFrom < 0: none).
+func removal(drop []int, wildFrom int) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := make(dpor.Plan, 0, len(bp))
+		k := 0
+		for i, st := range bp {
+			if k < len(drop) && drop[k] == i {
+				k++
+				continue
+			}
+			if wildFrom >= 0 && i >= wildFrom && !st.Event.Kind.IsExternal() {
+				st.Wildcard = true
+			}
+			p = append(p, st)
+		}
+		return p
+	}
+}
+
+// greedy tries the edits of the best trace in order. The first edit whose
+// check reproduces the violation with a smaller trace makes that trace the
+// best; the edits are then regenerated from it and the scan resumes at the
+// same position. The scan wraps around once after a pass that improved, so
+// it ends after a full pass without improvement (or on the budget).
+func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, edits func(base *record.Trace) []edit) error {
+	pos, improvedThisPass := 0, false
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		base := m.snapshotBest()
+		es := edits(base)
+		if pos >= len(es) {
+			if !improvedThisPass || len(es) == 0 {
+				return nil
+			}
+			pos, improvedThisPass = 0, false
+			continue
+		}
+		bp := dpor.FromEvents(m.fp, base.Events)
+		from := pos
+		i, tr, err := m.first(ctx, len(es)-from, mode, maxSched, func(fp *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+			return es[from+k](fp, bp), true
+		})
+		if err != nil {
+			return err
+		}
+		if i < 0 {
+			pos = len(es)
+			continue
+		}
+		if m.offer(tr) {
+			improvedThisPass = true
+			pos = from + i
+		} else {
+			pos = from + i + 1
+		}
+	}
+}
+
+// fifoInternals leaves deliveries pending one at a time, trying only the
+// last delivery of each sender-receiver queue and the timer firings
+// (removing a delivery in the middle of a FIFO queue would block the
+// messages behind it). Later deliveries are tried first.
+func (m *minimizer) fifoInternals(ctx context.Context) error {
+	return m.greedy(ctx, dpor.STS, 1, func(base *record.Trace) []edit {
+		type pair struct{ from, to record.ActorID }
+		seen := map[pair]bool{}
+		var es []edit
+		for i := len(base.Events) - 1; i >= 0; i-- {
+			e := base.Events[i]
+			if e.Kind != record.Deliver {
+				continue
+			}
+			if e.Timer == "" {
+				p := pair{e.From, e.To}
+				if seen[p] {
+					continue
+				}
+				seen[p] = true
+			}
+			es = append(es, removal([]int{i}, -1))
+		}
+		return es
+	})
+}
+
+// clockOf returns a delivery's logical clock, or -1 when its message has
+// none; and whether its message advances the receiver's clock.
+func clockOf(e record.Event) (int, bool) {
+	c := -1
+	if cl, ok := e.Msg.(record.Clocked); ok {
+		c = cl.LogicalClock()
+	}
+	adv := false
+	if a, ok := e.Msg.(record.ClockAdvancer); ok {
+		adv = a.AdvancesClock()
+	}
+	return c, adv
+}
+
+// clockClusters removes whole clock clusters (all deliveries whose message
+// carries the same logical clock value), oldest first. The deliveries after
+// the removed cluster's first one are matched by type (wildcards), since
+// their clocks shift once a cluster is gone. Clock-advancing timers near
+// the cluster (those between the previous clocked delivery and the end of
+// the cluster, and not of a later clock) are removed one at a time along
+// with it, the biggest removals first.
+func (m *minimizer) clockClusters(ctx context.Context) error {
+	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+		clusters := map[int][]int{}
+		var values []int
+		for i, e := range base.Events {
+			if e.Kind != record.Deliver {
+				continue
+			}
+			if c, _ := clockOf(e); c >= 0 {
+				if _, ok := clusters[c]; !ok {
+					values = append(values, c)
+				}
+				clusters[c] = append(clusters[c], i)
+			}
+		}
+		slices.Sort(values)
+		var es []edit
+		for _, c := range values {
+			idx := clusters[c]
+			first, last := idx[0], idx[len(idx)-1]
+			lo := 0
+			for i := first - 1; i >= 0; i-- {
+				if e := base.Events[i]; e.Kind == record.Deliver {
+					if ci, _ := clockOf(e); ci >= 0 && ci < c {
+						lo = i
+						break
+					}
+				}
+			}
+			var timers []int
+			for i := lo; i <= last; i++ {
+				e := base.Events[i]
+				if e.Kind != record.Deliver {
+					continue
+				}
+				if ci, adv := clockOf(e); adv && ci <= c && !slices.Contains(idx, i) {
+					timers = append(timers, i)
+				}
+			}
+			for _, t := range timers {
+				drop := union(idx, []int{t})
+				es = append(es, removal(drop, drop[0]))
+			}
+			es = append(es, removal(idx, first))
+		}
+		return es
+	})
+}
+
+// ddminInternals is delta debugging over the deliveries of the best trace,
+// all matched by type (wildcards), each candidate checked with type
+// fingerprint backtracks.
+func (m *minimizer) ddminInternals(ctx context.Context) error {
+	base := m.snapshotBest()
+	bp := dpor.FromEvents(m.fp, base.Events)
+	var ext []int
+	for i, e := range base.Events {
+		if e.Kind.IsExternal() {
+			ext = append(ext, i)
+		}
+	}
+	dels := deliveryIndices(base.Events)
+	test := func(ctx context.Context, cands [][]int) (int, error) {
+		i, tr, err := m.first(ctx, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+			return planOf(bp, union(ext, cands[k]), 0), true
+		})
+		if tr != nil {
+			m.offer(tr)
+		}
+		return i, err
+	}
+	_, err := ddmin(ctx, dels, test)
+	return err
+}
+
+// oneAtATime tries every remaining delivery, then every external unit and
+// every event of a unit alone (a wait marker whose run no longer needs it),
+// for removal once more, with type fingerprint backtracks.
+func (m *minimizer) oneAtATime(ctx context.Context) error {
+	err := m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+		var es []edit
+		for _, i := range deliveryIndices(base.Events) {
+			es = append(es, removal([]int{i}, -1))
+		}
+		return es
+	})
+	if err != nil {
+		return err
+	}
+	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+		var es []edit
+		for _, u := range externalUnits(base.Events) {
+			es = append(es, removal(u, -1))
+			if len(u) > 1 {
+				for _, i := range u {
+					es = append(es, removal([]int{i}, -1))
+				}
+			}
+		}
+		return es
+	})
+}

@@ -1,0 +1,467 @@
+// Package minimize turns a failing trace into a minimal causal sequence: a
+// trace that still triggers the same violation (same violation fingerprint)
+// with as few external events, deliveries and message contents as can be
+// found within a time budget. It implements the DEMi paper's §3 and
+// Appendix A, and the longer pipeline of DEMi's own implementation (see
+// docs/minimization.md):
+//
+//  1. initial: replay the trace exactly; it must reproduce its violation.
+//  2. provenance: drop deliveries outside the violation's causal past.
+//  3. ddmin-externals: delta debugging over the external events (kept
+//     valid: a partition travels with its heal, a wait marker with the event
+//     before it, a kill or restart needs its actor's start), each
+//     subsequence checked with the single STSSched schedule. This is the
+//     paper's "STSSched" column; strategy "sts" stops here.
+//  4. shrink-contents: external messages lose components (record.Shrinkable,
+//     or slice elements, integers and strings found by reflection).
+//  5. fifo-internals: deliveries left pending one at a time, trying only the
+//     last delivery of each sender-receiver queue (removing a middle one
+//     would break FIFO).
+//  6. clock-clusters: when messages carry a logical clock (record.Clocked),
+//     whole clock clusters are removed, oldest first, with the later
+//     deliveries matched by type (wildcards) and clock-advancing timers
+//     (record.ClockAdvancer) removed one at a time along with them.
+//  7. ddmin-internals: delta debugging over the deliveries, wildcarded, each
+//     candidate checked with type-fingerprint backtracks (package dpor).
+//  8. one-at-a-time: every remaining delivery, then every external event,
+//     tried for removal once more.
+//  9. final: the result is replayed exactly and must reproduce the
+//     violation.
+//
+// Every successful check's own run is the new trace, so every intermediate
+// best is exact and replayable. Candidates are checked on Workers
+// goroutines; when several are tried at once the first success in
+// candidate order wins, and check budgets are counted in schedules, not
+// time, so the result does not depend on Workers (as long as the time
+// budget does not run out).
+package minimize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/replay"
+)
+
+// DefaultBudget is the wall-clock budget when Config.Budget is 0.
+const DefaultBudget = 2 * time.Minute
+
+// Config controls a minimization.
+type Config struct {
+	Budget   time.Duration  // total wall-clock budget (0 = DefaultBudget)
+	Strategy string         // "tfb" (default, full pipeline), "sts" (stop after STSSched/ddmin), "nodiverge"
+	Workers  int            // parallel candidate checks; 0 = runtime.NumCPU(); the result does not depend on it
+	Progress func(Progress) // optional, called periodically and at every stage change
+	// Fingerprint is an optional user message fingerprint.
+	Fingerprint fingerprint.Func
+	// MaxSchedules bounds the schedules of one TFB check (0 = 16).
+	MaxSchedules int
+}
+
+// Progress is a snapshot of a running minimization.
+type Progress struct {
+	Stage                 string
+	Deliveries, Externals int
+	Schedules             int64
+	Elapsed, Budget       time.Duration
+}
+
+// StageStats is the state after one stage.
+type StageStats struct {
+	Name       string  `json:"name"`
+	Deliveries int     `json:"deliveries"`
+	Externals  int     `json:"externals"`
+	Schedules  int64   `json:"schedules"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// PacePoint is the best size after an improvement, against the schedules
+// executed so far (the paper's Figure 2).
+type PacePoint struct {
+	Schedules  int64 `json:"schedules"`
+	Deliveries int   `json:"deliveries"`
+	Externals  int   `json:"externals"`
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	// Trace is the best trace: exact and replayable, its header's violation
+	// has the input's fingerprint.
+	Trace *record.Trace
+	// Stages has one row per stage, in order, from "initial" to "final".
+	Stages []StageStats
+	// Final is the last row of Stages.
+	Final StageStats
+	// Pace is the best size after each improvement.
+	Pace []PacePoint
+	// Interrupted reports that ctx was cancelled; Trace is the best so far.
+	Interrupted bool
+}
+
+// ErrNotReproduced is returned when the input trace does not reproduce its
+// own violation, so there is nothing to minimize.
+var ErrNotReproduced = errors.New("the trace does not reproduce its violation")
+
+// Strategies lists the accepted Config.Strategy values.
+var strategies = map[string]dpor.Mode{"": dpor.TFB, "tfb": dpor.TFB, "sts": dpor.STS, "nodiverge": dpor.NoDiverge}
+
+// ValidStrategy reports whether s is an accepted strategy name.
+func ValidStrategy(s string) bool { _, ok := strategies[s]; return ok }
+
+type minimizer struct {
+	sys    *record.System
+	opts   record.Options
+	seed   uint64
+	target string
+	cfg    Config
+	mode   dpor.Mode
+	strat  string
+	fp     *fingerprint.Fingerprinter
+	checks []*dpor.Checker
+
+	start     time.Time
+	budget    time.Duration
+	schedules atomic.Int64
+
+	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
+	best     *record.Trace
+	stage    string
+	pace     []PacePoint
+	stages   []StageStats
+	stageT0  time.Time
+	stageS0  int64
+	progress sync.Mutex // serializes Progress calls
+}
+
+// Run minimizes t, a trace of sys that records a violation. When ctx is
+// cancelled Run returns the best trace found so far with Interrupted set.
+func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (*Result, error) {
+	if t == nil || t.Header.Violation == nil || t.Header.Violation.Fingerprint == "" {
+		return nil, errors.New("minimize: the trace records no violation")
+	}
+	mode, ok := strategies[cfg.Strategy]
+	if !ok {
+		return nil, fmt.Errorf("minimize: unknown strategy %q (want tfb, sts or nodiverge)", cfg.Strategy)
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.MaxSchedules <= 0 {
+		cfg.MaxSchedules = 16
+	}
+	m := &minimizer{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed,
+		target: t.Header.Violation.Fingerprint, cfg: cfg, mode: mode, strat: cfg.Strategy,
+		fp: fingerprint.New(cfg.Fingerprint), start: time.Now(), budget: cfg.Budget}
+	if m.strat == "" {
+		m.strat = "tfb"
+	}
+	if _, err := sys.Resolve(m.opts); err != nil {
+		return nil, fmt.Errorf("minimize: %w", err)
+	}
+
+	// Stage "initial": the input must reproduce its violation exactly.
+	m.stageT0 = m.start
+	m.setStage("initial")
+	rep, err := replay.Run(ctx, sys, t)
+	if err != nil {
+		return nil, fmt.Errorf("minimize: replaying the input: %w", err)
+	}
+	m.schedules.Add(1)
+	if !rep.Reproduced {
+		why := "no violation"
+		if rep.Divergence != nil {
+			why = rep.Divergence.String()
+		} else if rep.Violation != nil {
+			why = "a different violation: " + rep.Violation.Fingerprint
+		}
+		return nil, fmt.Errorf("%w (%s)", ErrNotReproduced, why)
+	}
+	m.best = rep.Sim.Trace(rep.Violation)
+	m.best.Events = append([]record.Event(nil), m.best.Events...)
+	m.recordPace()
+	m.endStage()
+
+	var allowed *dpor.Transitions
+	if mode == dpor.NoDiverge {
+		allowed, err = dpor.Observe(sys, m.opts, m.seed, m.best.Events, cfg.Fingerprint)
+		if err != nil {
+			return nil, fmt.Errorf("minimize: %w", err)
+		}
+	}
+	for i := 0; i < cfg.Workers; i++ {
+		c, err := dpor.New(dpor.Config{System: sys, Options: m.opts, Seed: m.seed, Target: m.target,
+			Mode: dpor.STS, MaxSchedules: 1, Fingerprint: cfg.Fingerprint, Allowed: allowed})
+		if err != nil {
+			return nil, fmt.Errorf("minimize: %w", err)
+		}
+		m.checks = append(m.checks, c)
+	}
+
+	stop := m.startProgress()
+	deadline, cancel := context.WithTimeout(ctx, cfg.Budget)
+	runErr := m.pipeline(deadline)
+	cancel()
+	stop()
+
+	res := &Result{Interrupted: ctx.Err() != nil}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
+		return nil, runErr
+	}
+	// Stage "final": verification by exact replay, with a fresh context so
+	// that an interrupted run still verifies what it writes.
+	m.setStage("final")
+	best := m.snapshotBest()
+	vctx, vcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer vcancel()
+	rep, err = replay.Run(vctx, sys, best)
+	if err != nil {
+		return nil, fmt.Errorf("minimize: verifying the result: %w", err)
+	}
+	m.schedules.Add(1)
+	if !rep.Reproduced {
+		return nil, fmt.Errorf("minimize: internal error: the minimized trace does not replay its violation (%v)", rep.Divergence)
+	}
+	m.endStage()
+	best.Header.Note = fmt.Sprintf("minimized by demi (strategy %s) from %d deliveries and %d externals",
+		m.strat, t.Header.Deliveries, t.Header.Externals)
+	res.Trace = best
+	m.mu.Lock()
+	res.Stages = append([]StageStats(nil), m.stages...)
+	res.Pace = append([]PacePoint(nil), m.pace...)
+	m.mu.Unlock()
+	res.Final = res.Stages[len(res.Stages)-1]
+	return res, nil
+}
+
+// pipeline runs the stages of the strategy; each keeps the best so far.
+func (m *minimizer) pipeline(ctx context.Context) error {
+	type stage struct {
+		name  string
+		share float64 // fraction of the remaining budget it may use
+		run   func(ctx context.Context) error
+	}
+	stages := []stage{
+		{"provenance", 0.05, m.provenance},
+		{"ddmin-externals", 0.4, m.ddminExternals},
+	}
+	if m.mode != dpor.STS {
+		stages = append(stages,
+			stage{"shrink-contents", 0.2, m.shrinkContents},
+			stage{"fifo-internals", 0.2, m.fifoInternals},
+			stage{"clock-clusters", 0.4, m.clockClusters},
+			stage{"ddmin-internals", 0.6, m.ddminInternals},
+			stage{"one-at-a-time", 1, m.oneAtATime},
+		)
+	}
+	for _, s := range stages {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m.setStage(s.name)
+		sctx := ctx
+		cancel := context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			sctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Duration(float64(time.Until(dl))*s.share)))
+		}
+		err := s.run(sctx)
+		cancel()
+		m.endStage()
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("minimize: stage %s: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+// ---- best trace, stages, progress ----
+
+func (m *minimizer) snapshotBest() *record.Trace {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.best
+}
+
+// smaller orders traces: fewer deliveries plus externals, then fewer
+// deliveries, then lighter external message contents.
+func smaller(a, b *record.Trace) bool {
+	ta, tb := a.Header.Deliveries+a.Header.Externals, b.Header.Deliveries+b.Header.Externals
+	if ta != tb {
+		return ta < tb
+	}
+	if a.Header.Deliveries != b.Header.Deliveries {
+		return a.Header.Deliveries < b.Header.Deliveries
+	}
+	return weight(a) < weight(b)
+}
+
+// offer makes tr the best trace if it is smaller. It reports whether it was.
+func (m *minimizer) offer(tr *record.Trace) bool {
+	m.mu.Lock()
+	better := smaller(tr, m.best)
+	if better {
+		m.best = tr
+	}
+	m.mu.Unlock()
+	if better {
+		m.recordPace()
+	}
+	return better
+}
+
+func (m *minimizer) recordPace() {
+	m.mu.Lock()
+	m.pace = append(m.pace, PacePoint{Schedules: m.schedules.Load(), Deliveries: m.best.Header.Deliveries, Externals: m.best.Header.Externals})
+	m.mu.Unlock()
+}
+
+func (m *minimizer) setStage(name string) {
+	m.mu.Lock()
+	m.stage = name
+	m.stageT0 = time.Now()
+	m.stageS0 = m.schedules.Load()
+	m.mu.Unlock()
+	m.report()
+}
+
+func (m *minimizer) endStage() {
+	m.mu.Lock()
+	now := m.schedules.Load()
+	m.stages = append(m.stages, StageStats{Name: m.stage, Deliveries: m.best.Header.Deliveries,
+		Externals: m.best.Header.Externals, Schedules: now - m.stageS0,
+		Seconds: time.Since(m.stageT0).Seconds()})
+	m.mu.Unlock()
+}
+
+func (m *minimizer) report() {
+	if m.cfg.Progress == nil {
+		return
+	}
+	m.mu.Lock()
+	p := Progress{Stage: m.stage, Schedules: m.schedules.Load(), Elapsed: time.Since(m.start), Budget: m.budget}
+	if m.best != nil {
+		p.Deliveries, p.Externals = m.best.Header.Deliveries, m.best.Header.Externals
+	}
+	m.mu.Unlock()
+	m.progress.Lock()
+	m.cfg.Progress(p)
+	m.progress.Unlock()
+}
+
+// startProgress reports progress every 250ms until the returned func is
+// called.
+func (m *minimizer) startProgress() func() {
+	if m.cfg.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				m.report()
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// ---- parallel candidate checks ----
+
+// candidate builds the plan of candidate i; ok=false skips it.
+type candidate func(fp *fingerprint.Fingerprinter, i int) (plan dpor.Plan, ok bool)
+
+// first checks candidates 0..n-1 in mode with a budget of maxSched
+// schedules each, on the workers, and returns the lowest index whose check
+// reproduced the violation and its trace, or -1. Candidates after a success
+// are abandoned, candidates before it are always finished, so the answer is
+// the one a sequential scan would give.
+func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
+	if n <= 0 {
+		return -1, nil, nil
+	}
+	if mode == dpor.STS || mode == dpor.NoDiverge {
+		maxSched = 1
+	}
+	if m.mode == dpor.NoDiverge {
+		mode = dpor.NoDiverge // every check of the nodiverge strategy
+	}
+	workers := min(len(m.checks), n)
+	var (
+		next    atomic.Int64
+		found   atomic.Int64
+		mu      sync.Mutex
+		traces  = map[int]*record.Trace{}
+		errOnce error
+	)
+	found.Store(int64(n))
+	work := func(c *dpor.Checker) {
+		c.SetMode(mode)
+		c.SetMaxSchedules(maxSched)
+		for {
+			i := next.Add(1) - 1
+			if i >= int64(n) || i > found.Load() {
+				return
+			}
+			plan, ok := gen(c.Fingerprinter(), int(i))
+			if !ok {
+				continue
+			}
+			r, err := c.Check(ctx, plan)
+			m.schedules.Add(int64(r.Schedules))
+			if err != nil {
+				mu.Lock()
+				if errOnce == nil {
+					errOnce = err
+				}
+				mu.Unlock()
+				return
+			}
+			if r.Trace != nil {
+				mu.Lock()
+				traces[int(i)] = r.Trace
+				mu.Unlock()
+				for {
+					cur := found.Load()
+					if i >= cur || found.CompareAndSwap(cur, i) {
+						break
+					}
+				}
+			}
+		}
+	}
+	if workers == 1 {
+		work(m.checks[0])
+	} else {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(c *dpor.Checker) { defer wg.Done(); work(c) }(m.checks[w])
+		}
+		wg.Wait()
+	}
+	if f := int(found.Load()); f < n {
+		return f, traces[f], nil
+	}
+	return -1, nil, errOnce
+}

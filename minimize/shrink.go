@@ -1,0 +1,252 @@
+package minimize
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// maxVariants bounds the automatic shrink variants of one message.
+const maxVariants = 48
+
+// shrinkContents shrinks the contents of external messages (the paper's
+// Observation #5). A message implementing record.Shrinkable loses one
+// component at a time; identical messages (same fingerprint, such as the
+// bootstrap message every member receives) first lose the same component
+// all together, which keeps them consistent. Other messages are shrunk by
+// reflection: a slice loses an element, an integer becomes 0 or half, a
+// string becomes empty or half as long. The deliveries of a changed message
+// are matched with its new fingerprint.
+func (m *minimizer) shrinkContents(ctx context.Context) error {
+	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+		var es []edit
+		groups := map[uint64][]int{}
+		var order []uint64
+		for i, e := range base.Events {
+			if e.Kind != record.Send || e.Msg == nil {
+				continue
+			}
+			f := m.fp.Of(e.Msg).Full
+			if _, ok := groups[f]; !ok {
+				order = append(order, f)
+			}
+			groups[f] = append(groups[f], i)
+		}
+		for _, f := range order {
+			g := groups[f]
+			sh, ok := base.Events[g[0]].Msg.(record.Shrinkable)
+			if len(g) < 2 || !ok {
+				continue
+			}
+			for c := sh.Components() - 1; c >= 0; c-- {
+				repl := map[int]record.Message{}
+				for _, i := range g {
+					repl[i] = base.Events[i].Msg.(record.Shrinkable).WithoutComponent(c)
+				}
+				es = append(es, replacement(repl))
+			}
+		}
+		for i, e := range base.Events {
+			if e.Kind != record.Send || e.Msg == nil {
+				continue
+			}
+			for _, v := range variants(e.Msg) {
+				es = append(es, replacement(map[int]record.Message{i: v}))
+			}
+		}
+		return es
+	})
+}
+
+// replacement is an edit that replaces the messages of the Send events at
+// the given indices, re-fingerprints their deliveries and makes every later
+// delivery a wildcard.
+func replacement(repl map[int]record.Message) edit {
+	first := -1
+	for i := range repl {
+		if first < 0 || i < first {
+			first = i
+		}
+	}
+	return func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := make(dpor.Plan, len(bp))
+		copy(p, bp)
+		for i, st := range p {
+			if msg, ok := repl[i]; ok && st.Event.Kind == record.Send {
+				p[i].Event.Msg = msg
+			}
+			if i > first && st.Event.Kind == record.Deliver {
+				p[i].Wildcard = true
+			}
+			if st.Event.Kind == record.Deliver && st.Event.Cause >= 0 {
+				if msg, ok := repl[st.Event.Cause]; ok {
+					p[i].Event.Msg = msg
+					p[i].FP = fp.Of(msg)
+				}
+			}
+		}
+		return p
+	}
+}
+
+// variants returns smaller versions of msg: by its Shrinkable components,
+// or else by reflection.
+func variants(msg record.Message) []record.Message {
+	if sh, ok := msg.(record.Shrinkable); ok {
+		var out []record.Message
+		for c := sh.Components() - 1; c >= 0; c-- {
+			out = append(out, sh.WithoutComponent(c))
+		}
+		return out
+	}
+	var out []record.Message
+	for _, v := range shrinkValue(reflect.ValueOf(msg), 0) {
+		out = append(out, v.Interface().(record.Message))
+		if len(out) >= maxVariants {
+			break
+		}
+	}
+	return out
+}
+
+// shrinkValue returns copies of v, each smaller in one place. Values that
+// cannot be copied safely (unexported fields, maps, interfaces) are left
+// alone.
+func shrinkValue(v reflect.Value, depth int) []reflect.Value {
+	if depth > 4 || !v.IsValid() {
+		return nil
+	}
+	var out []reflect.Value
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if x := v.Int(); x != 0 {
+			out = append(out, newInt(v.Type(), 0))
+			if x/2 != 0 {
+				out = append(out, newInt(v.Type(), x/2))
+			}
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if x := v.Uint(); x != 0 {
+			z := reflect.New(v.Type()).Elem()
+			out = append(out, z)
+			if x/2 != 0 {
+				h := reflect.New(v.Type()).Elem()
+				h.SetUint(x / 2)
+				out = append(out, h)
+			}
+		}
+	case reflect.String:
+		if s := v.String(); s != "" {
+			out = append(out, newString(v.Type(), ""))
+			if len(s) > 1 {
+				out = append(out, newString(v.Type(), s[:len(s)/2]))
+			}
+		}
+	case reflect.Slice:
+		n := v.Len()
+		for k := n - 1; k >= 0 && len(out) < maxVariants; k-- {
+			s := reflect.MakeSlice(v.Type(), 0, n-1)
+			s = reflect.AppendSlice(s, v.Slice(0, k))
+			s = reflect.AppendSlice(s, v.Slice(k+1, n))
+			out = append(out, s)
+		}
+		for k := 0; k < n && len(out) < maxVariants; k++ {
+			for _, ev := range shrinkValue(v.Index(k), depth+1) {
+				s := reflect.MakeSlice(v.Type(), n, n)
+				reflect.Copy(s, v)
+				s.Index(k).Set(ev)
+				out = append(out, s)
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for f := 0; f < t.NumField(); f++ {
+			if !t.Field(f).IsExported() || t.Field(f).Tag.Get("demi") == "-" {
+				continue
+			}
+			for _, fv := range shrinkValue(v.Field(f), depth+1) {
+				c := reflect.New(t).Elem()
+				c.Set(v)
+				c.Field(f).Set(fv)
+				out = append(out, c)
+			}
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		for _, ev := range shrinkValue(v.Elem(), depth+1) {
+			p := reflect.New(v.Type().Elem())
+			p.Elem().Set(ev)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func newInt(t reflect.Type, x int64) reflect.Value {
+	v := reflect.New(t).Elem()
+	v.SetInt(x)
+	return v
+}
+
+func newString(t reflect.Type, s string) reflect.Value {
+	v := reflect.New(t).Elem()
+	v.SetString(s)
+	return v
+}
+
+// weight measures the contents of a trace's external messages, to order
+// traces of equal length: lengths of slices and strings, magnitudes of
+// integers, and components of Shrinkable messages.
+func weight(t *record.Trace) uint64 {
+	var w uint64
+	for _, e := range t.Events {
+		if e.Kind == record.Send && e.Msg != nil {
+			if sh, ok := e.Msg.(record.Shrinkable); ok {
+				w += uint64(sh.Components())
+			}
+			w += valueWeight(reflect.ValueOf(e.Msg), 0)
+		}
+	}
+	return w
+}
+
+func valueWeight(v reflect.Value, depth int) uint64 {
+	if depth > 4 || !v.IsValid() {
+		return 0
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		x := v.Int()
+		if x < 0 {
+			x = -x
+		}
+		return uint64(min(x, 1<<20))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return min(v.Uint(), 1<<20)
+	case reflect.String:
+		return uint64(v.Len())
+	case reflect.Slice, reflect.Array:
+		w := uint64(v.Len())
+		for k := 0; k < v.Len(); k++ {
+			w += valueWeight(v.Index(k), depth+1)
+		}
+		return w
+	case reflect.Struct:
+		var w uint64
+		for f := 0; f < v.NumField(); f++ {
+			w += valueWeight(v.Field(f), depth+1)
+		}
+		return w
+	case reflect.Pointer:
+		if v.IsNil() {
+			return 0
+		}
+		return valueWeight(v.Elem(), depth+1)
+	}
+	return 0
+}
