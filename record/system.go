@@ -123,13 +123,15 @@ func (s *System) Resolve(given Options) (Options, error) {
 			return nil, fmt.Errorf("system %s has no option %q", s.Name, k)
 		}
 		spec := s.Options[i]
-		if _, err := strconv.ParseBool(spec.Default); err == nil {
-			if _, err := strconv.ParseBool(v); err != nil {
-				return nil, fmt.Errorf("option %s: %q is not a boolean", k, v)
-			}
-		} else if _, err := strconv.Atoi(spec.Default); err == nil {
+		// Bug switches and "true"/"false" defaults are booleans; other
+		// numeric defaults (including "0" and "1") are integers.
+		if _, err := strconv.Atoi(spec.Default); err == nil && !spec.Bug {
 			if _, err := strconv.Atoi(v); err != nil {
 				return nil, fmt.Errorf("option %s: %q is not an integer", k, v)
+			}
+		} else if _, err := strconv.ParseBool(spec.Default); err == nil {
+			if _, err := strconv.ParseBool(v); err != nil {
+				return nil, fmt.Errorf("option %s: %q is not a boolean", k, v)
 			}
 		}
 		out[k] = v
