@@ -90,6 +90,7 @@ func commands(e *env) []*cobra.Command {
 		fuzzCmd(e),
 		replayCmd(e),
 		showCmd(e),
+		minimizeCmd(e),
 	}
 }
 

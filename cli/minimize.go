@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/demi-project/demi/minimize"
+	"github.com/demi-project/demi/record"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// minimizeStats is the JSON written by --stats.
+type minimizeStats struct {
+	System      string                `json:"system"`
+	Input       string                `json:"input"`
+	Output      string                `json:"output"`
+	Strategy    string                `json:"strategy"`
+	Budget      float64               `json:"budget_seconds"`
+	Workers     int                   `json:"workers"`
+	Violation   string                `json:"violation"`
+	Interrupted bool                  `json:"interrupted"`
+	Stages      []minimize.StageStats `json:"stages"`
+	Final       minimize.StageStats   `json:"final"`
+	Schedules   int64                 `json:"schedules"`
+	Seconds     float64               `json:"seconds"`
+	PerSecond   float64               `json:"schedules_per_second"`
+	Pace        []minimize.PacePoint  `json:"pace"`
+}
+
+func minimizeCmd(e *env) *cobra.Command {
+	var (
+		out      string
+		budget   time.Duration
+		strategy string
+		stats    string
+		workers  int
+	)
+	cmd := &cobra.Command{
+		Use:   "minimize FILE [-o OUT] [--budget DURATION] [--strategy tfb|sts|nodiverge] [--stats STATS.json] [-j N]",
+		Short: "Minimize a failing trace to a minimal causal sequence",
+		Long: `minimize takes a failing trace and returns a trace that still triggers the same
+violation (same fingerprint) with as few external events, deliveries and
+message contents as it finds within the budget: provenance, delta debugging
+over external events (STSSched), content shrinking, internal-event removal
+(FIFO-aware, clock clusters with wildcards, delta debugging with type
+fingerprint backtracks, one at a time), then an exact replay to verify the
+result. See docs/minimization.md.
+
+The result goes to NAME.min.trace next to the input unless -o says otherwise;
+the input is never overwritten. --strategy sts stops after delta debugging
+with STSSched (the paper's prior-work baseline); nodiverge aborts any
+schedule that makes a state transition the original run never made; tfb (the
+default) is the full pipeline. -j N checks candidates on N cores; the result
+does not depend on N. Ctrl-C writes the best trace found so far.
+
+Exit status 0 on success, 1 when the trace does not reproduce its violation,
+2 on bad input, 130 when interrupted (the best trace so far is written).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := args[0]
+			if !minimize.ValidStrategy(strategy) {
+				return badInput(fmt.Errorf("--strategy %q: want tfb, sts or nodiverge", strategy))
+			}
+			if budget < 0 {
+				return badInput(errors.New("--budget must be positive"))
+			}
+			if workers < 0 {
+				return badInput(errors.New("-j must be at least 1"))
+			}
+			if out == "" {
+				out = defaultMinOutput(in)
+			}
+			if same, err := samePath(in, out); err != nil {
+				return badInput(err)
+			} else if same {
+				return badInput(fmt.Errorf("-o %s is the input file; minimize never overwrites its input", out))
+			}
+			t, sys, err := e.loadTrace(in)
+			if err != nil {
+				return err
+			}
+			if t.Header.Violation == nil {
+				return badInput(fmt.Errorf("%s records no violation", in))
+			}
+			if budget == 0 {
+				budget = minimize.DefaultBudget
+			}
+			if workers == 0 {
+				workers = runtime.NumCPU()
+			}
+			prog := newProgressPrinter(e.stderr)
+			cfg := minimize.Config{Budget: budget, Strategy: strategy, Workers: workers, Progress: prog.update}
+			res, err := minimize.Run(cmd.Context(), sys, t, cfg)
+			prog.done()
+			if err != nil {
+				if errors.Is(err, minimize.ErrNotReproduced) {
+					return notFound(err)
+				}
+				if cmd.Context().Err() != nil {
+					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before the input was replayed")}
+				}
+				return err
+			}
+			if err := res.Trace.WriteFile(out); err != nil {
+				return err
+			}
+			if stats != "" {
+				if err := writeStats(stats, in, out, strategy, budget, workers, t.Header.Violation.Fingerprint, sys.Name, res); err != nil {
+					return err
+				}
+			}
+			tab := newTable(e.stdout, "stage", "deliveries", "externals", "schedules", "seconds")
+			for _, s := range res.Stages {
+				if err := tab.Append(s.Name, fmt.Sprint(s.Deliveries), fmt.Sprint(s.Externals),
+					fmt.Sprint(s.Schedules), fmt.Sprintf("%.2f", s.Seconds)); err != nil {
+					return err
+				}
+			}
+			if err := tab.Render(); err != nil {
+				return err
+			}
+			h := res.Trace.Header
+			fmt.Fprintf(e.stdout, "%s: %d deliveries and %d externals → %d deliveries and %d externals (%s)\nwrote %s\n",
+				in, t.Header.Deliveries, t.Header.Externals, h.Deliveries, h.Externals, h.Violation.Fingerprint, out)
+			if res.Interrupted {
+				fmt.Fprintln(e.stdout, "interrupted: this is the best trace found so far")
+				return &ExitError{Code: ExitInterrupted}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output trace (default NAME.min.trace next to the input)")
+	cmd.Flags().DurationVar(&budget, "budget", minimize.DefaultBudget, "total wall-clock budget")
+	cmd.Flags().StringVar(&strategy, "strategy", "tfb", "tfb (full pipeline), sts (stop after STSSched/ddmin) or nodiverge")
+	cmd.Flags().StringVar(&stats, "stats", "", "write the per-stage statistics as JSON to this file")
+	cmd.Flags().IntVarP(&workers, "jobs", "j", 0, "candidate checks in parallel (default: all cores)")
+	return cmd
+}
+
+// defaultMinOutput is NAME.min.trace next to the input.
+func defaultMinOutput(in string) string {
+	base := strings.TrimSuffix(in, ".trace")
+	return base + ".min.trace"
+}
+
+// samePath reports whether a and b name the same file.
+func samePath(a, b string) (bool, error) {
+	aa, err := filepath.Abs(a)
+	if err != nil {
+		return false, err
+	}
+	bb, err := filepath.Abs(b)
+	if err != nil {
+		return false, err
+	}
+	if aa == bb {
+		return true, nil
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb), nil
+}
+
+func writeStats(path, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result) error {
+	st := minimizeStats{System: system, Input: in, Output: out, Strategy: strategy, Budget: budget.Seconds(),
+		Workers: workers, Violation: violation, Interrupted: res.Interrupted, Stages: res.Stages,
+		Final: res.Final, Pace: res.Pace}
+	for _, s := range res.Stages {
+		st.Schedules += s.Schedules
+		st.Seconds += s.Seconds
+	}
+	if st.Seconds > 0 {
+		st.PerSecond = float64(st.Schedules) / st.Seconds
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := record.WriteFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("write stats: %w", err)
+	}
+	return nil
+}
+
+// progressPrinter shows minimization progress on stderr: a live line when
+// it is a terminal, a plain line every few seconds (and at every stage
+// change) otherwise.
+type progressPrinter struct {
+	w     io.Writer
+	tty   bool
+	mu    sync.Mutex
+	stage string
+	last  time.Time
+	live  bool
+}
+
+func newProgressPrinter(w io.Writer) *progressPrinter {
+	p := &progressPrinter{w: w}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+	}
+	return p
+}
+
+func (p *progressPrinter) update(s minimize.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	left := max(s.Budget-s.Elapsed, 0)
+	line := fmt.Sprintf("%-16s %5d deliveries %4d externals %9d schedules  %6.1fs elapsed  %6.1fs left",
+		s.Stage, s.Deliveries, s.Externals, s.Schedules, s.Elapsed.Seconds(), left.Seconds())
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+		p.live = true
+		return
+	}
+	if s.Stage != p.stage || time.Since(p.last) >= 5*time.Second {
+		p.stage, p.last = s.Stage, time.Now()
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+func (p *progressPrinter) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live {
+		fmt.Fprintln(p.w)
+		p.live = false
+	}
+}
