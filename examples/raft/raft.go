@@ -1,0 +1,200 @@
+// Package raft is demi's first real workload: a Raft cluster written as
+// demi actors in the style of akka-raft, the system of the DEMi paper's
+// case studies, with each bug those case studies found or reproduced
+// available as a switch.
+//
+// # The protocol
+//
+// Each member is a Node actor. Members learn their cluster from an external
+// Bootstrap message (its member list can be shrunk by minimization), then
+// run Raft: an election timer (a timer message with key "election") makes a
+// follower a candidate in the next term; a candidate sends RequestVote to
+// the others, resends it to those that have not voted on its "retry" timer,
+// and becomes leader on a majority of Votes. A leader replicates its log
+// with AppendEntries on every client command and on its "heartbeat" timer,
+// advances its commit index when a majority stores an entry of its term,
+// and followers learn the commit index from it. Clients send ClientCommand
+// as external messages to any member; followers forward them to the leader
+// they know. Term, vote and log live in stable storage, so a crash-restart
+// keeps them and loses the rest.
+//
+// # Invariants
+//
+// After every delivery demi checks Raft's safety properties (Figure 3 of
+// the Raft paper): Election Safety, Log Matching, Leader Completeness and
+// State Machine Safety. A violation's fingerprint is the invariant's name
+// and the members involved, e.g. "ElectionSafety(raft-1,raft-3)" or
+// "LeaderCompleteness(raft-2)", never terms or indices, so a shorter
+// execution that breaks the same property between the same members counts
+// as the same bug. An assertion that fails in a handler is a violation too
+// (fingerprint "panic: assertion failed: ...").
+//
+// # Bug switches
+//
+// Each switch turns on one bug of the DEMi case studies and changes only
+// its code path:
+//
+//   - raft-45: a candidate counts a repeated vote from the same member again.
+//   - raft-46: a candidate counts votes from an earlier term.
+//   - raft-56: a candidate that steps down forgets whom it voted for.
+//   - raft-58a: a new leader initializes nextIndex and matchIndex through a
+//     message to itself; client commands handled before it use stale values.
+//   - raft-58b: the log is 0-indexed, so a follower cannot check the
+//     AppendEntries for the leader's second entry against its first.
+//   - raft-42: the commit index is the most common matchIndex, not the one
+//     a majority has reached.
+//   - raft-66: a follower replaces its log suffix with the entries of any
+//     AppendEntries, so a delayed, shorter one truncates it (this needs the
+//     unordered network, which the switch turns on).
+package raft
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/demi-project/demi/record"
+)
+
+// The bug switches.
+const (
+	Bug45  = "raft-45"
+	Bug46  = "raft-46"
+	Bug56  = "raft-56"
+	Bug58a = "raft-58a"
+	Bug58b = "raft-58b"
+	Bug42  = "raft-42"
+	Bug66  = "raft-66"
+)
+
+// BugNames returns the bug switches in the order of the paper's Table 1.
+func BugNames() []string { return []string{Bug45, Bug46, Bug56, Bug58a, Bug58b, Bug42, Bug66} }
+
+// Option names other than the bug switches.
+const (
+	OptMembers         = "members"
+	OptUnordered       = "unordered"
+	OptClientWeight    = "client-weight"
+	OptRestartWeight   = "restart-weight"
+	OptKillWeight      = "kill-weight"
+	OptPartitionWeight = "partition-weight"
+)
+
+// Members returns the actor IDs raft-1 … raft-n.
+func Members(o record.Options) []record.ActorID {
+	n := o.Int(OptMembers)
+	if n < 1 {
+		n = 1
+	}
+	ids := make([]record.ActorID, n)
+	for i := range ids {
+		ids[i] = record.ActorID(fmt.Sprintf("raft-%d", i+1))
+	}
+	return ids
+}
+
+// Setup starts every member and then sends each a Bootstrap listing all of
+// them.
+func Setup(o record.Options) []record.Event {
+	ms := Members(o)
+	var evs []record.Event
+	for _, id := range ms {
+		evs = append(evs, record.StartEvent(id))
+	}
+	for _, id := range ms {
+		evs = append(evs, record.SendEvent(id, Bootstrap{Members: append([]record.ActorID(nil), ms...)}))
+	}
+	return evs
+}
+
+// System returns the Raft system definition.
+func System() *record.System {
+	opts := []record.OptionSpec{
+		{Name: OptMembers, Default: "4", Usage: "number of cluster members"},
+		{Name: OptUnordered, Default: "false", Usage: "unordered (UDP-like) network instead of per-pair FIFO"},
+		{Name: OptClientWeight, Default: "30", Usage: "fuzzing weight of client commands"},
+		{Name: OptRestartWeight, Default: "0", Usage: "fuzzing weight of crash-restarts"},
+		{Name: OptKillWeight, Default: "0", Usage: "fuzzing weight of kills (or starts of killed members)"},
+		{Name: OptPartitionWeight, Default: "0", Usage: "fuzzing weight of partitions and heals between two members"},
+	}
+	docs := map[string]string{
+		Bug45:  "a candidate counts a duplicate vote from the same follower in the same term",
+		Bug46:  "votes from an earlier term are not ignored",
+		Bug56:  "a candidate that steps down forgets whom it voted for in this term",
+		Bug58a: "a new leader initializes nextIndex/matchIndex through a message to itself; queued client commands run first",
+		Bug58b: "0-indexed log: prevLogIndex is ambiguous and followers cannot reject a lagging leader",
+		Bug42:  "the commit index is the mode of matchIndex, not the N/2+1'st value",
+		Bug66:  "a delayed AppendEntries with fewer entries truncates the follower's log (unordered network)",
+	}
+	for _, b := range BugNames() {
+		opts = append(opts, record.OptionSpec{Name: b, Default: "false", Usage: docs[b], Bug: true})
+	}
+	return &record.System{
+		Name:    "raft",
+		Doc:     "Raft in the style of akka-raft, with the DEMi case-study bugs",
+		Options: opts,
+		Members: Members,
+		New: func(id record.ActorID, o record.Options) record.Actor {
+			return newNode(id, o)
+		},
+		Messages:  messages(),
+		Invariant: invariant,
+		Network: func(o record.Options) record.Semantics {
+			if o.Bool(OptUnordered) || o.Bool(Bug66) {
+				return record.Unordered
+			}
+			return record.FIFO
+		},
+		Setup:     Setup,
+		Externals: []record.Generator{{Name: "raft-external", Weight: 1, Make: makeExternal}},
+		Conditions: map[string]func(record.View) bool{
+			"leader-elected": func(v record.View) bool {
+				for _, n := range running(v) {
+					if n.role == Leader {
+						return true
+					}
+				}
+				return false
+			},
+		},
+	}
+}
+
+// makeExternal draws one external event, its kind by the weight options:
+// a client command to a random member, a crash-restart, a kill (or the start
+// of a killed member), or a partition (or heal) between two members.
+func makeExternal(r *rand.Rand, v record.View) (record.Event, bool) {
+	o := v.Options()
+	w := [4]int{
+		max(0, o.Int(OptClientWeight)), max(0, o.Int(OptRestartWeight)),
+		max(0, o.Int(OptKillWeight)), max(0, o.Int(OptPartitionWeight)),
+	}
+	total := w[0] + w[1] + w[2] + w[3]
+	if total == 0 {
+		return record.Event{}, false
+	}
+	ms := v.Members()
+	pick := func() record.ActorID { return ms[r.IntN(len(ms))] }
+	x := r.IntN(total)
+	switch {
+	case x < w[0]:
+		return record.SendEvent(pick(), ClientCommand{Cmd: 1 + r.IntN(1<<20)}), true
+	case x < w[0]+w[1]:
+		return record.RestartEvent(pick()), true
+	case x < w[0]+w[1]+w[2]:
+		id := pick()
+		if v.Running(id) {
+			return record.KillEvent(id), true
+		}
+		return record.StartEvent(id), true
+	default:
+		a, b := pick(), pick()
+		if a == b {
+			return record.Event{}, false
+		}
+		one, other := []record.ActorID{a}, []record.ActorID{b}
+		if v.Partitioned(a, b) {
+			return record.HealEvent(one, other), true
+		}
+		return record.PartitionEvent(one, other), true
+	}
+}
