@@ -4,12 +4,14 @@ package main
 
 import (
 	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/examples/tokenring"
 	"github.com/demi-project/demi/record"
 )
 
 func main() {
 	cli.Main(record.NewCatalog(
+		raft.System(),
 		tokenring.System(),
 	))
 }
