@@ -46,11 +46,11 @@ func TestFromStages(t *testing.T) {
 			stsSched: 10 + 20 + 30, tfbSchedule: 40 + 50 + 60 + 70 + 80 + 90,
 		},
 		{
-			name:  "no ddmin stage: STSSched is after provenance",
-			in:    []minimize.StageStats{{Name: "initial", Deliveries: 10, Externals: 2, Seconds: 1}, {Name: "provenance", Deliveries: 8, Externals: 2, Seconds: 1}, {Name: "final", Deliveries: 8, Externals: 2, Seconds: 1}},
-			prov:  eval.Size{Deliveries: 8, Externals: 2},
-			sts:   eval.Size{Deliveries: 8, Externals: 2},
-			final: eval.Size{Deliveries: 8, Externals: 2},
+			name:   "no ddmin stage: STSSched is after provenance",
+			in:     []minimize.StageStats{{Name: "initial", Deliveries: 10, Externals: 2, Seconds: 1}, {Name: "provenance", Deliveries: 8, Externals: 2, Seconds: 1}, {Name: "final", Deliveries: 8, Externals: 2, Seconds: 1}},
+			prov:   eval.Size{Deliveries: 8, Externals: 2},
+			sts:    eval.Size{Deliveries: 8, Externals: 2},
+			final:  eval.Size{Deliveries: 8, Externals: 2},
 			stsSec: 2, tfbSec: 1,
 		},
 	}
