@@ -91,6 +91,8 @@ func commands(e *env) []*cobra.Command {
 		replayCmd(e),
 		showCmd(e),
 		minimizeCmd(e),
+		optimalCmd(e),
+		evalCmd(e),
 	}
 }
 
