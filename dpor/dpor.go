@@ -12,7 +12,8 @@
 //     message with the same sender, receiver and fingerprint is delivered.
 //     A step with no such message is skipped ("absent"); pending messages
 //     that match no step are never delivered ("unexpected"). A Wildcard step
-//     matches by type only (the clock-clustering stage's wildcards).
+//     prefers the message with the same fingerprint and otherwise takes the
+//     first of the same type (the clock-clustering stage's wildcards).
 //   - Type Fingerprints with Backtracks (TFB, Algorithm 1): while STSSched
 //     delivers a message m, every other enabled message to the same receiver
 //     (a co-enabled, dependent delivery: deliveries to different actors
@@ -40,6 +41,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
@@ -73,8 +75,9 @@ type Step struct {
 	Event record.Event
 	// FP is the fingerprint of a delivery's message.
 	FP fingerprint.FP
-	// Wildcard matches any pending message of the same type between the
-	// same sender and receiver.
+	// Wildcard lets the step match, when no pending message has its
+	// fingerprint, the first one of the same type between the same sender
+	// and receiver.
 	Wildcard bool
 }
 
@@ -123,7 +126,7 @@ type Result struct {
 type Checker struct {
 	cfg      Config
 	fp       *fingerprint.Fingerprinter
-	enabled  []record.Pending
+	heads    []record.ActorID
 	fps      []fpSlot
 	explored map[uint64]struct{}
 	queue    backtrackQueue
@@ -319,6 +322,7 @@ func (c *Checker) run(ctx context.Context, plan Plan, parent *schedule, n int, b
 		}
 		return nil, sim.Halted() != nil
 	}
+	fifo := sim.Semantics() == record.FIFO
 	start := 0
 	if parent != nil {
 		s.devs = parent.devs + 1
@@ -362,25 +366,13 @@ func (c *Checker) run(ctx context.Context, plan Plan, parent *schedule, n int, b
 			}
 			continue
 		}
-		c.enabled = sim.Enabled(c.enabled[:0])
-		at := -1
-		for i := range c.enabled {
-			p := &c.enabled[i]
-			if p.To != st.Event.To || p.From != st.Event.From || p.Timer != st.Event.Timer {
-				continue
-			}
-			f := c.fpOf(gen, p)
-			if f.Full == st.FP.Full || st.Wildcard && f.Type == st.FP.Type {
-				at = i
-				break
-			}
-		}
+		at := c.match(sim, gen, st, fifo)
 		if at < 0 {
 			continue // absent: skip the step
 		}
-		m := c.enabled[at]
+		m := sim.InFlight()[at]
 		if c.cfg.Mode == TFB {
-			c.addBacktracks(gen, s, at, int32(k))
+			c.addBacktracks(gen, sim, s, &m, fifo, int32(k))
 		}
 		var before int
 		if c.cfg.Mode == NoDiverge {
@@ -400,17 +392,62 @@ func (c *Checker) run(ctx context.Context, plan Plan, parent *schedule, n int, b
 	return s, nil, nil
 }
 
-// addBacktracks records, for the delivery of c.enabled[at] at plan step k,
-// the co-enabled dependent messages of the same type and a different
-// fingerprint (one per sender and fingerprint).
-func (c *Checker) addBacktracks(gen uint32, s *schedule, at int, k int32) {
-	m := &c.enabled[at]
+// match returns the index in sim.InFlight() of the message that plan step
+// st delivers, or -1 when it is absent. It scans the pending messages
+// directly (no Enabled list): under FIFO only the head of the step's
+// sender-receiver queue is deliverable, timers always are.
+func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
+	to, from, timer := st.Event.To, st.Event.From, st.Event.Timer
+	head := fifo && timer == ""
+	pend := sim.InFlight()
+	typed := -1
+	for i := range pend {
+		p := &pend[i]
+		if p.To != to || p.From != from || p.Timer != timer {
+			continue
+		}
+		f := c.fpOf(gen, p)
+		if f.Full == st.FP.Full {
+			typed = i
+			break
+		}
+		if typed < 0 && st.Wildcard && f.Type == st.FP.Type {
+			typed = i
+		}
+		if head {
+			break // the rest of the queue waits behind its head
+		}
+	}
+	if typed >= 0 && !sim.View().Running(to) {
+		return -1
+	}
+	return typed
+}
+
+// addBacktracks records, for the delivery of m at plan step k, the
+// co-enabled dependent messages (same receiver) of the same type and a
+// different fingerprint, one per sender and fingerprint.
+func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *record.Pending, fifo bool, k int32) {
 	mf := c.fpOf(gen, m)
 	n := len(s.decisions)
 	clear(c.seen)
-	for i := range c.enabled {
-		p := &c.enabled[i]
-		if i == at || p.To != m.To || p.Timer != m.Timer {
+	c.heads = c.heads[:0]
+	pend := sim.InFlight()
+	for i := range pend {
+		p := &pend[i]
+		if p.To != m.To || p.ID == m.ID {
+			continue
+		}
+		if fifo && p.Timer == "" {
+			if slices.Contains(c.heads, p.From) {
+				continue // behind the head of its queue
+			}
+			c.heads = append(c.heads, p.From)
+			if p.From == m.From && m.Timer == "" {
+				continue // m itself is the head of this queue
+			}
+		}
+		if p.Timer != m.Timer {
 			continue
 		}
 		f := c.fpOf(gen, p)

@@ -145,7 +145,7 @@ func (m *minimizer) ddminExternalsMode(ctx context.Context, mode dpor.Mode, maxS
 			idx[k] = union(validExternals(base.Events, ext), dels)
 		}
 		i, tr, err := m.first(ctx, len(cands), mode, maxSched, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-			return planOf(bp, idx[k], -1), true
+			return planOf(bp, idx[k], m.wildExternals), true
 		})
 		if tr != nil {
 			m.offer(tr)

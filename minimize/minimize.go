@@ -126,6 +126,9 @@ type minimizer struct {
 	strat  string
 	fp     *fingerprint.Fingerprinter
 	checks []*dpor.Checker
+	// wildExternals is where wildcards start in ddmin-externals plans (-1:
+	// none).
+	wildExternals int
 
 	start     time.Time
 	budget    time.Duration
@@ -165,6 +168,10 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		fp: fingerprint.New(cfg.Fingerprint), start: time.Now(), budget: cfg.Budget}
 	if m.strat == "" {
 		m.strat = "tfb"
+	}
+	m.wildExternals = -1
+	if mode == dpor.TFB {
+		m.wildExternals = 0
 	}
 	if _, err := sys.Resolve(m.opts); err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)
