@@ -109,12 +109,14 @@ type ScalingConfig struct {
 
 // Report is everything an evaluation run measured.
 type Report struct {
-	Generated string       `json:"generated"`
-	Machine   Machine      `json:"machine"`
-	Budget    string       `json:"budget"`
-	Workers   int          `json:"workers"`
-	Rows      []Row        `json:"rows"`
-	Scaling   []ScalingRow `json:"scaling,omitempty"`
+	Generated string  `json:"generated"`
+	Machine   Machine `json:"machine"`
+	Budget    string  `json:"budget"`
+	Workers   int     `json:"workers"`
+	// PeerBudget is rapid's budget to find, and again to shrink.
+	PeerBudget string       `json:"peer_budget,omitempty"`
+	Rows       []Row        `json:"rows"`
+	Scaling    []ScalingRow `json:"scaling,omitempty"`
 	// ScalingPlot is the markdown link to the scaling plot, if drawn.
 	ScalingPlot string        `json:"scaling_plot,omitempty"`
 	Paper       []PaperRow    `json:"paper"`
@@ -401,7 +403,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Machine:   Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
-		Budget:    c.Budget.String(), Workers: c.Workers,
+		Budget:    c.Budget.String(), Workers: c.Workers, PeerBudget: c.PeerBudget.String(),
 		Citation: PaperCitation,
 	}
 	for _, b := range bugs {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"strconv"
 
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
@@ -26,6 +27,9 @@ func PlotPace(path, bug string, pace []minimize.PacePoint) error {
 	p.X.Label.Text = "Number of schedules executed"
 	p.Y.Label.Text = "Number of remaining events"
 	p.Y.Min = 0
+	p.X.Min = 0
+	p.X.Tick.Marker = intTicks{}
+	p.Y.Tick.Marker = intTicks{}
 	p.Legend.Top = true
 	dl := make(plotter.XYs, len(pace))
 	ex := make(plotter.XYs, len(pace))
@@ -40,6 +44,19 @@ func PlotPace(path, bug string, pace []minimize.PacePoint) error {
 		return err
 	}
 	return savePNG(p, path)
+}
+
+// intTicks are gonum's default ticks labelled as integers.
+type intTicks struct{}
+
+func (intTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
 }
 
 func addSteps(p *plot.Plot, name string, xys plotter.XYs, c color.Color, dashes []vg.Length) error {
@@ -62,6 +79,8 @@ func PlotScaling(path, bug string, rows []ScalingRow) error {
 	p.X.Label.Text = "Deliveries in the failing trace"
 	p.Y.Label.Text = "Schedules per second"
 	p.Y.Min = 0
+	p.X.Tick.Marker = intTicks{}
+	p.Y.Tick.Marker = intTicks{}
 	p.Legend.Top = true
 	byW := map[int]plotter.XYs{}
 	var ws []int

@@ -112,7 +112,7 @@ func (m *md) targets(rep *Report) {
 	} else {
 		rows = append(rows, []string{"TFB / Reference", "1.6 median, 4.6 worst", "no reference traces", "–"})
 	}
-	rows = append(rows, []string{"every bug minimized within the 2-minute budget", "31 s to 43,345 s",
+	rows = append(rows, []string{"every bug minimized within the budget (" + rep.Budget + ")", "31 s to 43,345 s",
 		fmt.Sprintf("%d of %d finished before the budget", s.WithinBudget, s.Bugs), yesNo(s.Bugs > 0 && s.WithinBudget == s.Bugs)})
 	peer := fmt.Sprintf("%d of %d bugs rapid found", s.DemiNoLarger, s.PeerCompared)
 	if s.PeerNotFound > 0 {
@@ -332,10 +332,11 @@ func (m *md) peer(rep *Report) {
 	}
 	m.p("## Peer: pgregory.net/rapid state-machine testing and shrinking")
 	m.p("")
-	m.p("The same system, with the bug's options, driven by rapid (package `peer/rapidpeer`): each test case is one run, " +
-		"every step (deliver one of the enabled messages, fire a timer, or inject an external event from the system's own " +
-		"generators) drawn by rapid, the property failing on the bug's violation fingerprint; rapid's shrinker then minimizes " +
-		"the failing case. demi starts from the shipped failing trace instead (found by demi's fuzzer). Same machine, same run.")
+	m.p("The same system, with the bug's options, driven by rapid (package `peer/rapidpeer`): each test case is one run, "+
+		"every step (deliver one of the enabled messages, fire a timer, or inject an external event from the system's own "+
+		"generators) drawn by rapid, the property failing on the bug's violation fingerprint; rapid's shrinker then minimizes "+
+		"the failing case. demi starts from the shipped failing trace instead (found by demi's fuzzer). Same machine, same run. "+
+		"rapid had %s to find a failing case and %s to shrink it; a case has at most 3,000 steps, the same step mix as `demi fuzz`.", rep.PeerBudget, rep.PeerBudget)
 	m.p("")
 	m.table([]string{"bug", "rapid's first failing case", "rapid shrunk", "rapid shrink time", "demi TFB", "smaller"}, rows)
 }

@@ -52,11 +52,13 @@ type Config struct {
 	Budget time.Duration
 	// ShrinkBudget bounds rapid's shrinking (default: Budget).
 	ShrinkBudget time.Duration
-	// MaxSteps bounds the steps of one test case (default 1000).
+	// MaxSteps bounds the steps of one test case (default 3000, as demi
+	// fuzz's --max-steps).
 	MaxSteps int
 	// ExternalPermille is the chance, per thousand steps, that a step
-	// injects an external event (default 30); TimerPermille that it fires a
-	// timer rather than deliver a message (default 50).
+	// injects an external event (default 67, demi fuzz's default of
+	// 2*externals/max-steps); TimerPermille that it fires a timer rather
+	// than deliver a message (default 50, demi fuzz's --timer-prob).
 	ExternalPermille, TimerPermille int
 	// MaxExternals bounds the random external events of one case
 	// (default 100).
@@ -77,10 +79,10 @@ func (c Config) withDefaults() Config {
 		c.ShrinkBudget = c.Budget
 	}
 	if c.MaxSteps <= 0 {
-		c.MaxSteps = 1000
+		c.MaxSteps = 3000
 	}
 	if c.ExternalPermille <= 0 {
-		c.ExternalPermille = 30
+		c.ExternalPermille = 67
 	}
 	if c.TimerPermille <= 0 {
 		c.TimerPermille = 50
