@@ -147,6 +147,9 @@ func toWire(e *Event, w *wireEvent) error {
 // Reader decodes a trace file as a stream: the header first, then one event
 // at a time, so a large trace need not be held in memory.
 type Reader struct {
+	br     *bufio.Reader
+	raw    []byte       // the bytes of the record being decoded
+	src    bytes.Reader // reads raw
 	dec    *msgpack.Decoder
 	header Header
 	types  *MessageTypes
@@ -157,10 +160,10 @@ type Reader struct {
 // NewReader reads the header from r and checks it against the catalog: the
 // format version must match and the system must be known.
 func NewReader(r io.Reader, cat *Catalog) (*Reader, error) {
-	dec := msgpack.NewDecoder(bufio.NewReader(r))
-	rd := &Reader{dec: dec}
-	if err := dec.Decode(&rd.header); err != nil {
-		if errors.Is(err, io.EOF) {
+	rd := &Reader{br: bufio.NewReader(r)}
+	rd.dec = msgpack.NewDecoder(&rd.src)
+	if err := rd.decode(&rd.header); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, &FormatError{Event: -1, Err: errors.New("empty or truncated file")}
 		}
 		return nil, &FormatError{Event: -1, Err: fmt.Errorf("not a demi trace (%v)", err)}
@@ -190,6 +193,20 @@ func NewReader(r io.Reader, cat *Catalog) (*Reader, error) {
 	return rd, nil
 }
 
+// decode reads the next msgpack value of the stream into v. The value is
+// first scanned as bytes (bounded nesting and size, see scanValue), then
+// decoded, so that no input can overflow the decoder's stack.
+func (r *Reader) decode(v any) error {
+	var err error
+	r.raw, err = scanValue(r.br, r.raw[:0])
+	if err != nil {
+		return err
+	}
+	r.src.Reset(r.raw)
+	r.dec.Reset(&r.src)
+	return r.dec.Decode(v)
+}
+
 // Header returns the trace's header.
 func (r *Reader) Header() Header { return r.header }
 
@@ -200,13 +217,13 @@ func (r *Reader) System() *System { return r.sys }
 // announced. A file that ends early or holds more is a FormatError.
 func (r *Reader) Next() (Event, error) {
 	if r.n >= r.header.EventCount {
-		if _, err := r.dec.PeekCode(); err == nil {
+		if _, err := r.br.Peek(1); err == nil {
 			return Event{}, &FormatError{Event: r.n, Err: fmt.Errorf("trailing data after the %d events the header announces", r.header.EventCount)}
 		}
 		return Event{}, io.EOF
 	}
 	var w wireEvent
-	if err := r.dec.Decode(&w); err != nil {
+	if err := r.decode(&w); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return Event{}, &FormatError{Event: r.n, Err: fmt.Errorf("truncated: file ends after %d of %d events", r.n, r.header.EventCount)}
 		}
