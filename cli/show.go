@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/rounds"
 	"github.com/spf13/cobra"
 )
 
@@ -40,18 +41,32 @@ type eventJSON struct {
 }
 
 func showCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, byRound bool
 	cmd := &cobra.Command{
 		Use:   "show FILE",
-		Short: "Print a trace's events as a table (or JSON), ending with its violation",
-		Args:  cobra.ExactArgs(1),
+		Short: "Print a trace's events as a table (or JSON, or round by round), ending with its violation",
+		Long: `show prints the events of a trace as a table: step, kind, from, to, message,
+ending with the violation. --json prints the same as a JSON object (with the
+counts deliveries and externals at the top level). --rounds replays the trace
+and lays it out round by round (for systems whose messages carry a round):
+who sent what in each phase, whose messages each actor heard (its HO set),
+who was isolated, how each actor's state changed, and the late deliveries
+apart as the asynchronous residue.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, _, err := e.loadTrace(args[0])
+			t, sys, err := e.loadTrace(args[0])
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				return showJSON(e, t)
+			}
+			if byRound {
+				lay, err := rounds.Build(cmd.Context(), sys, t)
+				if err != nil {
+					return badInput(err)
+				}
+				return lay.Write(e.stdout)
 			}
 			h := t.Header
 			fmt.Fprintf(e.stdout, "%s  system %s (%s)  seed %d  network %s\n%d deliveries, %d externals\n",
@@ -73,6 +88,7 @@ func showCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	cmd.Flags().BoolVar(&byRound, "rounds", false, "lay the trace out round by round")
 	return cmd
 }
 

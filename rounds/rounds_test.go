@@ -1,0 +1,79 @@
+package rounds_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/examples/tokenring"
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/rounds"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRaftTraceLaysOutInRounds(t *testing.T) {
+	cat := record.NewCatalog(raft.System())
+	for _, bug := range []string{"raft-45", "raft-58b"} {
+		t.Run(bug, func(t *testing.T) {
+			tr, sys, err := record.ReadFile("../examples/traces/"+bug+".trace", cat)
+			require.NoError(t, err)
+			lay, err := rounds.Build(context.Background(), sys, tr)
+			require.NoError(t, err)
+			require.True(t, lay.Rounded)
+			require.NotEmpty(t, lay.Rounds)
+
+			// Every delivery of a rounded message is placed exactly once:
+			// in its own round's phase, or in the residue.
+			rounded := 0
+			for _, e := range tr.Events {
+				if _, ok := e.Msg.(record.Rounded); ok && e.Kind == record.Deliver {
+					rounded++
+				}
+			}
+			placed := len(lay.Residue)
+			prev := -1 << 31
+			for _, r := range lay.Rounds {
+				assert.Greater(t, r.Number, prev, "rounds are in increasing order")
+				prev = r.Number
+				for _, ph := range r.Phases {
+					for _, d := range ph.Deliveries {
+						assert.Equal(t, r.Number, d.Round)
+						assert.Equal(t, ph.Name, d.Phase)
+						assert.False(t, d.Late)
+						assert.Contains(t, ph.HO()[d.To], d.From, "the receiver heard the sender")
+						placed++
+					}
+				}
+			}
+			for _, d := range lay.Residue {
+				assert.True(t, d.Late)
+				assert.Greater(t, d.ReceiverRound, d.Round)
+			}
+			assert.Equal(t, rounded, placed)
+
+			var out bytes.Buffer
+			require.NoError(t, lay.Write(&out))
+			assert.Contains(t, out.String(), "round ")
+			assert.Contains(t, out.String(), "HO: ")
+			assert.Contains(t, out.String(), tr.Header.Violation.Fingerprint)
+		})
+	}
+}
+
+func TestUnroundedSystemSaysSo(t *testing.T) {
+	sys := tokenring.System()
+	tr, _, err := record.Search(context.Background(), sys, record.Options{"restore-token": "true"},
+		record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: 300, MaxExternals: 30}, Runs: 20})
+	require.NoError(t, err)
+	require.NotNil(t, tr)
+	lay, err := rounds.Build(context.Background(), sys, tr)
+	require.NoError(t, err)
+	assert.False(t, lay.Rounded)
+	assert.Empty(t, lay.Rounds)
+	assert.Len(t, lay.Prelude, len(tr.Events))
+	var out bytes.Buffer
+	require.NoError(t, lay.Write(&out))
+	assert.Contains(t, out.String(), "no message in this trace carries a round")
+}
