@@ -13,11 +13,16 @@ import (
 // the bug's shipped fuzz trace. docs/examples.md tells each one's story.
 // These are the yardsticks of minimization; no minimizer produced them.
 func Reference(ctx context.Context, bug string) (*record.Trace, error) {
+	return buildReference(ctx, bug, record.Options{bug: "true"})
+}
+
+// buildReference runs bug's reference schedule with the given options.
+func buildReference(ctx context.Context, bug string, opts record.Options) (*record.Trace, error) {
 	build, ok := references()[bug]
 	if !ok {
 		return nil, fmt.Errorf("raft: no reference reproducer for %q", bug)
 	}
-	sim, err := record.NewSim(System(), record.Options{bug: "true"}, 0)
+	sim, err := record.NewSim(System(), opts, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reference %s: %w", bug, err)
 	}
