@@ -127,6 +127,10 @@ type Checker struct {
 	cfg      Config
 	fp       *fingerprint.Fingerprinter
 	heads    []record.ActorID
+	// room is how many backtracks a schedule may still record: the queue
+	// pops fewest deviations first, then earliest, so a schedule's first
+	// backtracks are the only ones the remaining budget can reach.
+	room int
 	fps      []fpSlot
 	explored map[uint64]struct{}
 	queue    backtrackQueue
@@ -193,6 +197,7 @@ type schedule struct {
 	decisions []decision
 	hashes    []uint64 // hashes[k] = hash of decisions[:k]
 	devs      int      // deviations from STSSched in its lineage
+	pushed    int      // backtracks recorded from this schedule
 }
 
 type backtrack struct {
@@ -242,6 +247,7 @@ func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
 	var res Result
 	clear(c.explored)
 	c.queue = c.queue[:0]
+	c.room = c.cfg.MaxSchedules - 1
 	_, tr, err := c.run(ctx, plan, nil, 0, backtrack{step: -1})
 	res.Schedules++
 	if err != nil || tr != nil {
@@ -260,6 +266,7 @@ func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
 		if _, done := c.explored[h]; done {
 			continue
 		}
+		c.room = c.cfg.MaxSchedules - res.Schedules - 1
 		_, tr, err := c.run(ctx, plan, b.parent, b.n, b)
 		res.Schedules++
 		if err != nil || tr != nil {
@@ -371,7 +378,7 @@ func (c *Checker) run(ctx context.Context, plan Plan, parent *schedule, n int, b
 			continue // absent: skip the step
 		}
 		m := sim.InFlight()[at]
-		if c.cfg.Mode == TFB {
+		if c.cfg.Mode == TFB && s.pushed < c.room {
 			c.addBacktracks(gen, sim, s, &m, fifo, int32(k))
 		}
 		var before int
@@ -447,7 +454,7 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 				continue // m itself is the head of this queue
 			}
 		}
-		if p.Timer != m.Timer {
+		if p.Timer != m.Timer || c.fp.TypeOf(p.Msg) != mf.Type {
 			continue
 		}
 		f := c.fpOf(gen, p)
@@ -460,6 +467,7 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 		}
 		c.seen[key] = struct{}{}
 		heap.Push(&c.queue, backtrack{parent: s, n: n, alt: p.ID, step: k, devs: s.devs + 1})
+		s.pushed++
 	}
 }
 

@@ -202,7 +202,7 @@ func clockOf(e record.Event) (int, bool) {
 // the cluster, and not of a later clock) are removed one at a time along
 // with it, the biggest removals first.
 func (m *minimizer) clockClusters(ctx context.Context) error {
-	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+	return m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		clusters := map[int][]int{}
 		var values []int
 		for i, e := range base.Events {
@@ -264,7 +264,7 @@ func (m *minimizer) ddminInternals(ctx context.Context) error {
 	}
 	dels := deliveryIndices(base.Events)
 	test := func(ctx context.Context, cands [][]int) (int, error) {
-		i, tr, err := m.first(ctx, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+		i, tr, err := m.first(ctx, len(cands), dpor.TFB, m.budgetFor(), func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
 			return planOf(bp, union(ext, cands[k]), 0), true
 		})
 		if tr != nil {
@@ -274,6 +274,16 @@ func (m *minimizer) ddminInternals(ctx context.Context) error {
 	}
 	_, err := ddmin(ctx, dels, test)
 	return err
+}
+
+// budgetFor returns the schedule budget of a TFB check of the best trace:
+// Config.MaxSchedules for short traces, fewer for long ones (whose checks
+// are expensive and whose removals rarely hinge on one ambiguity), but at
+// least one. The budget is a function of the trace alone, so the result
+// does not depend on timing.
+func (m *minimizer) budgetFor() int {
+	d := m.snapshotBest().Header.Deliveries
+	return max(1, min(m.cfg.MaxSchedules, m.cfg.MaxSchedules*m.cfg.TFBScale/max(d, 1)))
 }
 
 // oneAtATime tries every remaining delivery, then every external unit and

@@ -64,6 +64,10 @@ type Config struct {
 	Fingerprint fingerprint.Func
 	// MaxSchedules bounds the schedules of one TFB check (0 = 16).
 	MaxSchedules int
+	// TFBScale is the trace length (in deliveries) up to which a check
+	// gets the whole MaxSchedules; longer traces get proportionally fewer
+	// (0 = 100).
+	TFBScale int
 }
 
 // Progress is a snapshot of a running minimization.
@@ -162,6 +166,9 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	}
 	if cfg.MaxSchedules <= 0 {
 		cfg.MaxSchedules = 16
+	}
+	if cfg.TFBScale <= 0 {
+		cfg.TFBScale = 100
 	}
 	m := &minimizer{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed,
 		target: t.Header.Violation.Fingerprint, cfg: cfg, mode: mode, strat: cfg.Strategy,
@@ -264,10 +271,10 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	}
 	if m.mode != dpor.STS {
 		stages = append(stages,
-			stage{"shrink-contents", 0.2, m.shrinkContents},
+			stage{"clock-clusters", 0.3, m.clockClusters},
+			stage{"ddmin-internals", 0.5, m.ddminInternals},
 			stage{"fifo-internals", 0.2, m.fifoInternals},
-			stage{"clock-clusters", 0.4, m.clockClusters},
-			stage{"ddmin-internals", 0.6, m.ddminInternals},
+			stage{"shrink-contents", 0.3, m.shrinkContents},
 			stage{"one-at-a-time", 1, m.oneAtATime},
 		)
 	}
