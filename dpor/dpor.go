@@ -124,13 +124,13 @@ type Result struct {
 // Checker runs checks. It reuses its buffers between checks and is not safe
 // for concurrent use; give each goroutine its own.
 type Checker struct {
-	cfg      Config
-	fp       *fingerprint.Fingerprinter
-	heads    []record.ActorID
+	cfg   Config
+	fp    *fingerprint.Fingerprinter
+	heads []record.ActorID
 	// room is how many backtracks a schedule may still record: the queue
 	// pops fewest deviations first, then earliest, so a schedule's first
 	// backtracks are the only ones the remaining budget can reach.
-	room int
+	room     int
 	fps      []fpSlot
 	explored map[uint64]struct{}
 	queue    backtrackQueue
