@@ -288,19 +288,31 @@ func (m *minimizer) budgetFor() int {
 
 // oneAtATime tries every remaining delivery, then every external unit and
 // every event of a unit alone (a wait marker whose run no longer needs it),
-// for removal once more, with type fingerprint backtracks.
+// for removal once more, with type fingerprint backtracks. Under FIFO,
+// leaving a message pending blocks the rest of its sender-receiver queue, so
+// a delivery is removed together with the later deliveries of its queue
+// (a queue suffix); timer firings are removed alone.
 func (m *minimizer) oneAtATime(ctx context.Context) error {
-	err := m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+	fifo := m.sys.Network == nil || m.sys.Network(m.resolved) == record.FIFO
+	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
 		for _, i := range deliveryIndices(base.Events) {
-			es = append(es, removal([]int{i}, -1))
+			drop := []int{i}
+			if e := base.Events[i]; fifo && e.Timer == "" {
+				for j := i + 1; j < len(base.Events); j++ {
+					if f := base.Events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
+						drop = append(drop, j)
+					}
+				}
+			}
+			es = append(es, removal(drop, -1))
 		}
 		return es
 	})
 	if err != nil {
 		return err
 	}
-	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+	return m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
 		for _, u := range externalUnits(base.Events) {
 			es = append(es, removal(u, -1))

@@ -121,8 +121,9 @@ var strategies = map[string]dpor.Mode{"": dpor.TFB, "tfb": dpor.TFB, "sts": dpor
 func ValidStrategy(s string) bool { _, ok := strategies[s]; return ok }
 
 type minimizer struct {
-	sys    *record.System
-	opts   record.Options
+	sys      *record.System
+	opts     record.Options
+	resolved record.Options
 	seed   uint64
 	target string
 	cfg    Config
@@ -130,6 +131,9 @@ type minimizer struct {
 	strat  string
 	fp     *fingerprint.Fingerprinter
 	checks []*dpor.Checker
+	// maxComponents is, per Shrinkable message type, the most components
+	// a message of the input had.
+	maxComponents map[string]int
 	// wildExternals is where wildcards start in ddmin-externals plans (-1:
 	// none).
 	wildExternals int
@@ -170,6 +174,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if cfg.TFBScale <= 0 {
 		cfg.TFBScale = 100
 	}
+	var err error
 	m := &minimizer{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed,
 		target: t.Header.Violation.Fingerprint, cfg: cfg, mode: mode, strat: cfg.Strategy,
 		fp: fingerprint.New(cfg.Fingerprint), start: time.Now(), budget: cfg.Budget}
@@ -180,7 +185,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if mode == dpor.TFB {
 		m.wildExternals = 0
 	}
-	if _, err := sys.Resolve(m.opts); err != nil {
+	if m.resolved, err = sys.Resolve(m.opts); err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)
 	}
 
@@ -203,6 +208,13 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	}
 	m.best = rep.Sim.Trace(rep.Violation)
 	m.best.Events = append([]record.Event(nil), m.best.Events...)
+	m.maxComponents = map[string]int{}
+	for _, e := range m.best.Events {
+		if sh, ok := e.Msg.(record.Shrinkable); ok && e.Kind == record.Send {
+			name := record.TypeName(e.Msg)
+			m.maxComponents[name] = max(m.maxComponents[name], sh.Components())
+		}
+	}
 	m.recordPace()
 	m.endStage()
 
@@ -279,24 +291,52 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		)
 	}
 	for _, s := range stages {
-		if err := ctx.Err(); err != nil {
+		if err := m.runStage(ctx, s.name, s.share, s.run); err != nil {
 			return err
 		}
-		m.setStage(s.name)
-		sctx := ctx
-		cancel := context.CancelFunc(func() {})
-		if dl, ok := ctx.Deadline(); ok {
-			sctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Duration(float64(time.Until(dl))*s.share)))
+	}
+	if m.mode == dpor.STS {
+		return nil
+	}
+	// Further rounds of the internal stages while they keep improving and
+	// budget remains: a removal can open the way for others.
+	for round := 2; ctx.Err() == nil; round++ {
+		before := m.snapshotBest()
+		for _, s := range []stage{
+			{"clock-clusters", 0.3, m.clockClusters},
+			{"ddmin-internals", 0.5, m.ddminInternals},
+			{"one-at-a-time", 1, m.oneAtATime},
+		} {
+			if err := m.runStage(ctx, fmt.Sprintf("%s-%d", s.name, round), s.share, s.run); err != nil {
+				return err
+			}
 		}
-		err := s.run(sctx)
-		cancel()
-		m.endStage()
-		if err != nil && ctx.Err() != nil {
-			return ctx.Err()
+		if m.snapshotBest() == before {
+			return nil
 		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("minimize: stage %s: %w", s.name, err)
-		}
+	}
+	return ctx.Err()
+}
+
+// runStage runs one stage with share of the remaining budget.
+func (m *minimizer) runStage(ctx context.Context, name string, share float64, run func(ctx context.Context) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.setStage(name)
+	sctx := ctx
+	cancel := context.CancelFunc(func() {})
+	if dl, ok := ctx.Deadline(); ok {
+		sctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Duration(float64(time.Until(dl))*share)))
+	}
+	err := run(sctx)
+	cancel()
+	m.endStage()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("minimize: stage %s: %w", name, err)
 	}
 	return nil
 }
