@@ -124,13 +124,13 @@ type minimizer struct {
 	sys      *record.System
 	opts     record.Options
 	resolved record.Options
-	seed   uint64
-	target string
-	cfg    Config
-	mode   dpor.Mode
-	strat  string
-	fp     *fingerprint.Fingerprinter
-	checks []*dpor.Checker
+	seed     uint64
+	target   string
+	cfg      Config
+	mode     dpor.Mode
+	strat    string
+	fp       *fingerprint.Fingerprinter
+	checks   []*dpor.Checker
 	// maxComponents is, per Shrinkable message type, the most components
 	// a message of the input had.
 	maxComponents map[string]int
