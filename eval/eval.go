@@ -176,8 +176,14 @@ type Row struct {
 	Err string `json:"error,omitempty"`
 }
 
-// OptimalOutcome is the exhaustive search's verdict on the reference trace.
+// OptimalOutcome is the exhaustive search's verdict on the smallest known
+// reproducer (the reference trace or demi's result): the fewest deliveries
+// with which its external events, in their order, reproduce the violation.
 type OptimalOutcome struct {
+	// Of names the trace searched ("reference" or "TFB result"); Input is
+	// its size.
+	Of    string `json:"of"`
+	Input Size   `json:"input"`
 	// Found is the smallest schedule found with the reference's external
 	// events, if any within the bound.
 	Found *Size `json:"found,omitempty"`
@@ -508,9 +514,15 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 		c.Log("%s: NoDiverge %s in %.1fs", bug, s, row.NoDivergeSeconds)
 	}
 
-	if ref != nil && c.OptimalBudget > 0 {
+	if c.OptimalBudget > 0 {
+		// Search below the smallest reproducer known: demi's result or the
+		// reference, whichever has fewer deliveries.
+		target, of := res.Trace, "TFB result"
+		if ref != nil && ref.Header.Deliveries < target.Header.Deliveries {
+			target, of = ref, "reference"
+		}
 		octx, cancel := context.WithTimeout(ctx, c.OptimalBudget)
-		o, err := optimal.Search(octx, sys, ref, optimal.Config{MaxDeliveries: ref.Header.Deliveries})
+		o, err := optimal.Search(octx, sys, target, optimal.Config{MaxDeliveries: target.Header.Deliveries})
 		cancel()
 		if err != nil {
 			return Row{}, fmt.Errorf("optimal: %w", err)
@@ -518,12 +530,12 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 		if ctx.Err() != nil {
 			return Row{}, ctx.Err()
 		}
-		row.Optimal = &OptimalOutcome{Exhausted: o.Exhausted, Bound: ref.Header.Deliveries,
+		row.Optimal = &OptimalOutcome{Of: of, Input: sizeOf(target), Exhausted: o.Exhausted, Bound: target.Header.Deliveries,
 			Searched: o.Searched, States: o.States, Seconds: o.Seconds}
 		if o.Trace != nil {
 			row.Optimal.Found = &Size{Deliveries: o.Deliveries, Externals: o.Externals}
 		}
-		c.Log("%s: optimal search: %s", bug, row.Optimal.Verdict(row.Reference))
+		c.Log("%s: optimal search on the %s: %s", bug, of, row.Optimal.Verdict())
 	}
 
 	if c.PeerBudget > 0 {
@@ -555,17 +567,17 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 	return row, nil
 }
 
-// Verdict says in words what the search found about the reference.
-func (o *OptimalOutcome) Verdict(ref *Size) string {
+// Verdict says in words what the search found about its input.
+func (o *OptimalOutcome) Verdict() string {
 	switch {
-	case o.Found != nil && ref != nil && o.Found.Deliveries == ref.Deliveries:
-		return fmt.Sprintf("reference is optimal (%d deliveries; every schedule with fewer covered)", ref.Deliveries)
+	case o.Found != nil && o.Found.Deliveries >= o.Input.Deliveries:
+		return fmt.Sprintf("optimal for its external events: no schedule with fewer than %d deliveries", o.Input.Deliveries)
 	case o.Found != nil:
 		return fmt.Sprintf("smaller schedule found: %s", o.Found)
 	case o.Exhausted:
 		return fmt.Sprintf("no schedule with at most %d deliveries reproduces it", o.Bound)
 	case o.Searched >= 0:
-		return fmt.Sprintf("not finished in %.0fs: no schedule with at most %d deliveries (of %d)", o.Seconds, o.Searched, o.Bound)
+		return fmt.Sprintf("not finished in %.0fs: at least %d deliveries needed (no schedule with %d or fewer)", o.Seconds, o.Searched+1, o.Searched)
 	default:
 		return fmt.Sprintf("not finished in %.0fs", o.Seconds)
 	}

@@ -117,7 +117,7 @@ func TestMarkdown(t *testing.T) {
 	p45, _ := eval.PaperFor("raft-45")
 	good := &eval.Report{Budget: "2m0s", Workers: 2, Citation: eval.PaperCitation, Paper: []eval.PaperRow{p45},
 		Rows: []eval.Row{fakeRow("raft-45", 23, 22, false, &rapidpeer.Result{Found: true, FirstDeliveries: 300, Deliveries: 60, Externals: 9})}}
-	good.Rows[0].Optimal = &eval.OptimalOutcome{Found: ref(22, 8), Exhausted: true, Bound: 22, Searched: 21, States: 1234, Seconds: 4}
+	good.Rows[0].Optimal = &eval.OptimalOutcome{Of: "reference", Input: eval.Size{Deliveries: 22, Externals: 8}, Found: ref(22, 8), Exhausted: true, Bound: 22, Searched: 21, States: 1234, Seconds: 4}
 	good.Rows[0].Plot = "img/raft-45-pace.png"
 	good.Summary = eval.Summarize(good.Rows)
 
@@ -144,7 +144,7 @@ func TestMarkdown(t *testing.T) {
 				"| raft-45 | Akka-FIFO, reproduced | 2160 (E:108) | 2138 (E:108) | 1183 (E:8) | 23 (E:8) | 22 (E:8) | 1826 (E:11) | 1.05 | 51.43 |",
 				"| median TFB / Reference ≤ 1.1 | 1.6 | 1.05 (1 bugs) | met |",
 				"| raft-45 | 3.0s (300) | 7.0s (700) | 10.0s | 100 | 56s (594) | 114s (2854) | 20.3 | 5x |",
-				"reference is optimal (22 deliveries",
+				"| raft-45 | reference | 22 (E:8) | optimal for its external events: no schedule with fewer than 22 deliveries | 1234 | 4.0 |",
 				"![Minimization pace for raft-45](img/raft-45-pace.png)",
 				"| raft-45 | 300 (E:0) after 0 cases, 0.0s | 60 (E:9) |",
 				"demi smaller",

@@ -263,19 +263,21 @@ func (m *md) optimal(rep *Report) {
 		if r.Optimal == nil {
 			continue
 		}
-		rows = append(rows, []string{r.Bug, sizePtr(r.Reference), r.Optimal.Verdict(r.Reference),
+		rows = append(rows, []string{r.Bug, r.Optimal.Of, r.Optimal.Input.String(), r.Optimal.Verdict(),
 			fmt.Sprintf("%d", r.Optimal.States), fmt.Sprintf("%.1f", r.Optimal.Seconds)})
 	}
 	if len(rows) == 0 {
 		return
 	}
-	m.p("## The optimum: exhaustive search on the reference traces")
+	m.p("## The optimum: exhaustive search below the smallest known reproducer")
 	m.p("")
-	m.p("`demi optimal REF --max-deliveries N` searches breadth-first, by number of deliveries, every schedule with the " +
-		"reference's external events in their order, identifying schedules that differ only by the order of deliveries " +
-		"to different actors (they commute) and expanding each distinct state once. When it finishes, its answer is exact.")
+	m.p("For each bug, `demi optimal FILE --max-deliveries N` (package `optimal`) runs on the smaller of the reference trace and demi's result: " +
+		"it searches breadth-first, by number of deliveries, every schedule with that trace's external events in their order, " +
+		"identifying schedules that differ only by the order of deliveries to different actors (they commute) and expanding each " +
+		"distinct state once. When it finishes, its answer is exact; when the budget runs out first, the depth it completed is a " +
+		"proven lower bound for those external events.")
 	m.p("")
-	m.table([]string{"bug", "Reference", "verdict", "states", "seconds"}, rows)
+	m.table([]string{"bug", "searched", "size", "verdict", "states", "seconds"}, rows)
 }
 
 func (m *md) pace(rep *Report) {
