@@ -17,6 +17,7 @@ func evalCmd(e *env) *cobra.Command {
 	var (
 		budget, peerBudget, optBudget, scaleBudget time.Duration
 		bugs, out, jsonOut, traces, img, notes     string
+		fromJSON                                   string
 		scaleBug, scaleLengths                     string
 		workers, replays                           int
 		noPeer, noOptimal, noNoDiverge, noScaling  bool
@@ -33,7 +34,8 @@ on each reference trace (as demi optimal), pace plots (the paper's Figure 2)
 as PNG files, the same bugs searched and shrunk by pgregory.net/rapid, and a
 scaling study (trace length, -j 1 against -j 2). The JSON file holds every
 number. Both files are rewritten after every bug, so an interrupted run
-leaves the results so far.
+leaves the results so far. --from-json FILE renders the document again from
+a JSON results file (for instance after editing the notes) without measuring.
 
 The text of --notes (default docs/evaluation-notes.md, when it exists) is
 appended as the Analysis section. A full run takes about
@@ -48,6 +50,31 @@ bad input, 130 when interrupted.`,
 			}
 			if workers < 0 || replays < 0 {
 				return badInput(errors.New("-j and --replays must be at least 1"))
+			}
+			var noteText string
+			if notes != "" {
+				b, err := os.ReadFile(notes)
+				switch {
+				case err == nil:
+					noteText = string(b)
+				case !errors.Is(err, os.ErrNotExist) || cmd.Flags().Changed("notes"):
+					return badInput(err)
+				}
+			}
+			if fromJSON != "" {
+				if out == "" {
+					return badInput(errors.New("--from-json needs -o"))
+				}
+				rep, err := eval.ReadJSON(fromJSON)
+				if err != nil {
+					return badInput(err)
+				}
+				rep.Notes = noteText
+				if err := eval.WriteMarkdown(out, rep); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "wrote %s from %s\n", out, fromJSON)
+				return nil
 			}
 			var bugList []string
 			for _, b := range strings.Split(bugs, ",") {
@@ -94,16 +121,6 @@ bad input, 130 when interrupted.`,
 			if !noScaling {
 				cfg.Scaling = &eval.ScalingConfig{Bug: scaleBug, Lengths: lengths, Budget: scaleBudget}
 			}
-			var noteText string
-			if notes != "" {
-				b, err := os.ReadFile(notes)
-				switch {
-				case err == nil:
-					noteText = string(b)
-				case !errors.Is(err, os.ErrNotExist) || cmd.Flags().Changed("notes"):
-					return badInput(err)
-				}
-			}
 			cfg.OnUpdate = func(r *eval.Report) error {
 				r.Notes = noteText
 				if out != "" {
@@ -149,6 +166,7 @@ bad input, 130 when interrupted.`,
 	f.StringVar(&jsonOut, "json", "docs/evaluation.json", "the JSON results to write (empty: none)")
 	f.StringVar(&traces, "traces", "examples/traces", "directory of <bug>.trace and <bug>.reference.trace")
 	f.StringVar(&img, "img", "docs/img", "directory for the PNG plots (empty: no plots)")
+	f.StringVar(&fromJSON, "from-json", "", "render -o again from a JSON results file (and --notes) without measuring")
 	f.StringVar(&notes, "notes", "docs/evaluation-notes.md", "markdown appended as the Analysis section, if the file exists")
 	f.IntVarP(&workers, "jobs", "j", 0, "minimize's -j (default: all cores)")
 	f.IntVar(&replays, "replays", 3, "exact replays of each minimized trace")

@@ -122,7 +122,7 @@ type Report struct {
 	Paper       []PaperRow    `json:"paper"`
 	Citation    string        `json:"paper_citation"`
 	Summary     Summary       `json:"summary"`
-	Scale       ScalingConfig `json:"-"`
+	Scale       ScalingConfig `json:"scale"`
 	// Notes is free text (the analysis) appended to the markdown.
 	Notes string `json:"-"`
 }

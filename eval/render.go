@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/demi-project/demi/record"
@@ -23,6 +24,23 @@ func WriteJSON(path string, rep *Report) error {
 		return fmt.Errorf("eval: encode report: %w", err)
 	}
 	return record.WriteFileAtomic(path, append(b, '\n'))
+}
+
+// ReadJSON reads a report written by WriteJSON, to render it again (with
+// new notes) without measuring again.
+func ReadJSON(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("eval: %s: %w", path, err)
+	}
+	if len(rep.Rows) == 0 {
+		return nil, fmt.Errorf("eval: %s holds no results", path)
+	}
+	return &rep, nil
 }
 
 // WriteMarkdown renders the report and writes it atomically.
