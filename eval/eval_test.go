@@ -234,3 +234,23 @@ func TestRunOnTokenRing(t *testing.T) {
 	require.NoError(t, eval.Markdown(&buf, rep))
 	assert.True(t, strings.Contains(buf.String(), "![Minimization pace for ring](img/ring-pace.png)"))
 }
+
+func TestOptimalVerdict(t *testing.T) {
+	in := eval.Size{Deliveries: 16, Externals: 8}
+	cases := []struct {
+		name string
+		o    eval.OptimalOutcome
+		want string
+	}{
+		{"input optimal", eval.OptimalOutcome{Input: in, Found: ref(16, 8), Exhausted: true, Bound: 16}, "optimal for its external events: no schedule with fewer than 16 deliveries"},
+		{"smaller found", eval.OptimalOutcome{Input: in, Found: ref(12, 8), Exhausted: true, Bound: 16}, "smaller schedule found: 12 (E:8)"},
+		{"none within bound", eval.OptimalOutcome{Input: in, Exhausted: true, Bound: 5, Searched: 5}, "no schedule with at most 5 deliveries reproduces it"},
+		{"lower bound", eval.OptimalOutcome{Input: in, Bound: 16, Searched: 5, Seconds: 30}, "not finished in 30s: at least 6 deliveries needed (no schedule with 5 or fewer)"},
+		{"nothing covered", eval.OptimalOutcome{Input: in, Bound: 16, Searched: -1, Seconds: 30}, "not finished in 30s"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, c.o.Verdict())
+		})
+	}
+}
