@@ -38,6 +38,7 @@ type Snapshotter interface {
 type Context struct {
 	sim   *Sim
 	self  ActorID
+	slot  *slot
 	event int
 }
 
@@ -47,27 +48,27 @@ func (c *Context) Self() ActorID { return c.self }
 // Send puts msg in the network from this actor to to. The runtime decides
 // when (and, under a partition or a kill, whether) it is delivered.
 func (c *Context) Send(to ActorID, msg Message) {
-	c.sim.send(c.self, to, msg, "", c.event)
+	c.sim.send(c.slot.index, c.self, to, msg, "", c.event)
 }
 
 // SetTimer arms the timer named key: msg will be delivered to this actor at
 // a moment the scheduler chooses. A pending timer with the same key is
 // replaced.
 func (c *Context) SetTimer(key string, msg Message) {
-	c.sim.cancelTimer(c.self, key)
-	c.sim.send(c.self, c.self, msg, key, c.event)
+	c.sim.cancelTimer(c.slot.index, key)
+	c.sim.send(c.slot.index, c.self, c.self, msg, key, c.event)
 }
 
 // CancelTimer disarms the timer named key, if it is pending.
-func (c *Context) CancelTimer(key string) { c.sim.cancelTimer(c.self, key) }
+func (c *Context) CancelTimer(key string) { c.sim.cancelTimer(c.slot.index, key) }
 
 // Rand returns this actor's random source. It is seeded from the run's seed,
 // the actor's ID and its incarnation, so it replays exactly.
-func (c *Context) Rand() *rand.Rand { return c.sim.slots[c.sim.index[c.self]].rand() }
+func (c *Context) Rand() *rand.Rand { return c.slot.rand() }
 
 // Storage returns this actor's stable storage: it survives a crash-restart
 // (volatile state does not) and is lost only when the run ends.
-func (c *Context) Storage() Storage { return c.sim.slots[c.sim.index[c.self]].storage }
+func (c *Context) Storage() Storage { return c.slot.storage }
 
 // Storage is an actor's stable storage. Values stored should not be mutated
 // afterwards; store copies.

@@ -64,6 +64,7 @@ func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trac
 	if err != nil {
 		return nil, err
 	}
+	sim.Reserve(min(cfg.MaxSteps+cfg.MaxExternals+64, 1<<16))
 	f := &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}
 	v, err := f.run(ctx)
 	if err != nil {
@@ -78,7 +79,7 @@ type fuzzer struct {
 	sim *Sim
 	cfg FuzzConfig
 	rng *rand.Rand
-	buf []Pending
+	buf []int32 // enabled messages, as positions in the Sim's pending list
 }
 
 func (f *fuzzer) run(ctx context.Context) (*Violation, error) {
@@ -183,10 +184,10 @@ func (f *fuzzer) external(e Event) (*Violation, error) {
 // probability TimerProb, or when no message is enabled, unless noTimers).
 func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
 	s := f.sim
-	f.buf = s.Enabled(f.buf[:0])
+	f.buf = s.enabled(f.buf[:0])
 	msgs, timers := 0, 0
-	for _, p := range f.buf {
-		if p.Timer == "" {
+	for _, i := range f.buf {
+		if s.pend[i].Timer == "" {
 			msgs++
 		} else {
 			timers++
@@ -201,19 +202,17 @@ func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
 		k = timers
 	}
 	k = f.rng.IntN(k)
-	var id MsgID
-	for _, p := range f.buf {
-		if (p.Timer != "") == wantTimer {
+	at := -1
+	for _, i := range f.buf {
+		if (s.pend[i].Timer != "") == wantTimer {
 			if k == 0 {
-				id = p.ID
+				at = int(i)
 				break
 			}
 			k--
 		}
 	}
-	if err := s.Deliver(id); err != nil {
-		return false, nil, fmt.Errorf("fuzz: %w", err)
-	}
+	s.deliverAt(at) // enabled, and the run is not halted (checked after every delivery)
 	if s.halted != nil {
 		return true, s.halted, nil
 	}

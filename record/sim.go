@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -17,13 +18,19 @@ type Pending struct {
 	Msg   Message
 	Timer string // timer key, or "" for an ordinary message
 	Cause int    // index of the event that sent it
+
+	from, to int32 // sender's and receiver's slot (len(members) for External); to < 0: removed
 }
+
+// gone reports whether p is a hole left by a removed message (see Sim.pend).
+func (p *Pending) gone() bool { return p.to < 0 }
 
 // ErrHalted is returned when an event is applied after a handler panicked.
 var ErrHalted = errors.New("run halted after a panic")
 
 type slot struct {
 	id          ActorID
+	index       int32 // position in Sim.slots
 	actor       Actor // nil unless running
 	incarnation int
 	storage     Storage
@@ -48,13 +55,21 @@ type Sim struct {
 	members []ActorID
 	index   map[ActorID]int
 	slots   []slot
-	pend    []Pending
-	seen    []bool // scratch for FIFO head computation, (n+1)^2
-	cut     map[[2]ActorID]bool
-	nextID  MsgID
-	events  []Event
-	halted  *Violation
-	ctx     Context
+	// pend holds the messages in flight in send order, so sorted by ID.
+	// A removed message leaves a hole (its ID kept, to = -1) until holes
+	// outnumber live messages: removing from the middle of a slice of
+	// pointerful structs costs a shift with write barriers per delivery.
+	pend   []Pending
+	holes  int
+	seen   []uint32 // FIFO head computation: link (n+1)*from+to seen at generation gen
+	gen    uint32
+	enab   []int32 // scratch for Enabled
+	cut    []bool  // link (n+1)*a+b is cut by a partition
+	ncut   int     // number of cut links
+	nextID MsgID
+	events []Event
+	halted *Violation
+	ctx    Context
 
 	deliveries, externals int
 }
@@ -71,7 +86,7 @@ func NewSim(sys *System, opts Options, seed uint64) (*Sim, error) {
 	}
 	members := sys.Members(o)
 	s := &Sim{sys: sys, opts: o, seed: seed, sem: sys.semantics(o), members: members,
-		index: make(map[ActorID]int, len(members)), cut: map[[2]ActorID]bool{}}
+		index: make(map[ActorID]int, len(members))}
 	s.slots = make([]slot, len(members))
 	for i, id := range members {
 		if _, dup := s.index[id]; dup {
@@ -83,10 +98,11 @@ func NewSim(sys *System, opts Options, seed uint64) (*Sim, error) {
 		s.index[id] = i
 		h := fnv.New64a()
 		h.Write([]byte(id))
-		s.slots[i] = slot{id: id, storage: Storage{}, seed: seed ^ h.Sum64()}
+		s.slots[i] = slot{id: id, index: int32(i), storage: Storage{}, seed: seed ^ h.Sum64()}
 	}
 	n := len(members) + 1
-	s.seen = make([]bool, n*n)
+	s.seen = make([]uint32, n*n)
+	s.cut = make([]bool, n*n)
 	s.ctx.sim = s
 	return s, nil
 }
@@ -108,6 +124,15 @@ func (s *Sim) Members() []ActorID { return s.members }
 
 // Events returns the events executed so far. The slice is owned by the Sim.
 func (s *Sim) Events() []Event { return s.events }
+
+// Reserve makes room for n more events in the run's event log, so that a
+// caller that knows roughly how long the run will be (a fuzz run's step
+// limit, a trace being replayed) avoids growing it event by event.
+func (s *Sim) Reserve(n int) {
+	if n > 0 {
+		s.events = slices.Grow(s.events, n)
+	}
+}
 
 // Deliveries returns the number of deliveries executed so far.
 func (s *Sim) Deliveries() int { return s.deliveries }
@@ -145,70 +170,122 @@ func (s *Sim) running(id ActorID) bool {
 	return ok && s.slots[i].actor != nil
 }
 
-func (s *Sim) linked(a, b ActorID) bool {
-	return len(s.cut) == 0 || !s.cut[[2]ActorID{a, b}]
+// runningAt reports whether the actor in slot i is running (External,
+// slot len(members), never is).
+func (s *Sim) runningAt(i int32) bool {
+	return int(i) < len(s.slots) && s.slots[i].actor != nil
 }
 
-func (s *Sim) send(from, to ActorID, msg Message, timer string, cause int) MsgID {
+func (s *Sim) linked(a, b ActorID) bool {
+	if s.ncut == 0 {
+		return true
+	}
+	i, j := s.idx(a), s.idx(b)
+	return i < 0 || j < 0 || s.linkedAt(int32(i), int32(j))
+}
+
+func (s *Sim) linkedAt(a, b int32) bool {
+	return s.ncut == 0 || !s.cut[int(a)*(len(s.members)+1)+int(b)]
+}
+
+// send puts a message from the actor in slot fi into the network.
+func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause int) MsgID {
 	s.nextID++
 	id := s.nextID
-	if s.idx(to) < 0 {
-		panic(fmt.Sprintf("send to unknown actor %q", to))
+	ti := fi
+	if to != from {
+		i := s.idx(to)
+		if i < 0 {
+			panic(fmt.Sprintf("send to unknown actor %q", to))
+		}
+		ti = int32(i)
 	}
-	if from != External && !s.running(to) || !s.linked(from, to) {
+	if from != External && !s.runningAt(ti) || !s.linkedAt(fi, ti) {
 		return id // dropped: receiver down or link cut
 	}
-	s.pend = append(s.pend, Pending{ID: id, From: from, To: to, Msg: msg, Timer: timer, Cause: cause})
+	s.pend = append(s.pend, Pending{ID: id, From: from, To: to, Msg: msg, Timer: timer, Cause: cause, from: fi, to: ti})
 	return id
 }
 
-func (s *Sim) cancelTimer(self ActorID, key string) {
+func (s *Sim) cancelTimer(self int32, key string) {
 	for i := range s.pend {
 		p := &s.pend[i]
-		if p.Timer == key && p.To == self && p.From == self {
-			s.pend = append(s.pend[:i], s.pend[i+1:]...)
+		if p.to == self && p.from == self && p.Timer == key {
+			s.remove(i)
 			return
 		}
 	}
 }
 
+// remove takes s.pend[i] out of the network, leaving a hole.
+func (s *Sim) remove(i int) {
+	s.pend[i] = Pending{ID: s.pend[i].ID, to: -1}
+	s.holes++
+	for n := len(s.pend); n > 0 && s.pend[n-1].gone(); n-- {
+		s.pend = s.pend[:n-1]
+		s.holes--
+	}
+	if s.holes > 8 && 2*s.holes > len(s.pend) {
+		s.dropWhere(func(*Pending) bool { return false })
+	}
+}
+
+// dropWhere removes the messages for which f holds, and every hole.
 func (s *Sim) dropWhere(f func(p *Pending) bool) {
 	out := s.pend[:0]
 	for i := range s.pend {
-		if !f(&s.pend[i]) {
+		if !s.pend[i].gone() && !f(&s.pend[i]) {
 			out = append(out, s.pend[i])
 		}
 	}
 	clear(s.pend[len(out):])
 	s.pend = out
+	s.holes = 0
 }
 
 // Enabled appends to buf the pending messages that may be delivered next
 // under the network semantics (under FIFO: the head of each sender-receiver
 // queue, and every timer), in send order, and returns it.
 func (s *Sim) Enabled(buf []Pending) []Pending {
+	s.enab = s.enabled(s.enab[:0])
+	for _, i := range s.enab {
+		buf = append(buf, s.pend[i])
+	}
+	return buf
+}
+
+// enabled is Enabled as positions in s.pend.
+func (s *Sim) enabled(buf []int32) []int32 {
 	if s.sem == Unordered {
-		for _, p := range s.pend {
-			if s.running(p.To) {
-				buf = append(buf, p)
+		for i := range s.pend {
+			if p := &s.pend[i]; !p.gone() && s.runningAt(p.to) {
+				buf = append(buf, int32(i))
 			}
 		}
 		return buf
 	}
+	s.gen++
+	if s.gen == 0 { // wrapped: forget every old generation
+		clear(s.seen)
+		s.gen = 1
+	}
 	n := len(s.members) + 1
-	clear(s.seen)
-	for _, p := range s.pend {
+	for i := range s.pend {
+		p := &s.pend[i]
 		if p.Timer != "" {
-			buf = append(buf, p)
+			buf = append(buf, int32(i))
 			continue
 		}
-		k := s.idx(p.From)*n + s.idx(p.To)
-		if s.seen[k] {
+		if p.gone() {
 			continue
 		}
-		s.seen[k] = true
-		if s.running(p.To) {
-			buf = append(buf, p)
+		k := int(p.from)*n + int(p.to)
+		if s.seen[k] == s.gen {
+			continue
+		}
+		s.seen[k] = s.gen
+		if s.runningAt(p.to) {
+			buf = append(buf, int32(i))
 		}
 	}
 	return buf
@@ -216,7 +293,12 @@ func (s *Sim) Enabled(buf []Pending) []Pending {
 
 // InFlight returns every pending message, enabled or not, in send order. The
 // slice is owned by the Sim.
-func (s *Sim) InFlight() []Pending { return s.pend }
+func (s *Sim) InFlight() []Pending {
+	if s.holes > 0 {
+		s.dropWhere(func(*Pending) bool { return false })
+	}
+	return s.pend
+}
 
 // NotPendingError reports a delivery of a message that is not pending, or
 // not deliverable under the network semantics.
@@ -234,37 +316,44 @@ func (s *Sim) Deliver(id MsgID) error {
 	if s.halted != nil {
 		return ErrHalted
 	}
-	at := -1
-	for i := range s.pend {
-		if s.pend[i].ID == id {
-			at = i
-			break
+	// s.pend is sorted by ID: binary search.
+	lo, hi := 0, len(s.pend)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.pend[m].ID < id {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
-	if at < 0 {
+	if lo == len(s.pend) || s.pend[lo].ID != id || s.pend[lo].gone() {
 		return &NotPendingError{ID: id, Reason: "is not pending"}
 	}
-	p := s.pend[at]
+	at := lo
+	p := &s.pend[at]
 	if s.sem == FIFO && p.Timer == "" {
 		for i := 0; i < at; i++ {
 			q := &s.pend[i]
-			if q.From == p.From && q.To == p.To && q.Timer == "" {
+			if q.from == p.from && q.to == p.to && q.Timer == "" { // holes have to < 0
 				return &NotPendingError{ID: id, Reason: fmt.Sprintf("is queued behind #%d (FIFO %s→%s)", q.ID, p.From, p.To)}
 			}
 		}
 	}
-	if !s.running(p.To) {
+	if !s.runningAt(p.to) {
 		return &NotPendingError{ID: id, Reason: "is addressed to " + string(p.To) + ", which is not running"}
 	}
-	copy(s.pend[at:], s.pend[at+1:])
-	s.pend[len(s.pend)-1] = Pending{}
-	s.pend = s.pend[:len(s.pend)-1]
+	s.deliverAt(at)
+	return nil
+}
+
+// deliverAt delivers s.pend[at], which must be enabled.
+func (s *Sim) deliverAt(at int) {
+	p := s.pend[at]
+	s.remove(at)
 
 	s.events = append(s.events, Event{Kind: Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer, Cause: p.Cause})
 	s.deliveries++
-	sl := &s.slots[s.index[p.To]]
-	s.call(sl, func(ctx *Context) { sl.actor.Receive(ctx, p.From, p.Msg) })
-	return nil
+	s.receive(&s.slots[p.to], p.From, p.Msg)
 }
 
 // Apply executes an external event. Events that cannot take effect (killing
@@ -320,23 +409,32 @@ func (s *Sim) Apply(e Event) error {
 			s.boot(sl)
 		}
 	case Send:
-		s.events[at].ID = s.send(External, e.To, e.Msg, "", at)
+		s.events[at].ID = s.send(int32(len(s.members)), External, e.To, e.Msg, "", at)
 	case Partition, Heal:
+		n := len(s.members) + 1
 		for _, a := range e.A {
 			for _, b := range e.B {
-				if e.Kind == Partition {
-					s.cut[[2]ActorID{a, b}], s.cut[[2]ActorID{b, a}] = true, true
-				} else {
-					delete(s.cut, [2]ActorID{a, b})
-					delete(s.cut, [2]ActorID{b, a})
-				}
+				i, j := s.index[a], s.index[b]
+				s.setCut(i*n+j, e.Kind == Partition)
+				s.setCut(j*n+i, e.Kind == Partition)
 			}
 		}
 		if e.Kind == Partition {
-			s.dropWhere(func(p *Pending) bool { return !s.linked(p.From, p.To) })
+			s.dropWhere(func(p *Pending) bool { return !s.linkedAt(p.from, p.to) })
 		}
 	}
 	return nil
+}
+
+func (s *Sim) setCut(k int, cut bool) {
+	if s.cut[k] != cut {
+		s.cut[k] = cut
+		if cut {
+			s.ncut++
+		} else {
+			s.ncut--
+		}
+	}
 }
 
 func (s *Sim) boot(sl *slot) {
@@ -344,19 +442,35 @@ func (s *Sim) boot(sl *slot) {
 	sl.rng = nil
 	sl.actor = s.sys.New(sl.id, s.opts)
 	if st, ok := sl.actor.(Starter); ok {
-		s.call(sl, func(ctx *Context) { st.Start(ctx) })
+		s.start(sl, st)
 	}
 }
 
-func (s *Sim) call(sl *slot, f func(ctx *Context)) {
+// enter points the shared Context at sl for one handler call.
+func (s *Sim) enter(sl *slot) *Context {
 	s.ctx.self = sl.id
+	s.ctx.slot = sl
 	s.ctx.event = len(s.events) - 1
-	defer func() {
-		if r := recover(); r != nil {
-			s.halted = panicViolation(r, sl.id, len(s.events)-1)
-		}
-	}()
-	f(&s.ctx)
+	return &s.ctx
+}
+
+// receive and start run a handler; a panic halts the run (see caught).
+func (s *Sim) receive(sl *slot, from ActorID, msg Message) {
+	defer s.caught(sl)
+	sl.actor.Receive(s.enter(sl), from, msg)
+}
+
+func (s *Sim) start(sl *slot, st Starter) {
+	defer s.caught(sl)
+	st.Start(s.enter(sl))
+}
+
+// caught is deferred around every handler call: it turns a panic into the
+// run's halting violation.
+func (s *Sim) caught(sl *slot) {
+	if r := recover(); r != nil {
+		s.halted = panicViolation(r, sl.id, len(s.events)-1)
+	}
 }
 
 // panicViolation turns a recovered panic into a violation whose fingerprint
@@ -449,7 +563,7 @@ func (v View) Options() Options { return v.s.opts }
 func (v View) InFlight() int {
 	n := 0
 	for i := range v.s.pend {
-		if v.s.pend[i].Timer == "" {
+		if p := &v.s.pend[i]; p.Timer == "" && !p.gone() {
 			n++
 		}
 	}
