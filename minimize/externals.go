@@ -125,6 +125,12 @@ func (m *minimizer) ddminExternals(ctx context.Context) error {
 	return m.ddminExternalsMode(ctx, dpor.STS, 1)
 }
 
+// ddminExternalsTFB is ddminExternals with wildcards and type fingerprint
+// backtracks, for the later rounds.
+func (m *minimizer) ddminExternalsTFB(ctx context.Context) error {
+	return m.ddminExternalsMode(ctx, dpor.TFB, m.budgetFor())
+}
+
 func (m *minimizer) ddminExternalsMode(ctx context.Context, mode dpor.Mode, maxSched int) error {
 	base := m.snapshotBest()
 	bp := dpor.FromEvents(m.fp, base.Events)

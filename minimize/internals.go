@@ -199,8 +199,10 @@ func clockOf(e record.Event) (int, bool) {
 // the removed cluster's first one are matched by type (wildcards), since
 // their clocks shift once a cluster is gone. Clock-advancing timers near
 // the cluster (those between the previous clocked delivery and the end of
-// the cluster, and not of a later clock) are removed one at a time along
-// with it, the biggest removals first.
+// the cluster, and not of a later clock) are removed along with it: all of
+// them, then one at a time, then none (the biggest removals first). Removing
+// the timers matters under FIFO: a message that is still sent but left
+// pending blocks its queue, one that is never sent does not.
 func (m *minimizer) clockClusters(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		clusters := map[int][]int{}
@@ -239,6 +241,10 @@ func (m *minimizer) clockClusters(ctx context.Context) error {
 				if ci, adv := clockOf(e); adv && ci <= c && !slices.Contains(idx, i) {
 					timers = append(timers, i)
 				}
+			}
+			if len(timers) > 1 {
+				drop := union(idx, timers)
+				es = append(es, removal(drop, drop[0]))
 			}
 			for _, t := range timers {
 				drop := union(idx, []int{t})
@@ -283,7 +289,8 @@ func (m *minimizer) ddminInternals(ctx context.Context) error {
 // does not depend on timing.
 func (m *minimizer) budgetFor() int {
 	d := m.snapshotBest().Header.Deliveries
-	return max(1, min(m.cfg.MaxSchedules, m.cfg.MaxSchedules*m.cfg.TFBScale/max(d, 1)))
+	n := m.cfg.MaxSchedules * m.escalation
+	return max(1, min(n, n*m.cfg.TFBScale/max(d, 1)))
 }
 
 // oneAtATime tries every remaining delivery, then every external unit and

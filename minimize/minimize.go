@@ -134,6 +134,9 @@ type minimizer struct {
 	// maxComponents is, per Shrinkable message type, the most components
 	// a message of the input had.
 	maxComponents map[string]int
+	// escalation multiplies the schedule budget of TFB checks; it grows
+	// when a round finds nothing.
+	escalation int
 	// wildExternals is where wildcards start in ddmin-externals plans (-1:
 	// none).
 	wildExternals int
@@ -181,6 +184,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if m.strat == "" {
 		m.strat = "tfb"
 	}
+	m.escalation = 1
 	m.wildExternals = -1
 	if mode == dpor.TFB {
 		m.wildExternals = 0
@@ -298,11 +302,15 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	if m.mode == dpor.STS {
 		return nil
 	}
-	// Further rounds of the internal stages while they keep improving and
-	// budget remains: a removal can open the way for others.
+	// Further rounds while budget remains: a removal can open the way for
+	// others, and a round that finds nothing grants the next one four times
+	// the schedules per check (DPOR may stray further from the guide), up to
+	// maxEscalation; the pipeline ends after a round at the largest budget
+	// that finds nothing. The escalation depends on rounds, not on time.
 	for round := 2; ctx.Err() == nil; round++ {
 		before := m.snapshotBest()
 		for _, s := range []stage{
+			{"ddmin-externals", 0.2, m.ddminExternalsTFB},
 			{"clock-clusters", 0.3, m.clockClusters},
 			{"ddmin-internals", 0.5, m.ddminInternals},
 			{"one-at-a-time", 1, m.oneAtATime},
@@ -312,11 +320,17 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			}
 		}
 		if m.snapshotBest() == before {
-			return nil
+			if m.escalation >= maxEscalation {
+				return nil
+			}
+			m.escalation *= 4
 		}
 	}
 	return ctx.Err()
 }
+
+// maxEscalation bounds the growth of the schedule budget per check.
+const maxEscalation = 64
 
 // runStage runs one stage with share of the remaining budget.
 func (m *minimizer) runStage(ctx context.Context, name string, share float64, run func(ctx context.Context) error) error {

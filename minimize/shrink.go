@@ -48,7 +48,7 @@ func (m *minimizer) shrinkContents(ctx context.Context) error {
 			// smaller configuration changes the quorum arithmetic the
 			// violation is about, and the same fingerprint would be
 			// reached by a degenerate cluster instead of the bug.
-			if len(g) > 1 && sh.Components() <= m.minComponents(base.Events[g[0]].Msg) {
+			if len(g) > 1 && sh.Components()-1 <= m.minComponents(base.Events[g[0]].Msg) {
 				continue
 			}
 			for c := sh.Components() - 1; c >= 0; c-- {
