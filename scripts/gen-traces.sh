@@ -14,30 +14,20 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/examples/traces}"
 mkdir -p "$out"
+out="$(cd "$out" && pwd)"
 cd "$root"
 
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/demi" ./cmd/demi
 
-# bug      seed  extra fuzz flags (on top of --max-steps 3000 --externals 100
-#                --timer-prob 0.05 --check-every 1 --min-deliveries 300)
-cases=(
-  "raft-45   45  "
-  "raft-46   7   "
-  "raft-56   13  --external-prob 0.2"
-  "raft-58a  15  --externals 200 --external-prob 0.1"
-  "raft-58b  1   --external-prob 0.2"
-  "raft-42   2   "
-  "raft-66   27  "
-)
-
-for c in "${cases[@]}"; do
-  read -r bug seed extra <<<"$c"
+# The fuzz run of each bug (seed and flags) is the table raft.ShippedFuzz in
+# examples/raft/shipped.go; genref -fuzz-args prints it as demi fuzz flags,
+# one bug a line. docs/examples.md explains each choice.
+go run ./examples/raft/internal/genref -fuzz-args >"$bin/cases"
+while read -r bug args; do
   # shellcheck disable=SC2086
-  "$bin/demi" fuzz --system raft --bug "$bug" --seed "$seed" --runs 1 \
-    --max-steps 3000 --externals 100 --timer-prob 0.05 --check-every 1 \
-    --min-deliveries 300 $extra -o "$out/$bug.trace"
-done
+  "$bin/demi" fuzz --system raft $args -o "$out/$bug.trace"
+done <"$bin/cases"
 
 go run ./examples/raft/internal/genref -dir "$out"

@@ -84,3 +84,22 @@ func encode(t *testing.T, tr *record.Trace) []byte {
 	require.NoError(t, tr.Encode(&buf))
 	return buf.Bytes()
 }
+
+// TestShippedTracesRegenerate runs the documented fuzz run of every bug
+// (raft.ShippedFuzz, which scripts/gen-traces.sh uses) and expects the
+// shipped file byte for byte: the traces are a function of code and seed.
+func TestShippedTracesRegenerate(t *testing.T) {
+	cases := raft.ShippedFuzz()
+	require.Len(t, cases, len(raft.BugNames()))
+	for _, c := range cases {
+		t.Run(c.Bug, func(t *testing.T) {
+			tr, runs, err := record.Search(context.Background(), raft.System(), c.Options(), c.Config)
+			require.NoError(t, err)
+			require.Equal(t, 1, runs)
+			require.NotNil(t, tr, "seed %d no longer fails after %d deliveries", c.Config.Seed, c.Config.MinDeliveries)
+			want, err := os.ReadFile(filepath.Join(tracesDir, c.Bug+".trace"))
+			require.NoError(t, err)
+			assert.Equal(t, want, encode(t, tr), "the shipped trace is stale: run scripts/gen-traces.sh")
+		})
+	}
+}

@@ -1,6 +1,8 @@
 // Command genref writes the hand-built reference reproducer of every bug of
 // the raft example (see examples/raft/reference.go) as
-// DIR/<bug>.reference.trace. scripts/gen-traces.sh runs it.
+// DIR/<bug>.reference.trace. With -fuzz-args it instead prints, one bug a
+// line, the demi fuzz flags that produce the bug's shipped trace
+// (raft.ShippedFuzz). scripts/gen-traces.sh runs both.
 package main
 
 import (
@@ -9,13 +11,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/demi-project/demi/examples/raft"
 )
 
 func main() {
 	dir := flag.String("dir", "examples/traces", "directory to write the reference traces to")
+	fuzzArgs := flag.Bool("fuzz-args", false, "print the demi fuzz flags of each shipped trace and exit")
 	flag.Parse()
+	if *fuzzArgs {
+		for _, c := range raft.ShippedFuzz() {
+			fmt.Println(c.Bug, strings.Join(c.Args(), " "))
+		}
+		return
+	}
 	if err := run(context.Background(), *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "genref:", err)
 		os.Exit(1)
