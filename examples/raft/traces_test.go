@@ -42,6 +42,23 @@ func TestShippedTraces(t *testing.T) {
 				require.True(t, r.Reproduced, "replay %d: %v", i, r.Violation)
 				assert.Equal(t, tr.Header.Violation.Fingerprint, r.Violation.Fingerprint)
 			}
+
+			// The same schedule with the switch off (same network) does not
+			// fail the same way: the bug's code path is what breaks it.
+			fixed := *tr
+			fixed.Header.Options = nil
+			for _, o := range tr.Header.Options {
+				if o.Name == bug {
+					o.Value = "false"
+				}
+				fixed.Header.Options = append(fixed.Header.Options, o)
+			}
+			if bug == raft.Bug66 {
+				fixed.Header.Options = append(fixed.Header.Options, record.Option{Name: raft.OptUnordered, Value: "true"})
+			}
+			r, err := replay.Run(context.Background(), sys, &fixed)
+			require.NoError(t, err)
+			assert.False(t, r.Reproduced, "with %s off: %v", bug, r.Violation)
 		})
 	}
 }
