@@ -2,10 +2,12 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // Limits on one msgpack value of a trace file (the header or one event).
@@ -154,4 +156,142 @@ func unexpected(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// valueHead decodes the head of the msgpack value that starts b: the length
+// of the head, the payload bytes that follow it, the number of nested values
+// and whether the value is a map.
+func valueHead(b []byte) (head int, size, children uint64, isMap bool, err error) {
+	if len(b) == 0 {
+		return 0, 0, 0, false, io.ErrUnexpectedEOF
+	}
+	c := b[0]
+	n := func(k int) uint64 { // big-endian length of k bytes after the code
+		if len(b) < 1+k {
+			err = io.ErrUnexpectedEOF
+			return 0
+		}
+		head = 1 + k
+		switch k {
+		case 1:
+			return uint64(b[1])
+		case 2:
+			return uint64(binary.BigEndian.Uint16(b[1:]))
+		default:
+			return uint64(binary.BigEndian.Uint32(b[1:]))
+		}
+	}
+	head = 1
+	switch {
+	case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
+	case c <= 0x8f:
+		children, isMap = 2*uint64(c&0x0f), true
+	case c <= 0x9f:
+		children = uint64(c & 0x0f)
+	case c <= 0xbf:
+		size = uint64(c & 0x1f)
+	case c == 0xc4 || c == 0xd9:
+		size = n(1)
+	case c == 0xc5 || c == 0xda:
+		size = n(2)
+	case c == 0xc6 || c == 0xdb:
+		size = n(4)
+	case c == 0xc7:
+		size = n(1) + 1
+	case c == 0xc8:
+		size = n(2) + 1
+	case c == 0xc9:
+		size = n(4) + 1
+	case c == 0xca:
+		size = 4
+	case c == 0xcb:
+		size = 8
+	case c >= 0xcc && c <= 0xd3:
+		size = 1 << ((c - 0xcc) & 3)
+	case c >= 0xd4 && c <= 0xd8:
+		size = 1 + 1<<(c-0xd4)
+	case c == 0xdc:
+		children = n(2)
+	case c == 0xdd:
+		children = n(4)
+	case c == 0xde:
+		children, isMap = 2*n(2), true
+	case c == 0xdf:
+		children, isMap = 2*n(4), true
+	default:
+		err = fmt.Errorf("msgpack: invalid code %#x", c)
+	}
+	if err == nil && uint64(len(b)-head) < size {
+		err = io.ErrUnexpectedEOF
+	}
+	return head, size, children, isMap, err
+}
+
+// hasMap reports whether the msgpack value b holds a map anywhere.
+func hasMap(b []byte) bool {
+	for pending := uint64(1); pending > 0 && len(b) > 0; pending-- {
+		head, size, children, isMap, err := valueHead(b)
+		if err != nil || isMap {
+			return err == nil
+		}
+		b = b[head+int(size):]
+		pending += children
+	}
+	return false
+}
+
+// canonical re-encodes the msgpack value b with the entries of every map
+// sorted by the bytes of their keys, so that equal values give equal bytes
+// (the msgpack encoder sorts only a few map types, and Go iterates maps in
+// random order).
+func canonical(b []byte) ([]byte, error) {
+	out, rest, err := canonValue(b, make([]byte, 0, len(b)), 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, errors.New("msgpack: trailing bytes after a value")
+	}
+	return out, nil
+}
+
+func canonValue(b, out []byte, depth int) ([]byte, []byte, error) {
+	if depth > maxNesting {
+		return nil, nil, fmt.Errorf("msgpack: nested deeper than %d levels", maxNesting)
+	}
+	head, size, children, isMap, err := valueHead(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if children == 0 {
+		n := head + int(size)
+		return append(out, b[:n]...), b[n:], nil
+	}
+	out = append(out, b[:head]...)
+	b = b[head:]
+	if !isMap {
+		for i := uint64(0); i < children; i++ {
+			if out, b, err = canonValue(b, out, depth+1); err != nil {
+				return nil, nil, err
+			}
+		}
+		return out, b, nil
+	}
+	type entry struct{ k, v []byte }
+	entries := make([]entry, 0, min(children/2, uint64(len(b))))
+	for i := uint64(0); i < children/2; i++ {
+		var e entry
+		if e.k, b, err = canonValue(b, nil, depth+1); err != nil {
+			return nil, nil, err
+		}
+		if e.v, b, err = canonValue(b, nil, depth+1); err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(x, y entry) int { return bytes.Compare(x.k, y.k) })
+	for _, e := range entries {
+		out = append(append(out, e.k...), e.v...)
+	}
+	return out, b, nil
 }

@@ -119,8 +119,9 @@ func (t *Trace) Encode(w io.Writer) error {
 		return fmt.Errorf("encode header: %w", err)
 	}
 	var we wireEvent
+	var pe payloadEncoder
 	for i := range t.Events {
-		if err := toWire(&t.Events[i], &we); err != nil {
+		if err := toWire(&t.Events[i], &we, &pe); err != nil {
 			return fmt.Errorf("encode event %d: %w", i, err)
 		}
 		if err := enc.Encode(&we); err != nil {
@@ -130,18 +131,50 @@ func (t *Trace) Encode(w io.Writer) error {
 	return bw.Flush()
 }
 
-func toWire(e *Event, w *wireEvent) error {
+func toWire(e *Event, w *wireEvent, pe *payloadEncoder) error {
 	*w = wireEvent{Kind: e.Kind, ID: e.ID, From: e.From, To: e.To, Timer: e.Timer, Cause: e.Cause,
 		Actor: e.Actor, A: e.A, B: e.B, Cond: e.Cond, Limit: e.Limit}
 	if e.Msg != nil {
 		w.Type = TypeName(e.Msg)
-		b, err := msgpack.Marshal(e.Msg)
+		b, err := pe.encode(e.Msg)
 		if err != nil {
 			return fmt.Errorf("message %s: %w", w.Type, err)
 		}
 		w.Payload = b
 	}
 	return nil
+}
+
+// payloadEncoder encodes messages canonically (map entries sorted by key,
+// so that equal messages give equal bytes whatever Go's map iteration
+// order), reusing its buffer: the bytes it returns are valid until the next
+// call.
+type payloadEncoder struct {
+	buf bytes.Buffer
+	enc *msgpack.Encoder
+}
+
+func (pe *payloadEncoder) encode(m Message) ([]byte, error) {
+	if pe.enc == nil {
+		pe.enc = msgpack.NewEncoder(&pe.buf)
+		pe.enc.SetSortMapKeys(true)
+	}
+	pe.buf.Reset()
+	if err := pe.enc.Encode(m); err != nil {
+		return nil, err
+	}
+	if b := pe.buf.Bytes(); hasMap(b) {
+		return canonical(b)
+	}
+	return pe.buf.Bytes(), nil
+}
+
+// EncodeMessage returns the canonical msgpack encoding of a message, as a
+// trace stores its payload: the entries of every map are sorted by their
+// encoded keys, so two equal messages always encode to the same bytes.
+func EncodeMessage(m Message) ([]byte, error) {
+	var pe payloadEncoder
+	return pe.encode(m)
 }
 
 // Reader decodes a trace file as a stream: the header first, then one event

@@ -15,9 +15,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/demi-project/demi/record"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Divergence is the first point where a run left its trace.
@@ -119,14 +119,19 @@ func step(sim *record.Sim, i int, e record.Event) *Divergence {
 	return nil
 }
 
-// sameMessage compares two messages by type and encoded content, so that a
-// message read back from a file equals the one the run produced.
+// sameMessage compares two messages by type and content: deeply equal
+// values are the same, and otherwise (a message read back from a file may
+// differ from the one the run produced in ways the encoding does not keep,
+// such as a nil versus an empty slice) their canonical encodings decide.
 func sameMessage(a, b record.Message) bool {
 	if record.TypeName(a) != record.TypeName(b) {
 		return false
 	}
-	ea, err1 := msgpack.Marshal(a)
-	eb, err2 := msgpack.Marshal(b)
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	ea, err1 := record.EncodeMessage(a)
+	eb, err2 := record.EncodeMessage(b)
 	return err1 == nil && err2 == nil && bytes.Equal(ea, eb)
 }
 

@@ -399,3 +399,53 @@ func TestRepeatCatchesNondeterminism(t *testing.T) {
 		})
 	}
 }
+
+// Tally carries a map, which Go iterates in random order.
+type Tally struct{ Votes map[string]int }
+
+type tallier struct{ got int }
+
+func (ta *tallier) Receive(ctx *record.Context, from record.ActorID, msg record.Message) {
+	ta.got++
+	if from == record.External {
+		m := msg.(Tally)
+		votes := map[string]int{}
+		for k, v := range m.Votes {
+			votes[k] = v + 1
+		}
+		ctx.Send("b", Tally{Votes: votes})
+	}
+}
+
+func TestReplayMessagesWithMaps(t *testing.T) {
+	sys := &record.System{
+		Name:     "tally",
+		Members:  func(record.Options) []record.ActorID { return []record.ActorID{"a", "b"} },
+		New:      func(record.ActorID, record.Options) record.Actor { return &tallier{} },
+		Messages: []record.Message{Tally{}},
+		Invariant: func(v record.View) *record.Violation {
+			if b, ok := v.Actor("b").(*tallier); ok && b.got > 0 {
+				return &record.Violation{Fingerprint: "b-counted"}
+			}
+			return nil
+		},
+	}
+	votes := map[string]int{}
+	for i := 0; i < 16; i++ {
+		votes[fmt.Sprint("n", i)] = i
+	}
+	s, err := record.NewSim(sys, nil, 1)
+	require.NoError(t, err)
+	for _, e := range []record.Event{record.StartEvent("a"), record.StartEvent("b"), record.SendEvent("a", Tally{Votes: votes})} {
+		require.NoError(t, s.Apply(e))
+	}
+	for s.Check() == nil {
+		require.NoError(t, s.Deliver(s.Enabled(nil)[0].ID))
+	}
+	tr := roundTrip(t, s.Trace(s.Check()), sys)
+	results, err := replay.Repeat(context.Background(), sys, tr, 20)
+	require.NoError(t, err)
+	for i, r := range results {
+		require.True(t, r.Reproduced, "run %d: %v", i, r.Divergence)
+	}
+}
