@@ -223,6 +223,12 @@ type changeSet struct {
 }
 
 func (c *changeSet) add(id record.ActorID, before, after map[string]string) {
+	if before["running"] != after["running"] {
+		// Started or stopped: the whole state appeared or vanished; say
+		// just that rather than every field.
+		before = map[string]string{"running": before["running"]}
+		after = map[string]string{"running": after["running"]}
+	}
 	for k := range union(before, after) {
 		if before[k] == after[k] {
 			continue
