@@ -291,6 +291,32 @@ func (s *Sim) enabled(buf []int32) []int32 {
 	return buf
 }
 
+// find returns the position of message id in s.pend, or -1 if it is not
+// pending. s.pend is sorted by ID: binary search.
+func (s *Sim) find(id MsgID) int {
+	lo, hi := 0, len(s.pend)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.pend[m].ID < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(s.pend) || s.pend[lo].ID != id || s.pend[lo].gone() {
+		return -1
+	}
+	return lo
+}
+
+// Pending returns the pending message id (enabled or not), if there is one.
+func (s *Sim) Pending(id MsgID) (Pending, bool) {
+	if at := s.find(id); at >= 0 {
+		return s.pend[at], true
+	}
+	return Pending{}, false
+}
+
 // InFlight returns every pending message, enabled or not, in send order. The
 // slice is owned by the Sim.
 func (s *Sim) InFlight() []Pending {
@@ -316,20 +342,10 @@ func (s *Sim) Deliver(id MsgID) error {
 	if s.halted != nil {
 		return ErrHalted
 	}
-	// s.pend is sorted by ID: binary search.
-	lo, hi := 0, len(s.pend)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.pend[m].ID < id {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == len(s.pend) || s.pend[lo].ID != id || s.pend[lo].gone() {
+	at := s.find(id)
+	if at < 0 {
 		return &NotPendingError{ID: id, Reason: "is not pending"}
 	}
-	at := lo
 	p := &s.pend[at]
 	if s.sem == FIFO && p.Timer == "" {
 		for i := 0; i < at; i++ {

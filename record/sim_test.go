@@ -662,3 +662,59 @@ func TestSystemHelpers(t *testing.T) {
 	var nv *record.Violation
 	assert.Equal(t, "no violation", nv.String())
 }
+
+func TestPendingLookup(t *testing.T) {
+	sys := probeSystem(2, record.FIFO, &behaviour{recv: func(p *probe, ctx *record.Context, _ record.ActorID, _ record.Message) {
+		for i := 0; p.id == "a" && i < 20; i++ {
+			ctx.Send("b", Ping{i})
+		}
+	}})
+	s := newSim(t, sys, append(startAll(sys), record.SendEvent("a", Ping{}))...)
+	s.Reserve(100)
+	require.NoError(t, s.Deliver(1))
+	// Deliver the first three a→b messages, then look everything up.
+	for _, id := range []record.MsgID{2, 3, 4} {
+		require.NoError(t, s.Deliver(id))
+	}
+	for id := record.MsgID(0); id < 25; id++ {
+		p, ok := s.Pending(id)
+		want := id >= 5 && id <= 21
+		assert.Equal(t, want, ok, "#%d", id)
+		if ok {
+			assert.Equal(t, id, p.ID)
+			assert.Equal(t, Ping{int(id) - 2}, p.Msg)
+		}
+	}
+	assert.Len(t, s.InFlight(), 17)
+	for i, p := range s.InFlight() {
+		assert.Equal(t, record.MsgID(i+5), p.ID, "in send order")
+	}
+}
+
+func TestManyDeliveriesKeepOrder(t *testing.T) {
+	// Deliveries from the middle of a long queue (unordered) leave the
+	// rest in send order, and every message is delivered exactly once.
+	sys := probeSystem(2, record.Unordered, nil)
+	s := newSim(t, sys, startAll(sys)...)
+	for i := 0; i < 100; i++ {
+		apply(t, s, record.SendEvent(sys.Members(nil)[i%2], Ping{i}))
+	}
+	order := []record.MsgID{50, 1, 99, 100, 2, 3, 60, 61, 62, 75}
+	for _, id := range order {
+		require.NoError(t, s.Deliver(id))
+		_, ok := s.Pending(id)
+		assert.False(t, ok)
+	}
+	rest := s.Enabled(nil)
+	require.Len(t, rest, 90)
+	for i := 1; i < len(rest); i++ {
+		assert.Less(t, rest[i-1].ID, rest[i].ID)
+	}
+	for _, p := range rest {
+		require.NoError(t, s.Deliver(p.ID))
+	}
+	assert.Empty(t, s.InFlight())
+	assert.Empty(t, s.Enabled(nil))
+	assert.Equal(t, 100, s.Deliveries())
+	assert.Equal(t, 0, s.View().InFlight())
+}

@@ -57,6 +57,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace) (*Result, err
 	if t.Header.Violation != nil {
 		want = t.Header.Violation.Fingerprint
 	}
+	sim.Reserve(len(t.Events))
 	res := &Result{Sim: sim}
 	for i, e := range t.Events {
 		if i%1024 == 0 {
@@ -99,14 +100,8 @@ func step(sim *record.Sim, i int, e record.Event) *Divergence {
 		}
 		return nil
 	}
-	var p *record.Pending
-	for k, q := range sim.InFlight() {
-		if q.ID == e.ID {
-			p = &sim.InFlight()[k]
-			break
-		}
-	}
-	if p == nil {
+	p, ok := sim.Pending(e.ID)
+	if !ok {
 		return &Divergence{Event: i, Expected: e.String(), Got: fmt.Sprintf("no message #%d pending", e.ID)}
 	}
 	if p.From != e.From || p.To != e.To || p.Timer != e.Timer || !sameMessage(p.Msg, e.Msg) {
