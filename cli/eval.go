@@ -176,7 +176,7 @@ bad input, 130 when interrupted.`,
 	f.BoolVar(&noOptimal, "no-optimal", false, "skip the exhaustive search")
 	f.BoolVar(&noNoDiverge, "no-nodiverge", false, "skip the NoDiverge runs")
 	f.BoolVar(&noScaling, "no-scaling", false, "skip the scaling study")
-	f.StringVar(&scaleBug, "scaling-bug", "", "bug of the scaling study (default: the first bug)")
+	f.StringVar(&scaleBug, "scaling-bug", "raft-56", "bug of the scaling study (when its trace is missing: the first bug)")
 	f.StringVar(&scaleLengths, "scaling-lengths", "500,1000,2000,4000", "trace lengths (deliveries) of the scaling study")
 	f.DurationVar(&scaleBudget, "scaling-budget", time.Minute, "budget of each scaling minimization")
 	return cmd

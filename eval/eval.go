@@ -99,7 +99,7 @@ type Config struct {
 // ScalingConfig is the scaling study: failing traces of growing length of
 // one bug, each minimized with each worker count.
 type ScalingConfig struct {
-	Bug     string        // whose options the traces are made with
+	Bug     string        // whose options the traces are made with (if its trace is missing: the first bug evaluated)
 	Lengths []int         // target deliveries (default 500, 1000, 2000, 4000)
 	Workers []int         // default 1 and 2
 	Budget  time.Duration // per minimization (default 1m)

@@ -126,7 +126,7 @@ func TestMarkdown(t *testing.T) {
 			fakeRow("raft-66", 30, 29, false, &rapidpeer.Result{Cases: 5000, FindSeconds: 60}),
 			{Bug: "raft-99", Err: "no such trace"}},
 		Scaling: []eval.ScalingRow{{Target: 500, Initial: eval.Size{Deliveries: 512, Externals: 30}, Workers: 1, Final: eval.Size{Deliveries: 20, Externals: 5}, Seconds: 10, Schedules: 5000},
-			{Target: 4000, Workers: 2, Err: "no violation with at least 4000 deliveries in 400 fuzz runs"}},
+			{Target: 4000, Workers: 2, Err: "no violation between 4000 and 8000 deliveries in 3000 fuzz runs"}},
 		Notes: "raft-58a needs a better exploration strategy."}
 	bad.Summary = eval.Summarize(bad.Rows)
 
@@ -163,7 +163,7 @@ func TestMarkdown(t *testing.T) {
 				"not found in 5000 cases (60s)",
 				"rapid never found 1",
 				"| 500 | 512 (E:30) | 1 | 20 (E:5) | 10.0s | 5000 | 500 |",
-				"no violation with at least 4000 deliveries",
+				"no violation between 4000 and 8000 deliveries",
 				"- raft-99: no such trace",
 				"## Analysis",
 				"raft-58a needs a better exploration strategy.",

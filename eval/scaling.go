@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -45,7 +46,7 @@ func (s *ScalingConfig) withDefaults() ScalingConfig {
 		out.Budget = time.Minute
 	}
 	if out.Runs <= 0 {
-		out.Runs = 400
+		out.Runs = 3000
 	}
 	if out.Seed == 0 {
 		out.Seed = 1
@@ -59,6 +60,11 @@ func (c *Config) scaling(ctx context.Context, rep *Report, update func() error) 
 	sc := c.Scaling.withDefaults()
 	rep.Scale = sc
 	bug := sc.Bug
+	if bug != "" {
+		if _, err := os.Stat(filepath.Join(c.TraceDir, bug+".trace")); err != nil {
+			bug = "" // the preferred bug is not shipped: use the first one evaluated
+		}
+	}
 	if bug == "" && len(rep.Rows) > 0 {
 		bug = rep.Rows[0].Bug
 	}
@@ -90,7 +96,7 @@ func (c *Config) scaling(ctx context.Context, rep *Report, update func() error) 
 		if t == nil {
 			for _, w := range sc.Workers {
 				rep.Scaling = append(rep.Scaling, ScalingRow{Target: n, FuzzRuns: runs, Workers: w,
-					Err: fmt.Sprintf("no violation with at least %d deliveries in %d fuzz runs", n, runs)})
+					Err: fmt.Sprintf("no violation between %d and %d deliveries in %d fuzz runs", n, 2*n, runs)})
 			}
 			if err := update(); err != nil {
 				return err
@@ -149,7 +155,10 @@ func (c *Config) plotScaling(rep *Report) error {
 // findLong fuzzes seed after seed for a violation with the same
 // fingerprint and at least n deliveries.
 func findLong(ctx context.Context, sys *record.System, opts record.Options, fp string, n int, sc ScalingConfig) (*record.Trace, int, error) {
-	cfg := record.FuzzConfig{MaxSteps: 2 * n, MaxExternals: max(20, n/20)}
+	// Runs end at 2n deliveries, so the trace found is between n and 2n
+	// long, with demi fuzz's default of 100 random external events (as the
+	// shipped traces).
+	cfg := record.FuzzConfig{MaxSteps: 2 * n, MaxExternals: 100}
 	tried := 0
 	for tried < sc.Runs {
 		cfg.Seed = sc.Seed + uint64(tried)
