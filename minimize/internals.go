@@ -156,7 +156,8 @@ func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, ed
 // fifoInternals leaves deliveries pending one at a time, trying only the
 // last delivery of each sender-receiver queue and the timer firings
 // (removing a delivery in the middle of a FIFO queue would block the
-// messages behind it). Later deliveries are tried first.
+// messages behind it). Later deliveries are tried first; the deliveries
+// after a removal are wildcards.
 func (m *minimizer) fifoInternals(ctx context.Context) error {
 	return m.greedy(ctx, dpor.STS, 1, func(base *record.Trace) []edit {
 		type pair struct{ from, to record.ActorID }
@@ -174,7 +175,7 @@ func (m *minimizer) fifoInternals(ctx context.Context) error {
 				}
 				seen[p] = true
 			}
-			es = append(es, removal([]int{i}, -1))
+			es = append(es, removal([]int{i}, i))
 		}
 		return es
 	})
@@ -298,7 +299,9 @@ func (m *minimizer) budgetFor() int {
 // for removal once more, with type fingerprint backtracks. Under FIFO,
 // leaving a message pending blocks the rest of its sender-receiver queue, so
 // a delivery is removed together with the later deliveries of its queue
-// (a queue suffix); timer firings are removed alone.
+// (a queue suffix); timer firings are removed alone. The deliveries after
+// a removal are wildcards (exact fingerprints first, else the type): a
+// removed election timer shifts every later term.
 func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.sys.Network == nil || m.sys.Network(m.resolved) == record.FIFO
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
@@ -312,7 +315,7 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 					}
 				}
 			}
-			es = append(es, removal(drop, -1))
+			es = append(es, removal(drop, i))
 		}
 		return es
 	})
