@@ -161,6 +161,24 @@ func BenchmarkFuzz(b *testing.B) {
 	b.ReportMetric(1e9/ns, "deliveries/s")
 }
 
+// BenchmarkSearch is a fuzz campaign, as `demi fuzz` runs it: run after
+// run of the relay workload (no violation, so every run goes to its step
+// limit); a discarded run's memory is reused by the next.
+func BenchmarkSearch(b *testing.B) {
+	const runs = 5
+	sys := relaySystem(benchDeliveries)
+	cfg := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: benchDeliveries, MaxExternals: -1}, Runs: runs}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := record.Search(context.Background(), sys, nil, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N*runs*benchDeliveries)
+	b.ReportMetric(ns, "ns/delivery")
+	b.ReportMetric(1e9/ns, "deliveries/s")
+}
+
 // BenchmarkSimDeliver is the runtime without the fuzzer: Enabled, then
 // Deliver the oldest enabled message.
 func BenchmarkSimDeliver(b *testing.B) {
@@ -186,23 +204,43 @@ func BenchmarkSimDeliver(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchDeliveries), "ns/delivery")
 }
 
-// BenchmarkOverhead measures the bare handlers and the fuzzing runtime in
-// the same benchmark, alternating, and reports the ratio of their costs per
-// delivery (runtime/bare): the figure docs/performance.md quotes.
+// BenchmarkOverhead measures, in the same benchmark and alternating so
+// that a noisy machine weighs on all alike, the cost per delivery of
+//
+//   - bare: the relay's handlers called directly in a loop (the limit);
+//   - search: a fuzz campaign (record.Search, runs reuse memory);
+//   - fuzz: single record.Fuzz calls, each recording into fresh memory;
+//
+// and reports search/bare and fuzz/bare: the figures docs/performance.md
+// quotes.
 func BenchmarkOverhead(b *testing.B) {
-	var bare, rt time.Duration
+	const runs = 4
+	sys := relaySystem(benchDeliveries)
+	cfg := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: benchDeliveries, MaxExternals: -1}, Runs: runs}
+	var bare, search, single time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		bareRun(benchDeliveries)
+		for range runs {
+			bareRun(benchDeliveries)
+		}
 		t1 := time.Now()
-		fuzzRelay(b, benchDeliveries)
-		rt += time.Since(t1)
+		if _, _, err := record.Search(context.Background(), sys, nil, cfg); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		for range runs {
+			fuzzRelay(b, benchDeliveries)
+		}
+		single += time.Since(t2)
+		search += t2.Sub(t1)
 		bare += t1.Sub(t0)
 	}
-	n := float64(b.N * benchDeliveries)
+	n := float64(b.N * runs * benchDeliveries)
 	b.ReportMetric(float64(bare.Nanoseconds())/n, "bare-ns/delivery")
-	b.ReportMetric(float64(rt.Nanoseconds())/n, "runtime-ns/delivery")
-	b.ReportMetric(float64(rt)/float64(bare), "runtime/bare")
+	b.ReportMetric(float64(search.Nanoseconds())/n, "search-ns/delivery")
+	b.ReportMetric(float64(single.Nanoseconds())/n, "fuzz-ns/delivery")
+	b.ReportMetric(float64(search)/float64(bare), "search/bare")
+	b.ReportMetric(float64(single)/float64(bare), "fuzz/bare")
 }
 
 // BenchmarkEncode and BenchmarkDecode measure the trace file format.

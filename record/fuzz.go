@@ -59,11 +59,19 @@ func (c FuzzConfig) withDefaults() FuzzConfig {
 // every CheckEvery deliveries, until a violation or MaxSteps deliveries. The
 // returned trace's header holds the violation, or nil if none was found.
 func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trace, error) {
+	return fuzz(ctx, sys, opts, cfg, nil)
+}
+
+// fuzz is Fuzz recording into spare's memory (the events of a discarded
+// run), if any: fresh memory costs more than the run itself on a small
+// workload.
+func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, spare []Event) (*Trace, error) {
 	cfg = cfg.withDefaults()
 	sim, err := NewSim(sys, opts, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
+	sim.events = spare[:0]
 	sim.Reserve(min(cfg.MaxSteps+cfg.MaxExternals+64, 1<<16))
 	f := &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}
 	v, err := f.run(ctx)
@@ -239,16 +247,18 @@ type SearchConfig struct {
 // number of runs tried when none did.
 func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*Trace, int, error) {
 	runs := max(cfg.Runs, 1)
+	var spare []Event
 	for i := 0; i < runs; i++ {
 		c := cfg.FuzzConfig
 		c.Seed = cfg.Seed + uint64(i)
-		t, err := Fuzz(ctx, sys, opts, c)
+		t, err := fuzz(ctx, sys, opts, c, spare)
 		if err != nil {
 			return nil, i + 1, err
 		}
 		if t.Header.Violation != nil && t.Header.Deliveries >= cfg.MinDeliveries {
 			return t, i + 1, nil
 		}
+		spare = t.Events[:0] // the run is discarded: the next one overwrites its memory
 	}
 	return nil, runs, nil
 }
