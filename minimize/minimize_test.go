@@ -1,6 +1,7 @@
 package minimize_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -52,4 +53,90 @@ func TestMinimizeTokenring(t *testing.T) {
 			}
 		})
 	}
+}
+
+func encode(t *testing.T, tr *record.Trace) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, tr.Encode(&buf))
+	return buf.Bytes()
+}
+
+func TestResultDoesNotDependOnWorkers(t *testing.T) {
+	for _, opts := range []record.Options{
+		{"restore-token": "true", "size": "5"},
+		{"panic-on-lap": "true", "size": "6"},
+	} {
+		sys, tr := failing(t, opts, 12)
+		var first []byte
+		for _, j := range []int{1, 2, 3} {
+			res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: time.Minute, Workers: j})
+			require.NoError(t, err)
+			b := encode(t, res.Trace)
+			if first == nil {
+				first = b
+				continue
+			}
+			require.Equal(t, first, b, "-j %d gives another trace for %v", j, opts)
+		}
+	}
+}
+
+func TestInterruptReturnsBestSoFar(t *testing.T) {
+	sys, tr := failing(t, record.Options{"restore-token": "true"}, 12)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := minimize.Run(ctx, sys, tr, minimize.Config{Budget: time.Minute, Workers: 2, Progress: func(p minimize.Progress) {
+		if p.Stage == "clock-clusters" {
+			cancel()
+		}
+	}})
+	require.NoError(t, err)
+	require.True(t, res.Interrupted)
+	require.Equal(t, "final", res.Final.Name)
+	require.Less(t, res.Trace.Header.Deliveries+res.Trace.Header.Externals, tr.Header.Deliveries+tr.Header.Externals)
+	rep, err := replay.Run(context.Background(), sys, res.Trace)
+	require.NoError(t, err)
+	require.True(t, rep.Reproduced, "the best-so-far trace replays")
+	for _, s := range res.Stages {
+		require.NotEqual(t, "one-at-a-time", s.Name, "no stage runs after the interrupt")
+	}
+}
+
+func TestPaceAndStages(t *testing.T) {
+	sys, tr := failing(t, record.Options{"restore-token": "true"}, 12)
+	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: time.Minute})
+	require.NoError(t, err)
+	names := []string{}
+	for _, s := range res.Stages {
+		names = append(names, s.Name)
+	}
+	require.Equal(t, []string{"initial", "provenance", "ddmin-externals"}, names[:3])
+	require.Equal(t, "final", names[len(names)-1])
+	require.Equal(t, tr.Header.Deliveries, res.Stages[0].Deliveries)
+	require.NotEmpty(t, res.Pace)
+	for i := 1; i < len(res.Pace); i++ {
+		require.GreaterOrEqual(t, res.Pace[i].Schedules, res.Pace[i-1].Schedules)
+		require.LessOrEqual(t, res.Pace[i].Deliveries+res.Pace[i].Externals, res.Pace[i-1].Deliveries+res.Pace[i-1].Externals)
+	}
+	last := res.Pace[len(res.Pace)-1]
+	require.Equal(t, res.Trace.Header.Deliveries, last.Deliveries)
+}
+
+func TestBadInput(t *testing.T) {
+	sys, tr := failing(t, record.Options{"restore-token": "true"}, 12)
+	_, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Strategy: "bogus"})
+	require.ErrorContains(t, err, "unknown strategy")
+
+	noViolation := *tr
+	noViolation.Header.Violation = nil
+	_, err = minimize.Run(context.Background(), sys, &noViolation, minimize.Config{})
+	require.ErrorContains(t, err, "no violation")
+
+	other := *tr
+	v := *tr.Header.Violation
+	v.Fingerprint = "something-else"
+	other.Header.Violation = &v
+	_, err = minimize.Run(context.Background(), sys, &other, minimize.Config{})
+	require.ErrorIs(t, err, minimize.ErrNotReproduced)
 }
