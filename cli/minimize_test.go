@@ -1,0 +1,77 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMinimizeCommand(t *testing.T) {
+	in := fuzzRing(t)
+	before, err := os.ReadFile(in)
+	require.NoError(t, err)
+	stats := filepath.Join(t.TempDir(), "s.json")
+	code, out, errs := run(t, "minimize", in, "--budget", "30s", "--stats", stats, "-j", "2")
+	require.Equal(t, 0, code, out+errs)
+	require.Contains(t, out, "ddmin-externals")
+	require.Contains(t, out, "wrote ")
+
+	after, err := os.ReadFile(in)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "the input is never touched")
+
+	minPath := strings.TrimSuffix(in, ".trace") + ".min.trace"
+	code, out, errs = run(t, "replay", minPath, "--times", "3")
+	require.Equal(t, 0, code, out+errs)
+
+	var st struct {
+		Stages []struct {
+			Name       string  `json:"name"`
+			Deliveries int     `json:"deliveries"`
+			Externals  int     `json:"externals"`
+			Schedules  int64   `json:"schedules"`
+			Seconds    float64 `json:"seconds"`
+		} `json:"stages"`
+		Final struct {
+			Name       string `json:"name"`
+			Deliveries int    `json:"deliveries"`
+		} `json:"final"`
+	}
+	b, err := os.ReadFile(stats)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &st))
+	require.Equal(t, "initial", st.Stages[0].Name)
+	require.Equal(t, "final", st.Final.Name)
+	require.LessOrEqual(t, st.Final.Deliveries, st.Stages[0].Deliveries)
+}
+
+func TestMinimizeBadInput(t *testing.T) {
+	in := fuzzRing(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"output is the input", []string{"minimize", in, "-o", in}, 2, "never overwrites"},
+		{"unknown strategy", []string{"minimize", in, "--strategy", "magic"}, 2, "strategy"},
+		{"missing file", []string{"minimize", filepath.Join(t.TempDir(), "nope.trace")}, 2, "nope.trace"},
+		{"negative -j", []string{"minimize", in, "-j", "-1"}, 2, "-j"},
+		{"no file", []string{"minimize"}, 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := run(t, tc.args...)
+			require.Equal(t, tc.code, code, errs)
+			require.Contains(t, errs, tc.msg)
+			require.LessOrEqual(t, strings.Count(strings.TrimSpace(errs), "\n"), 0, "one line of error")
+		})
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage.trace")
+	require.NoError(t, os.WriteFile(garbage, []byte("not a trace"), 0o644))
+	code, _, errs := run(t, "minimize", garbage)
+	require.Equal(t, 2, code, errs)
+}
