@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -97,6 +98,9 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if workers == 0 {
 				workers = runtime.NumCPU()
 			}
+			// Minimization allocates a fresh run per schedule; a lazier
+			// collector is markedly faster and the heap stays small.
+			defer debug.SetGCPercent(debug.SetGCPercent(400))
 			prog := newProgressPrinter(e.stderr)
 			cfg := minimize.Config{Budget: budget, Strategy: strategy, Workers: workers, Progress: prog.update}
 			res, err := minimize.Run(cmd.Context(), sys, t, cfg)
