@@ -13,7 +13,8 @@
 //     A step with no such message is skipped ("absent"); pending messages
 //     that match no step are never delivered ("unexpected"). A Wildcard step
 //     prefers the message with the same fingerprint and otherwise takes the
-//     first of the same type (the clock-clustering stage's wildcards).
+//     newest of the same type (the clock-clustering stage's wildcards; under
+//     FIFO only a queue's head can match).
 //   - Type Fingerprints with Backtracks (TFB, Algorithm 1): while STSSched
 //     delivers a message m, every other enabled message to the same receiver
 //     (a co-enabled, dependent delivery: deliveries to different actors
@@ -76,8 +77,8 @@ type Step struct {
 	// FP is the fingerprint of a delivery's message.
 	FP fingerprint.FP
 	// Wildcard lets the step match, when no pending message has its
-	// fingerprint, the first one of the same type between the same sender
-	// and receiver.
+	// fingerprint, the newest one of the same type between the same
+	// sender and receiver.
 	Wildcard bool
 }
 
@@ -407,7 +408,7 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
 	to, from, timer := st.Event.To, st.Event.From, st.Event.Timer
 	head := fifo && timer == ""
 	pend := sim.InFlight()
-	typed := -1
+	exact, typed := -1, -1
 	for i := range pend {
 		p := &pend[i]
 		if p.To != to || p.From != from || p.Timer != timer {
@@ -415,15 +416,18 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
 		}
 		f := c.fpOf(gen, p)
 		if f.Full == st.FP.Full {
-			typed = i
+			exact = i
 			break
 		}
-		if typed < 0 && st.Wildcard && f.Type == st.FP.Type {
-			typed = i
+		if st.Wildcard && f.Type == st.FP.Type {
+			typed = i // the newest: older ones are likely stale
 		}
 		if head {
 			break // the rest of the queue waits behind its head
 		}
+	}
+	if exact >= 0 {
+		typed = exact
 	}
 	if typed >= 0 && !sim.View().Running(to) {
 		return -1

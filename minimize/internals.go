@@ -294,9 +294,13 @@ func (m *minimizer) budgetFor() int {
 	return max(1, min(n, n*m.cfg.TFBScale/max(d, 1)))
 }
 
+// maxPairUnits bounds the external units for which oneAtATime also tries
+// every pair.
+const maxPairUnits = 24
+
 // oneAtATime tries every remaining delivery, then every external unit and
 // every event of a unit alone (a wait marker whose run no longer needs it),
-// for removal once more, with type fingerprint backtracks. Under FIFO,
+// then (on short traces) every pair of units, for removal once more, with type fingerprint backtracks. Under FIFO,
 // leaving a message pending blocks the rest of its sender-receiver queue, so
 // a delivery is removed together with the later deliveries of its queue
 // (a queue suffix); timer firings are removed alone. The deliveries after
@@ -324,11 +328,22 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 	}
 	return m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
-		for _, u := range externalUnits(base.Events) {
-			es = append(es, removal(u, -1))
+		units := externalUnits(base.Events)
+		for _, u := range units {
+			es = append(es, removal(u, u[0]))
 			if len(u) > 1 {
 				for _, i := range u {
-					es = append(es, removal([]int{i}, -1))
+					es = append(es, removal([]int{i}, i))
+				}
+			}
+		}
+		// Pairs of units, on short traces: two events that are only
+		// needed together (a command and the one that overrides it).
+		if len(units) <= maxPairUnits {
+			for a := range units {
+				for b := a + 1; b < len(units); b++ {
+					drop := union(units[a], units[b])
+					es = append(es, removal(drop, drop[0]))
 				}
 			}
 		}
