@@ -312,9 +312,9 @@ func Decode(r io.Reader, cat *Catalog) (*Trace, *System, error) {
 		return nil, nil, err
 	}
 	t := &Trace{Header: rd.Header()}
-	if n := t.Header.EventCount; n < 1<<16 {
-		t.Events = make([]Event, 0, n)
-	}
+	// The header's count is a hint only up to a small size: a bogus count in
+	// a short file must not allocate much (append grows for long traces).
+	t.Events = make([]Event, 0, min(t.Header.EventCount, 1024))
 	for {
 		e, err := rd.Next()
 		if err == io.EOF {
