@@ -4,7 +4,8 @@
 #     of the raft example with the documented seed and fuzz configuration
 #     (docs/examples.md explains each choice);
 #   - <bug>.reference.trace: the hand-built smallest reproducer of each bug
-#     (examples/raft/reference.go), applied event by event through the runtime.
+#     (examples/raft/reference.go), applied event by event through the runtime;
+#   - <bug>.min.trace: what `demi minimize` makes of <bug>.trace.
 # The same tree gives byte-identical files: fuzzing is a function of the seed,
 # and the references are fixed schedules.
 #
@@ -31,3 +32,11 @@ while read -r bug args; do
 done <"$bin/cases"
 
 go run ./examples/raft/internal/genref -dir "$out"
+
+# <bug>.min.trace: `demi minimize` of each failing trace (docs/minimization.md).
+# The pipeline converges well within the budget, and its result does not
+# depend on -j, so the files are reproducible as long as the budget is not
+# exhausted (a run that exhausts it stops at the best trace found so far).
+while read -r bug _; do
+  "$bin/demi" minimize "$out/$bug.trace" --budget 2m -o "$out/$bug.min.trace"
+done <"$bin/cases"
