@@ -195,7 +195,7 @@ func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
 	f.buf = s.enabled(f.buf[:0])
 	msgs, timers := 0, 0
 	for _, i := range f.buf {
-		if s.pend[i].Timer == "" {
+		if s.meta[i].link != linkTimer {
 			msgs++
 		} else {
 			timers++
@@ -212,7 +212,7 @@ func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
 	k = f.rng.IntN(k)
 	at := -1
 	for _, i := range f.buf {
-		if (s.pend[i].Timer != "") == wantTimer {
+		if (s.meta[i].link == linkTimer) == wantTimer {
 			if k == 0 {
 				at = int(i)
 				break

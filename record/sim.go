@@ -25,6 +25,15 @@ type Pending struct {
 // gone reports whether p is a hole left by a removed message (see Sim.pend).
 func (p *Pending) gone() bool { return p.to < 0 }
 
+// pmeta is what the scheduler needs of a pending message: its link
+// (from*(members+1)+to, or linkGone or linkTimer) and its receiver's slot.
+type pmeta struct{ link, to int32 }
+
+const (
+	linkGone  = -1 // a hole
+	linkTimer = -2 // a timer: not subject to FIFO order
+)
+
 // ErrHalted is returned when an event is applied after a handler panicked.
 var ErrHalted = errors.New("run halted after a panic")
 
@@ -60,6 +69,7 @@ type Sim struct {
 	// outnumber live messages: removing from the middle of a slice of
 	// pointerful structs costs a shift with write barriers per delivery.
 	pend   []Pending
+	meta   []pmeta // parallel to pend: what Enabled needs, densely packed
 	holes  int
 	seen   []uint32 // FIFO head computation: link (n+1)*from+to seen at generation gen
 	gen    uint32
@@ -204,6 +214,11 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 		return id // dropped: receiver down or link cut
 	}
 	s.pend = append(s.pend, Pending{ID: id, From: from, To: to, Msg: msg, Timer: timer, Cause: cause, from: fi, to: ti})
+	link := fi*int32(len(s.members)+1) + ti
+	if timer != "" {
+		link = linkTimer
+	}
+	s.meta = append(s.meta, pmeta{link: link, to: ti})
 	return id
 }
 
@@ -220,9 +235,11 @@ func (s *Sim) cancelTimer(self int32, key string) {
 // remove takes s.pend[i] out of the network, leaving a hole.
 func (s *Sim) remove(i int) {
 	s.pend[i] = Pending{ID: s.pend[i].ID, to: -1}
+	s.meta[i] = pmeta{link: linkGone, to: -1}
 	s.holes++
 	for n := len(s.pend); n > 0 && s.pend[n-1].gone(); n-- {
 		s.pend = s.pend[:n-1]
+		s.meta = s.meta[:n-1]
 		s.holes--
 	}
 	if s.holes > 8 && 2*s.holes > len(s.pend) {
@@ -232,14 +249,15 @@ func (s *Sim) remove(i int) {
 
 // dropWhere removes the messages for which f holds, and every hole.
 func (s *Sim) dropWhere(f func(p *Pending) bool) {
-	out := s.pend[:0]
+	out, meta := s.pend[:0], s.meta[:0]
 	for i := range s.pend {
 		if !s.pend[i].gone() && !f(&s.pend[i]) {
 			out = append(out, s.pend[i])
+			meta = append(meta, s.meta[i])
 		}
 	}
 	clear(s.pend[len(out):])
-	s.pend = out
+	s.pend, s.meta = out, meta
 	s.holes = 0
 }
 
@@ -257,8 +275,8 @@ func (s *Sim) Enabled(buf []Pending) []Pending {
 // enabled is Enabled as positions in s.pend.
 func (s *Sim) enabled(buf []int32) []int32 {
 	if s.sem == Unordered {
-		for i := range s.pend {
-			if p := &s.pend[i]; !p.gone() && s.runningAt(p.to) {
+		for i, m := range s.meta {
+			if m.link != linkGone && s.runningAt(m.to) {
 				buf = append(buf, int32(i))
 			}
 		}
@@ -269,22 +287,19 @@ func (s *Sim) enabled(buf []int32) []int32 {
 		clear(s.seen)
 		s.gen = 1
 	}
-	n := len(s.members) + 1
-	for i := range s.pend {
-		p := &s.pend[i]
-		if p.Timer != "" {
-			buf = append(buf, int32(i))
+	seen, gen := s.seen, s.gen
+	for i, m := range s.meta {
+		if m.link < 0 {
+			if m.link == linkTimer {
+				buf = append(buf, int32(i))
+			}
 			continue
 		}
-		if p.gone() {
+		if seen[m.link] == gen {
 			continue
 		}
-		k := int(p.from)*n + int(p.to)
-		if s.seen[k] == s.gen {
-			continue
-		}
-		s.seen[k] = s.gen
-		if s.runningAt(p.to) {
+		seen[m.link] = gen
+		if s.runningAt(m.to) {
 			buf = append(buf, int32(i))
 		}
 	}
