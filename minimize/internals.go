@@ -298,7 +298,25 @@ func (m *minimizer) budgetFor() int {
 // every pair.
 const maxPairUnits = 24
 
-// oneAtATime tries every remaining delivery, then every external unit and
+// causalCone returns the sorted indices of delivery i and of every delivery
+// of a message sent, directly or through other such deliveries, because of
+// it: what disappears when i does not happen.
+func causalCone(events []record.Event, i int) []int {
+	in := map[int]bool{i: true}
+	out := []int{i}
+	for j := i + 1; j < len(events); j++ {
+		if e := events[j]; e.Kind == record.Deliver && in[e.Cause] {
+			in[j] = true
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// oneAtATime first tries removing causal cones (a timer firing, or under an
+// unordered network any delivery, together with every delivery it caused,
+// so that no wildcard stands in for its consequences), then every remaining
+// delivery, then every external unit and
 // every event of a unit alone (a wait marker whose run no longer needs it),
 // then (on short traces) every pair of units, for removal once more, with type fingerprint backtracks. Under FIFO,
 // leaving a message pending blocks the rest of its sender-receiver queue, so
@@ -310,6 +328,14 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.sys.Network == nil || m.sys.Network(m.resolved) == record.FIFO
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
+		for _, i := range deliveryIndices(base.Events) {
+			if e := base.Events[i]; e.Timer == "" && fifo {
+				continue // its queue would block: see the suffix removals
+			}
+			if cone := causalCone(base.Events, i); len(cone) > 1 {
+				es = append(es, removal(cone, i))
+			}
+		}
 		for _, i := range deliveryIndices(base.Events) {
 			drop := []int{i}
 			if e := base.Events[i]; fifo && e.Timer == "" {
