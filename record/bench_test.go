@@ -179,15 +179,24 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(1e9/ns, "deliveries/s")
 }
 
-// BenchmarkSimDeliver is the runtime without the fuzzer: Enabled, then
-// Deliver the oldest enabled message.
+// BenchmarkSimDeliver is the runtime without the fuzzer, as a caller
+// driving a Sim by hand uses it: Enabled, then Deliver the oldest enabled
+// message; with and without Sim.Reserve.
 func BenchmarkSimDeliver(b *testing.B) {
+	b.Run("grow", func(b *testing.B) { benchSimDeliver(b, false) })
+	b.Run("reserved", func(b *testing.B) { benchSimDeliver(b, true) })
+}
+
+func benchSimDeliver(b *testing.B, reserve bool) {
 	sys := relaySystem(benchDeliveries)
 	buf := make([]record.Pending, 0, 64)
 	for b.Loop() {
 		s, err := record.NewSim(sys, nil, 1)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if reserve {
+			s.Reserve(benchDeliveries + 64)
 		}
 		for _, e := range sys.Setup(nil) {
 			if err := s.Apply(e); err != nil {
