@@ -120,18 +120,27 @@ func deliveryIndices(events []record.Event) []int {
 
 // ddminExternals is delta debugging over the external units of the best
 // trace, each subsequence checked with STSSched (every original delivery
-// stays in the plan; those that cannot happen are skipped).
+// stays in the plan; those that cannot happen are skipped): the paper's
+// STSSched column.
 func (m *minimizer) ddminExternals(ctx context.Context) error {
-	return m.ddminExternalsMode(ctx, dpor.STS, 1)
+	return m.ddminExternalsMode(ctx, dpor.STS, 1, -1)
+}
+
+// ddminExternalsWild is ddminExternals with every delivery a wildcard
+// (exact fingerprint first, else the type): once client commands are gone,
+// the contents of the messages that replicate them change, and exact
+// fingerprints stop matching.
+func (m *minimizer) ddminExternalsWild(ctx context.Context) error {
+	return m.ddminExternalsMode(ctx, dpor.STS, 1, 0)
 }
 
 // ddminExternalsTFB is ddminExternals with wildcards and type fingerprint
 // backtracks, for the later rounds.
 func (m *minimizer) ddminExternalsTFB(ctx context.Context) error {
-	return m.ddminExternalsMode(ctx, dpor.TFB, m.budgetFor())
+	return m.ddminExternalsMode(ctx, dpor.TFB, m.budgetFor(), 0)
 }
 
-func (m *minimizer) ddminExternalsMode(ctx context.Context, mode dpor.Mode, maxSched int) error {
+func (m *minimizer) ddminExternalsMode(ctx context.Context, mode dpor.Mode, maxSched, wildFrom int) error {
 	base := m.snapshotBest()
 	bp := dpor.FromEvents(m.fp, base.Events)
 	units := externalUnits(base.Events)
@@ -151,7 +160,7 @@ func (m *minimizer) ddminExternalsMode(ctx context.Context, mode dpor.Mode, maxS
 			idx[k] = union(validExternals(base.Events, ext), dels)
 		}
 		i, tr, err := m.first(ctx, len(cands), mode, maxSched, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-			return planOf(bp, idx[k], m.wildExternals), true
+			return planOf(bp, idx[k], wildFrom), true
 		})
 		if tr != nil {
 			m.offer(tr)

@@ -137,9 +137,6 @@ type minimizer struct {
 	// escalation multiplies the schedule budget of TFB checks; it grows
 	// when a round finds nothing.
 	escalation int
-	// wildExternals is where wildcards start in ddmin-externals plans (-1:
-	// none).
-	wildExternals int
 
 	start     time.Time
 	budget    time.Duration
@@ -185,10 +182,6 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		m.strat = "tfb"
 	}
 	m.escalation = 1
-	m.wildExternals = -1
-	if mode == dpor.TFB {
-		m.wildExternals = 0
-	}
 	if m.resolved, err = sys.Resolve(m.opts); err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)
 	}
@@ -287,6 +280,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	}
 	if m.mode != dpor.STS {
 		stages = append(stages,
+			stage{"ddmin-externals-wild", 0.3, m.ddminExternalsWild},
 			stage{"clock-clusters", 0.3, m.clockClusters},
 			stage{"ddmin-internals", 0.5, m.ddminInternals},
 			stage{"fifo-internals", 0.2, m.fifoInternals},
