@@ -211,6 +211,9 @@ func NewReader(r io.Reader, cat *Catalog) (*Reader, error) {
 	if h.EventCount < 0 {
 		return nil, &FormatError{Event: -1, Err: fmt.Errorf("negative event count %d", h.EventCount)}
 	}
+	if v := h.Violation; v != nil && (v.Event < -1 || v.Event >= h.EventCount) {
+		return nil, &FormatError{Event: -1, Err: fmt.Errorf("violation at event %d of %d", v.Event, h.EventCount)}
+	}
 	sys, err := cat.Lookup(h.System)
 	if err != nil {
 		return nil, &FormatError{Event: -1, Err: err}

@@ -187,6 +187,10 @@ func TestDecodeBadInput(t *testing.T) {
 			h["events"] = -1
 			return e
 		}), "negative event count"},
+		{"violation after the last event", rewrite(t, good, func(h map[string]any, e []map[string]any) []map[string]any {
+			h["violation"].(map[string]any)["event"] = len(e)
+			return e
+		}), "violation at event 21 of 21"},
 		{"header of the wrong type", rewrite(t, good, func(h map[string]any, e []map[string]any) []map[string]any {
 			h["seed"] = "many"
 			return e
