@@ -111,6 +111,10 @@ type Config struct {
 	Fingerprint fingerprint.Func
 	// Allowed are the state transitions a NoDiverge schedule may make.
 	Allowed *Transitions
+	// Broad also sets backtrack points for co-enabled dependent messages of
+	// other types (plain DPOR), explored after the type-matching ones of
+	// the same depth: the fallback for when budget remains.
+	Broad bool
 }
 
 // Result is the outcome of a check.
@@ -175,6 +179,9 @@ func (c *Checker) SetMode(m Mode) {
 	c.cfg.Mode = m
 }
 
+// SetBroad turns plain-DPOR backtracks of other types on or off.
+func (c *Checker) SetBroad(b bool) { c.cfg.Broad = b }
+
 // SetMaxSchedules changes the schedule budget of later checks.
 func (c *Checker) SetMaxSchedules(n int) { c.cfg.MaxSchedules = max(n, 1) }
 
@@ -207,6 +214,7 @@ type backtrack struct {
 	alt    record.MsgID // delivered instead of the step's match
 	step   int32        // the plan step the alternative consumes
 	devs   int
+	broad  bool // of another type than the step's match
 }
 
 type backtrackQueue []backtrack
@@ -215,6 +223,9 @@ func (q backtrackQueue) Len() int { return len(q) }
 func (q backtrackQueue) Less(i, j int) bool {
 	if q[i].devs != q[j].devs {
 		return q[i].devs < q[j].devs
+	}
+	if q[i].broad != q[j].broad {
+		return !q[i].broad
 	}
 	if q[i].n != q[j].n {
 		return q[i].n < q[j].n
@@ -458,11 +469,12 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 				continue // m itself is the head of this queue
 			}
 		}
-		if p.Timer != m.Timer || c.fp.TypeOf(p.Msg) != mf.Type {
+		broad := p.Timer != m.Timer || c.fp.TypeOf(p.Msg) != mf.Type
+		if broad && !c.cfg.Broad {
 			continue
 		}
 		f := c.fpOf(gen, p)
-		if f.Type != mf.Type || f.Full == mf.Full {
+		if f.Full == mf.Full {
 			continue
 		}
 		key := altKey{n: n, from: p.From, fp: f.Full}
@@ -470,7 +482,7 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 			continue
 		}
 		c.seen[key] = struct{}{}
-		heap.Push(&c.queue, backtrack{parent: s, n: n, alt: p.ID, step: k, devs: s.devs + 1})
+		heap.Push(&c.queue, backtrack{parent: s, n: n, alt: p.ID, step: k, devs: s.devs + 1, broad: broad})
 		s.pushed++
 	}
 }

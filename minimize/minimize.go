@@ -323,8 +323,13 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// maxEscalation bounds the growth of the schedule budget per check.
-const maxEscalation = 64
+// maxEscalation bounds the growth of the schedule budget per check; from
+// broadEscalation on, TFB checks also backtrack on messages of other types
+// (plain DPOR), after the type-matching ones.
+const (
+	maxEscalation   = 64
+	broadEscalation = 4
+)
 
 // runStage runs one stage with share of the remaining budget.
 func (m *minimizer) runStage(ctx context.Context, name string, share float64, run func(ctx context.Context) error) error {
@@ -480,6 +485,7 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 	work := func(c *dpor.Checker) {
 		c.SetMode(mode)
 		c.SetMaxSchedules(maxSched)
+		c.SetBroad(m.escalation >= broadEscalation)
 		for {
 			i := next.Add(1) - 1
 			if i >= int64(n) || i > found.Load() {
