@@ -277,21 +277,36 @@ func canonValue(b, out []byte, depth int) ([]byte, []byte, error) {
 		}
 		return out, b, nil
 	}
-	type entry struct{ k, v []byte }
-	entries := make([]entry, 0, min(children/2, uint64(len(b))))
+	// Canonicalize the entries in place in out, remembering where each
+	// starts, then reorder them if their keys are not in order.
+	type entry struct{ at, val, end int } // key at out[at:val], value at out[val:end]
+	var small [16]entry
+	entries := small[:0]
+	start := len(out)
+	sorted := true
 	for i := uint64(0); i < children/2; i++ {
-		var e entry
-		if e.k, b, err = canonValue(b, nil, depth+1); err != nil {
+		e := entry{at: len(out)}
+		if out, b, err = canonValue(b, out, depth+1); err != nil {
 			return nil, nil, err
 		}
-		if e.v, b, err = canonValue(b, nil, depth+1); err != nil {
+		e.val = len(out)
+		if out, b, err = canonValue(b, out, depth+1); err != nil {
 			return nil, nil, err
+		}
+		e.end = len(out)
+		if n := len(entries); n > 0 && bytes.Compare(out[entries[n-1].at:entries[n-1].val], out[e.at:e.val]) > 0 {
+			sorted = false
 		}
 		entries = append(entries, e)
 	}
-	slices.SortFunc(entries, func(x, y entry) int { return bytes.Compare(x.k, y.k) })
-	for _, e := range entries {
-		out = append(append(out, e.k...), e.v...)
+	if !sorted {
+		region := bytes.Clone(out[start:])
+		key := func(e entry) []byte { return region[e.at-start : e.val-start] }
+		slices.SortStableFunc(entries, func(x, y entry) int { return bytes.Compare(key(x), key(y)) })
+		out = out[:start]
+		for _, e := range entries {
+			out = append(out, region[e.at-start:e.end-start]...)
+		}
 	}
 	return out, b, nil
 }
