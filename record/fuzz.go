@@ -192,15 +192,9 @@ func (f *fuzzer) external(e Event) (*Violation, error) {
 // probability TimerProb, or when no message is enabled, unless noTimers).
 func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
 	s := f.sim
-	f.buf = s.enabled(f.buf[:0])
-	msgs, timers := 0, 0
-	for _, i := range f.buf {
-		if s.meta[i].link != linkTimer {
-			msgs++
-		} else {
-			timers++
-		}
-	}
+	var timers int
+	f.buf, timers = s.enabled(f.buf[:0])
+	msgs := len(f.buf) - timers
 	if msgs+timers == 0 || noTimers && msgs == 0 {
 		return false, nil, nil
 	}

@@ -234,17 +234,37 @@ func (s *Sim) cancelTimer(self int32, key string) {
 
 // remove takes s.pend[i] out of the network, leaving a hole.
 func (s *Sim) remove(i int) {
-	s.pend[i] = Pending{ID: s.pend[i].ID, to: -1}
+	// A hole keeps its ID (for binary search) and, until compaction
+	// clears it, the rest of its fields: clearing pointers costs barriers.
+	s.pend[i].to = -1
 	s.meta[i] = pmeta{link: linkGone, to: -1}
 	s.holes++
-	for n := len(s.pend); n > 0 && s.pend[n-1].gone(); n-- {
-		s.pend = s.pend[:n-1]
-		s.meta = s.meta[:n-1]
+	n := len(s.pend)
+	for n > 0 && s.pend[n-1].gone() {
+		n--
 		s.holes--
 	}
-	if s.holes > 8 && 2*s.holes > len(s.pend) {
-		s.dropWhere(func(*Pending) bool { return false })
+	if n < len(s.pend) {
+		clear(s.pend[n:])
+		s.pend, s.meta = s.pend[:n], s.meta[:n]
 	}
+	if s.holes > 8 && 2*s.holes > len(s.pend) {
+		s.compact()
+	}
+}
+
+// compact removes every hole from the pending list.
+func (s *Sim) compact() {
+	out, meta := s.pend[:0], s.meta[:0]
+	for i := range s.pend {
+		if !s.pend[i].gone() {
+			out = append(out, s.pend[i])
+			meta = append(meta, s.meta[i])
+		}
+	}
+	clear(s.pend[len(out):])
+	s.pend, s.meta = out, meta
+	s.holes = 0
 }
 
 // dropWhere removes the messages for which f holds, and every hole.
@@ -265,22 +285,27 @@ func (s *Sim) dropWhere(f func(p *Pending) bool) {
 // under the network semantics (under FIFO: the head of each sender-receiver
 // queue, and every timer), in send order, and returns it.
 func (s *Sim) Enabled(buf []Pending) []Pending {
-	s.enab = s.enabled(s.enab[:0])
+	s.enab, _ = s.enabled(s.enab[:0])
 	for _, i := range s.enab {
 		buf = append(buf, s.pend[i])
 	}
 	return buf
 }
 
-// enabled is Enabled as positions in s.pend.
-func (s *Sim) enabled(buf []int32) []int32 {
+// enabled is Enabled as positions in s.pend; it also counts the timers
+// among them.
+func (s *Sim) enabled(buf []int32) ([]int32, int) {
+	timers := 0
 	if s.sem == Unordered {
 		for i, m := range s.meta {
 			if m.link != linkGone && s.runningAt(m.to) {
 				buf = append(buf, int32(i))
+				if m.link == linkTimer {
+					timers++
+				}
 			}
 		}
-		return buf
+		return buf, timers
 	}
 	s.gen++
 	if s.gen == 0 { // wrapped: forget every old generation
@@ -292,6 +317,7 @@ func (s *Sim) enabled(buf []int32) []int32 {
 		if m.link < 0 {
 			if m.link == linkTimer {
 				buf = append(buf, int32(i))
+				timers++
 			}
 			continue
 		}
@@ -303,7 +329,7 @@ func (s *Sim) enabled(buf []int32) []int32 {
 			buf = append(buf, int32(i))
 		}
 	}
-	return buf
+	return buf, timers
 }
 
 // find returns the position of message id in s.pend, or -1 if it is not
@@ -336,7 +362,7 @@ func (s *Sim) Pending(id MsgID) (Pending, bool) {
 // slice is owned by the Sim.
 func (s *Sim) InFlight() []Pending {
 	if s.holes > 0 {
-		s.dropWhere(func(*Pending) bool { return false })
+		s.compact()
 	}
 	return s.pend
 }
