@@ -89,10 +89,10 @@ func TestCausalCone(t *testing.T) {
 
 func TestValidExternals(t *testing.T) {
 	evs := []record.Event{
-		record.StartEvent("a"),                                         // 0
-		record.RestartEvent("b"),                                       // 1: b never started
-		record.StartEvent("b"),                                         // 2
-		record.KillEvent("b"),                                          // 3
+		record.StartEvent("a"),   // 0
+		record.RestartEvent("b"), // 1: b never started
+		record.StartEvent("b"),   // 2
+		record.KillEvent("b"),    // 3
 		record.HealEvent([]record.ActorID{"a"}, []record.ActorID{"b"}), // 4: no partition before
 		record.PartitionEvent([]record.ActorID{"a"}, []record.ActorID{"b"}),
 		record.HealEvent([]record.ActorID{"b"}, []record.ActorID{"a"}), // 6
