@@ -114,11 +114,21 @@ type Result struct {
 // own violation, so there is nothing to minimize.
 var ErrNotReproduced = errors.New("the trace does not reproduce its violation")
 
-// Strategies lists the accepted Config.Strategy values.
-var strategies = map[string]dpor.Mode{"": dpor.TFB, "tfb": dpor.TFB, "sts": dpor.STS, "nodiverge": dpor.NoDiverge}
+// modeOf maps a Config.Strategy to the checks' mode.
+func modeOf(strategy string) (dpor.Mode, bool) {
+	switch strategy {
+	case "", "tfb":
+		return dpor.TFB, true
+	case "sts":
+		return dpor.STS, true
+	case "nodiverge":
+		return dpor.NoDiverge, true
+	}
+	return 0, false
+}
 
 // ValidStrategy reports whether s is an accepted strategy name.
-func ValidStrategy(s string) bool { _, ok := strategies[s]; return ok }
+func ValidStrategy(s string) bool { _, ok := modeOf(s); return ok }
 
 type minimizer struct {
 	sys      *record.System
@@ -158,7 +168,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if t == nil || t.Header.Violation == nil || t.Header.Violation.Fingerprint == "" {
 		return nil, errors.New("minimize: the trace records no violation")
 	}
-	mode, ok := strategies[cfg.Strategy]
+	mode, ok := modeOf(cfg.Strategy)
 	if !ok {
 		return nil, fmt.Errorf("minimize: unknown strategy %q (want tfb, sts or nodiverge)", cfg.Strategy)
 	}
