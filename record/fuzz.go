@@ -72,7 +72,8 @@ func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, spare 
 		return nil, err
 	}
 	sim.events = spare[:0]
-	sim.Reserve(min(cfg.MaxSteps+cfg.MaxExternals+64, 1<<16))
+	// Room for a short run; a long one doubles the log as it grows.
+	sim.Reserve(min(cfg.MaxSteps+cfg.MaxExternals+64, 64))
 	f := &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}
 	v, err := f.run(ctx)
 	if err != nil {

@@ -144,6 +144,15 @@ func (s *Sim) Reserve(n int) {
 	}
 }
 
+// roomForEvent makes room for one more event, doubling the log when it is
+// full: append grows large slices by only a quarter at a time, which copies
+// a long log (176 bytes an event, pointers included) over and over.
+func (s *Sim) roomForEvent() {
+	if len(s.events) == cap(s.events) {
+		s.events = slices.Grow(s.events, max(64, len(s.events)))
+	}
+}
+
 // Deliveries returns the number of deliveries executed so far.
 func (s *Sim) Deliveries() int { return s.deliveries }
 
@@ -408,6 +417,7 @@ func (s *Sim) deliverAt(at int) {
 	p := s.pend[at]
 	s.remove(at)
 
+	s.roomForEvent()
 	s.events = append(s.events, Event{Kind: Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer, Cause: p.Cause})
 	s.deliveries++
 	s.receive(&s.slots[p.to], p.From, p.Msg)
@@ -445,6 +455,7 @@ func (s *Sim) Apply(e Event) error {
 			}
 		}
 	}
+	s.roomForEvent()
 	s.events = append(s.events, e)
 	at := len(s.events) - 1
 	s.externals++

@@ -214,3 +214,25 @@ func TestEveryEventKindShowsUp(t *testing.T) {
 	}
 	assert.Len(t, kinds, 9, "every kind of event appears in fuzz runs: %v", kinds)
 }
+
+// BenchmarkFuzz measures fuzzing a real (if small) system: timers, seeded
+// randomness, stable storage, restarts, kills and partitions.
+func BenchmarkFuzz(b *testing.B) {
+	sys := tokenring.System()
+	cfg := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: 3000, MaxExternals: 30}, Runs: 10}
+	deliveries := 0
+	for b.Loop() {
+		for i := 0; i < cfg.Runs; i++ {
+			c := cfg.FuzzConfig
+			c.Seed += uint64(i)
+			tr, err := record.Fuzz(context.Background(), sys, nil, c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			deliveries += tr.Header.Deliveries
+		}
+	}
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(deliveries)
+	b.ReportMetric(ns, "ns/delivery")
+	b.ReportMetric(1e9/ns, "deliveries/s")
+}
