@@ -113,7 +113,8 @@ func probeOf(t testing.TB, s *record.Sim, id record.ActorID) *probe {
 	return a.(*probe)
 }
 
-// pendingIDs renders pending messages as "from→to:msg" for comparisons.
+// pendingStrings renders pending messages as "from→to:msg" (timers as
+// "timer key@to:msg") for comparisons.
 func pendingStrings(ps []record.Pending) []string {
 	out := make([]string, 0, len(ps))
 	for _, p := range ps {
