@@ -130,8 +130,10 @@ func sameMessage(a, b record.Message) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(ea, eb)
 }
 
-// Repeat replays t n times and reports the first run that differs from the
-// first one in outcome, so that nondeterminism in a system shows up.
+// Repeat replays t n times and returns every result (without their Sims),
+// so that nondeterminism in a system shows up: a run that diverges, or ends
+// in another violation, where the others reproduce. It stops early only if
+// ctx is done.
 func Repeat(ctx context.Context, sys *record.System, t *record.Trace, n int) ([]*Result, error) {
 	var out []*Result
 	for i := 0; i < n; i++ {
