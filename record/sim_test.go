@@ -718,3 +718,22 @@ func TestManyDeliveriesKeepOrder(t *testing.T) {
 	assert.Equal(t, 100, s.Deliveries())
 	assert.Equal(t, 0, s.View().InFlight())
 }
+
+func TestSimAccessors(t *testing.T) {
+	var self record.ActorID
+	sys := probeSystem(2, record.Unordered, &behaviour{recv: func(_ *probe, ctx *record.Context, _ record.ActorID, _ record.Message) {
+		self = ctx.Self()
+	}})
+	s, err := record.NewSim(sys, record.Options{"size": "7"}, 42)
+	require.NoError(t, err)
+	assert.Same(t, sys, s.System())
+	assert.Equal(t, record.Options{"flag": "false", "size": "7"}, s.Options())
+	assert.Equal(t, uint64(42), s.Seed())
+	assert.Equal(t, []record.ActorID{"a", "b"}, s.Members())
+	assert.Equal(t, record.Unordered, s.Semantics())
+	assert.Nil(t, s.View().Actor("nobody"))
+	apply(t, s, record.StartEvent("b"), record.SendEvent("b", Ping{}))
+	require.NoError(t, s.Deliver(1))
+	assert.Equal(t, record.ActorID("b"), self)
+	assert.Equal(t, "Pong{N:1 Note:x}", record.FormatMessage(&Pong{N: 1, Note: "x"}))
+}
