@@ -124,11 +124,84 @@ func (t *Trace) Encode(w io.Writer) error {
 		if err := toWire(&t.Events[i], &we, &pe); err != nil {
 			return fmt.Errorf("encode event %d: %w", i, err)
 		}
-		if err := enc.Encode(&we); err != nil {
+		if err := encodeWire(enc, &we); err != nil {
 			return fmt.Errorf("encode event %d: %w", i, err)
 		}
 	}
 	return bw.Flush()
+}
+
+// encodeWire writes w exactly as msgpack's reflection-based encoder writes
+// the wireEvent struct (a map of the fields that are not empty, in
+// declaration order, with the same integer encodings), without its cost:
+// checking omitempty by reflection allocates for every field.
+func encodeWire(enc *msgpack.Encoder, w *wireEvent) error {
+	n := 2 // k and c are always written
+	for _, set := range [...]bool{w.ID != 0, w.From != "", w.To != "", w.Type != "", len(w.Payload) > 0,
+		w.Timer != "", w.Actor != "", len(w.A) > 0, len(w.B) > 0, w.Cond != "", w.Limit != 0} {
+		if set {
+			n++
+		}
+	}
+	var err error
+	put := func(f func() error) {
+		if err == nil {
+			err = f()
+		}
+	}
+	str := func(key, v string) {
+		put(func() error { return enc.EncodeString(key) })
+		put(func() error { return enc.EncodeString(v) })
+	}
+	ids := func(key string, v []ActorID) {
+		put(func() error { return enc.EncodeString(key) })
+		put(func() error { return enc.EncodeArrayLen(len(v)) })
+		for _, id := range v {
+			put(func() error { return enc.EncodeString(string(id)) })
+		}
+	}
+	put(func() error { return enc.EncodeMapLen(n) })
+	put(func() error { return enc.EncodeString("k") })
+	put(func() error { return enc.EncodeUint8(uint8(w.Kind)) })
+	if w.ID != 0 {
+		put(func() error { return enc.EncodeString("id") })
+		put(func() error { return enc.EncodeUint64(uint64(w.ID)) })
+	}
+	if w.From != "" {
+		str("f", string(w.From))
+	}
+	if w.To != "" {
+		str("t", string(w.To))
+	}
+	if w.Type != "" {
+		str("ty", w.Type)
+	}
+	if len(w.Payload) > 0 {
+		put(func() error { return enc.EncodeString("p") })
+		put(func() error { _, err := enc.Writer().Write(w.Payload); return err })
+	}
+	if w.Timer != "" {
+		str("tm", w.Timer)
+	}
+	put(func() error { return enc.EncodeString("c") })
+	put(func() error { return enc.EncodeInt(int64(w.Cause)) })
+	if w.Actor != "" {
+		str("a", string(w.Actor))
+	}
+	if len(w.A) > 0 {
+		ids("pa", w.A)
+	}
+	if len(w.B) > 0 {
+		ids("pb", w.B)
+	}
+	if w.Cond != "" {
+		str("cd", w.Cond)
+	}
+	if w.Limit != 0 {
+		put(func() error { return enc.EncodeString("l") })
+		put(func() error { return enc.EncodeInt(int64(w.Limit)) })
+	}
+	return err
 }
 
 func toWire(e *Event, w *wireEvent, pe *payloadEncoder) error {
