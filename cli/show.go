@@ -69,8 +69,8 @@ apart as the asynchronous residue.`,
 				return lay.Write(e.stdout)
 			}
 			h := t.Header
-			fmt.Fprintf(e.stdout, "%s  system %s (%s)  seed %d  network %s\n%d deliveries, %d externals\n",
-				args[0], h.System, h.OptionMap(), h.Seed, h.Network, h.Deliveries, h.Externals)
+			fmt.Fprintf(e.stdout, "%s  system %s%s  seed %d  network %s\n%d deliveries, %d externals\n",
+				args[0], h.System, changedOptions(sys, h.OptionMap()), h.Seed, h.Network, h.Deliveries, h.Externals)
 			tb := newTable(e.stdout, "step", "kind", "from", "to", "message")
 			for i, ev := range t.Events {
 				kind, from, to, msg := describe(ev)
@@ -90,6 +90,25 @@ apart as the asynchronous residue.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	cmd.Flags().BoolVar(&byRound, "rounds", false, "lay the trace out round by round")
 	return cmd
+}
+
+// changedOptions renders the options that differ from the system's
+// defaults, as " (name=value,...)", or "" when all are defaults.
+func changedOptions(sys *record.System, o record.Options) string {
+	var parts []string
+	for _, spec := range sys.Options {
+		if v, ok := o[spec.Name]; ok && v != spec.Default {
+			if spec.Bug && v == "true" {
+				parts = append(parts, spec.Name)
+			} else {
+				parts = append(parts, spec.Name+"="+v)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // describe splits an event into the columns of `demi show`.
