@@ -30,7 +30,7 @@ func (l *Layout) Write(w io.Writer) error {
 			var parts []string
 			for _, d := range ph.Deliveries {
 				if senders, ok := ho[d.To]; ok {
-					parts = append(parts, fmt.Sprintf("%s←%s", d.To, list(senders)))
+					parts = append(parts, fmt.Sprintf("%s←%s", d.To, heard(ph, d.To, senders)))
 					delete(ho, d.To)
 				}
 			}
@@ -106,6 +106,25 @@ func messageSummary(ph *Phase) string {
 		}
 	}
 	return first
+}
+
+// heard renders a receiver's HO set, marking senders heard more than once
+// in the phase (a duplicate is often the bug: raft-45 counts it as a vote).
+func heard(ph *Phase, to record.ActorID, senders []record.ActorID) string {
+	s := make([]string, len(senders))
+	for i, from := range senders {
+		n := 0
+		for _, d := range ph.Deliveries {
+			if d.To == to && d.From == from {
+				n++
+			}
+		}
+		s[i] = string(from)
+		if n > 1 {
+			s[i] += fmt.Sprintf("×%d", n)
+		}
+	}
+	return "{" + strings.Join(s, ",") + "}"
 }
 
 func list(ids []record.ActorID) string {
