@@ -219,7 +219,10 @@ func (p *progressPrinter) update(s minimize.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	left := max(s.Budget-s.Elapsed, 0)
-	line := fmt.Sprintf("%-16s %5d deliveries %4d externals %9d schedules  %6.1fs elapsed  %6.1fs left",
+	if s.Deliveries == 0 && s.Externals == 0 {
+		return // the input is still being checked; nothing to show yet
+	}
+	line := fmt.Sprintf("%-20s best %5d deliveries %4d externals  %9d schedules  %6.1fs elapsed  %6.1fs left",
 		s.Stage, s.Deliveries, s.Externals, s.Schedules, s.Elapsed.Seconds(), left.Seconds())
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
