@@ -139,6 +139,12 @@ func readLen(r *bufio.Reader, buf []byte, n int) (uint64, []byte, error) {
 // readBytes appends n bytes from r to buf, growing buf only as the bytes
 // arrive so that a bogus length in a short file allocates little.
 func readBytes(r *bufio.Reader, buf []byte, n int) ([]byte, error) {
+	if n <= r.Buffered() { // the common case: copy straight from the buffer
+		b, _ := r.Peek(n)
+		buf = append(buf, b...)
+		_, err := r.Discard(n)
+		return buf, err
+	}
 	for n > 0 {
 		k := min(n, readChunk)
 		at := len(buf)

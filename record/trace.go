@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -398,6 +399,9 @@ func Decode(r io.Reader, cat *Catalog) (*Trace, *System, error) {
 		}
 		if err != nil {
 			return nil, nil, err
+		}
+		if len(t.Events) == cap(t.Events) { // double: append grows large slices by a quarter
+			t.Events = slices.Grow(t.Events, len(t.Events))
 		}
 		t.Events = append(t.Events, e)
 	}
