@@ -72,8 +72,10 @@ func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, spare 
 		return nil, err
 	}
 	sim.events = spare[:0]
-	// Room for a short run; a long one doubles the log as it grows.
-	sim.Reserve(min(cfg.MaxSteps+cfg.MaxExternals+64, 64))
+	// Room for a short run; a run that turns out long gets room for its
+	// step limit when its log first fills up beyond 1024 events.
+	sim.expect = cfg.MaxSteps + cfg.MaxExternals + 64
+	sim.Reserve(64)
 	f := &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}
 	v, err := f.run(ctx)
 	if err != nil {

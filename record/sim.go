@@ -77,6 +77,7 @@ type Sim struct {
 	cut    []bool  // link (n+1)*a+b is cut by a partition
 	ncut   int     // number of cut links
 	nextID MsgID
+	expect int // the longest the event log is expected to grow (fuzz: the step limit)
 	events []Event
 	halted *Violation
 	ctx    Context
@@ -149,7 +150,11 @@ func (s *Sim) Reserve(n int) {
 // a long log (176 bytes an event, pointers included) over and over.
 func (s *Sim) roomForEvent() {
 	if len(s.events) == cap(s.events) {
-		s.events = slices.Grow(s.events, max(64, len(s.events)))
+		n := max(64, len(s.events))
+		if len(s.events) >= 1024 && s.expect > len(s.events)+n {
+			n = s.expect - len(s.events) // a long run: make room for all of it at once
+		}
+		s.events = slices.Grow(s.events, n)
 	}
 }
 
