@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // FuzzConfig controls a random run.
@@ -59,31 +60,41 @@ func (c FuzzConfig) withDefaults() FuzzConfig {
 // every CheckEvery deliveries, until a violation or MaxSteps deliveries. The
 // returned trace's header holds the violation, or nil if none was found.
 func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trace, error) {
-	return fuzz(ctx, sys, opts, cfg, nil)
-}
-
-// fuzz is Fuzz recording into spare's memory (the events of a discarded
-// run), if any: fresh memory costs more than the run itself on a small
-// workload.
-func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, spare []Event) (*Trace, error) {
 	cfg = cfg.withDefaults()
-	sim, err := NewSim(sys, opts, cfg.Seed)
+	sim, v, err := fuzz(ctx, sys, opts, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
-	sim.events = spare[:0]
+	return fuzzTrace(sim, v, cfg), nil
+}
+
+// fuzzTrace is the trace of a finished fuzz run.
+func fuzzTrace(sim *Sim, v *Violation, cfg FuzzConfig) *Trace {
+	t := sim.Trace(v)
+	t.Header.Note = fmt.Sprintf("fuzz seed=%d max-steps=%d", cfg.Seed, cfg.MaxSteps)
+	return t
+}
+
+// fuzz runs Fuzz (cfg with its defaults) and returns the finished Sim and
+// its violation, recording into spare's memory (the event log of a
+// discarded run), if any: fresh memory costs more than the run itself on
+// a small workload.
+func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, spare []entry) (*Sim, *Violation, error) {
+	sim, err := NewSim(sys, opts, cfg.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	sim.log = spare[:0]
 	// Room for a short run; a run that turns out long gets room for its
 	// step limit when its log first fills up beyond 1024 events.
 	sim.expect = cfg.MaxSteps + cfg.MaxExternals + 64
-	sim.Reserve(64)
+	sim.log = slices.Grow(sim.log, 64)
 	f := &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}
 	v, err := f.run(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	t := sim.Trace(v)
-	t.Header.Note = fmt.Sprintf("fuzz seed=%d max-steps=%d", cfg.Seed, cfg.MaxSteps)
-	return t, nil
+	return sim, v, nil
 }
 
 type fuzzer struct {
@@ -244,18 +255,20 @@ type SearchConfig struct {
 // number of runs tried when none did.
 func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*Trace, int, error) {
 	runs := max(cfg.Runs, 1)
-	var spare []Event
+	var spare []entry
 	for i := 0; i < runs; i++ {
-		c := cfg.FuzzConfig
+		c := cfg.FuzzConfig.withDefaults()
 		c.Seed = cfg.Seed + uint64(i)
-		t, err := fuzz(ctx, sys, opts, c, spare)
+		sim, v, err := fuzz(ctx, sys, opts, c, spare)
 		if err != nil {
 			return nil, i + 1, err
 		}
-		if t.Header.Violation != nil && t.Header.Deliveries >= cfg.MinDeliveries {
-			return t, i + 1, nil
+		if v != nil && sim.Deliveries() >= cfg.MinDeliveries {
+			return fuzzTrace(sim, v, c), i + 1, nil
 		}
-		spare = t.Events[:0] // the run is discarded: the next one overwrites its memory
+		// The run is discarded, never materialized as Events: the next
+		// one overwrites its log.
+		spare = sim.log[:0]
 	}
 	return nil, runs, nil
 }

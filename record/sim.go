@@ -78,6 +78,12 @@ type Sim struct {
 	ncut   int     // number of cut links
 	nextID MsgID
 	expect int // the longest the event log is expected to grow (fuzz: the step limit)
+	// log is the event log in compact form, one entry per event; events
+	// holds its first len(events) entries materialized as Events, extended
+	// on demand (Events, Trace). A fuzz run that is discarded never pays
+	// for 176-byte Events with eight pointer words each.
+	log    []entry
+	ext    []Event // the external events, as applied, in order
 	events []Event
 	halted *Violation
 	ctx    Context
@@ -133,28 +139,68 @@ func (s *Sim) Semantics() Semantics { return s.sem }
 // Members returns the actors of the run in the system's order.
 func (s *Sim) Members() []ActorID { return s.members }
 
+// entry is one event of the log in compact form: a delivery names its
+// sender and receiver by slot (len(members) for External); an external
+// event is s.ext[from].
+type entry struct {
+	msg      Message
+	timer    string
+	id       MsgID
+	cause    int
+	from, to int32
+	kind     Kind
+}
+
 // Events returns the events executed so far. The slice is owned by the Sim.
-func (s *Sim) Events() []Event { return s.events }
+func (s *Sim) Events() []Event {
+	if n := len(s.log) - len(s.events); n > 0 {
+		if cap(s.events)-len(s.events) < n {
+			s.events = slices.Grow(s.events, max(n, len(s.events)))
+		}
+		for i := len(s.events); i < len(s.log); i++ {
+			s.events = append(s.events, s.event(i))
+		}
+	}
+	return s.events
+}
+
+// event materializes the log's entry i.
+func (s *Sim) event(i int) Event {
+	en := &s.log[i]
+	if en.kind != Deliver {
+		return s.ext[en.from]
+	}
+	return Event{Kind: Deliver, ID: en.id, From: s.actorAt(en.from), To: s.actorAt(en.to), Msg: en.msg, Timer: en.timer, Cause: en.cause}
+}
+
+// actorAt returns the ID of the actor in slot i, or External.
+func (s *Sim) actorAt(i int32) ActorID {
+	if int(i) < len(s.slots) {
+		return s.slots[i].id
+	}
+	return External
+}
 
 // Reserve makes room for n more events in the run's event log, so that a
 // caller that knows roughly how long the run will be (a fuzz run's step
 // limit, a trace being replayed) avoids growing it event by event.
 func (s *Sim) Reserve(n int) {
 	if n > 0 {
-		s.events = slices.Grow(s.events, n)
+		s.log = slices.Grow(s.log, n)
+		s.events = slices.Grow(s.events, len(s.log)+n-len(s.events))
 	}
 }
 
 // roomForEvent makes room for one more event, doubling the log when it is
 // full: append grows large slices by only a quarter at a time, which copies
-// a long log (176 bytes an event, pointers included) over and over.
+// a long log over and over.
 func (s *Sim) roomForEvent() {
-	if len(s.events) == cap(s.events) {
-		n := max(64, len(s.events))
-		if len(s.events) >= 1024 && s.expect > len(s.events)+n {
-			n = s.expect - len(s.events) // a long run: make room for all of it at once
+	if len(s.log) == cap(s.log) {
+		n := max(64, len(s.log))
+		if len(s.log) >= 1024 && s.expect > len(s.log)+n {
+			n = s.expect - len(s.log) // a long run: make room for all of it at once
 		}
-		s.events = slices.Grow(s.events, n)
+		s.log = slices.Grow(s.log, n)
 	}
 }
 
@@ -175,8 +221,8 @@ func (s *Sim) Trace(v *Violation) *Trace {
 	return &Trace{Header: Header{
 		Format: FormatVersion, System: s.sys.Name, Options: s.opts.Pairs(), Seed: s.seed,
 		Network: s.sem.String(), Violation: v, Deliveries: s.deliveries, Externals: s.externals,
-		EventCount: len(s.events),
-	}, Events: s.events}
+		EventCount: len(s.log),
+	}, Events: s.Events()}
 }
 
 func (s *Sim) idx(id ActorID) int {
@@ -423,7 +469,7 @@ func (s *Sim) deliverAt(at int) {
 	s.remove(at)
 
 	s.roomForEvent()
-	s.events = append(s.events, Event{Kind: Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer, Cause: p.Cause})
+	s.log = append(s.log, entry{kind: Deliver, id: p.ID, from: p.from, to: p.to, msg: p.Msg, timer: p.Timer, cause: p.Cause})
 	s.deliveries++
 	s.receive(&s.slots[p.to], p.From, p.Msg)
 }
@@ -461,8 +507,9 @@ func (s *Sim) Apply(e Event) error {
 		}
 	}
 	s.roomForEvent()
-	s.events = append(s.events, e)
-	at := len(s.events) - 1
+	s.log = append(s.log, entry{kind: e.Kind, from: int32(len(s.ext)), cause: -1})
+	s.ext = append(s.ext, e)
+	at := len(s.log) - 1
 	s.externals++
 	switch e.Kind {
 	case Start:
@@ -482,7 +529,7 @@ func (s *Sim) Apply(e Event) error {
 			s.boot(sl)
 		}
 	case Send:
-		s.events[at].ID = s.send(int32(len(s.members)), External, e.To, e.Msg, "", at)
+		s.ext[len(s.ext)-1].ID = s.send(int32(len(s.members)), External, e.To, e.Msg, "", at)
 	case Partition, Heal:
 		n := len(s.members) + 1
 		for _, a := range e.A {
@@ -523,7 +570,7 @@ func (s *Sim) boot(sl *slot) {
 func (s *Sim) enter(sl *slot) *Context {
 	s.ctx.self = sl.id
 	s.ctx.slot = sl
-	s.ctx.event = len(s.events) - 1
+	s.ctx.event = len(s.log) - 1
 	return &s.ctx
 }
 
@@ -542,7 +589,7 @@ func (s *Sim) start(sl *slot, st Starter) {
 // run's halting violation.
 func (s *Sim) caught(sl *slot) {
 	if r := recover(); r != nil {
-		s.halted = panicViolation(r, sl.id, len(s.events)-1)
+		s.halted = panicViolation(r, sl.id, len(s.log)-1)
 	}
 }
 
@@ -605,7 +652,7 @@ func (s *Sim) Check() (v *Violation) {
 			v = &Violation{Fingerprint: fmt.Sprintf("invariant panic: %v", r), Detail: fmt.Sprintf("the invariant itself panicked: %v", r)}
 		}
 		if v != nil {
-			v.Event = len(s.events) - 1
+			v.Event = len(s.log) - 1
 		}
 	}()
 	return s.sys.Invariant(View{s})
