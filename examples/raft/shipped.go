@@ -1,6 +1,8 @@
 package raft
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/demi-project/demi/record"
@@ -14,10 +16,18 @@ import (
 type FuzzCase struct {
 	Bug    string
 	Config record.SearchConfig
+	// Opts are options other than the bug switch (name to value, as
+	// `demi fuzz --opt name=value`), such as a fuzzing weight; nil for none.
+	Opts map[string]string
 }
 
-// Options returns the run's options: the bug switch on, all else default.
-func (c FuzzCase) Options() record.Options { return record.Options{c.Bug: "true"} }
+// Options returns the run's options: the bug switch on, Opts, all else
+// default.
+func (c FuzzCase) Options() record.Options {
+	o := record.Options{c.Bug: "true"}
+	maps.Copy(o, c.Opts)
+	return o
+}
 
 // Args returns the demi fuzz flags of the run (without --system and -o).
 func (c FuzzCase) Args() []string {
@@ -32,14 +42,28 @@ func (c FuzzCase) Args() []string {
 	if f.ExternalProb > 0 {
 		args = append(args, "--external-prob", strconv.FormatFloat(f.ExternalProb, 'g', -1, 64))
 	}
+	for _, k := range slices.Sorted(maps.Keys(c.Opts)) {
+		args = append(args, "--opt", k+"="+c.Opts[k])
+	}
 	return args
 }
 
+// with returns c with the option name set to value (in Opts).
+func (c FuzzCase) with(name, value string) FuzzCase {
+	o := maps.Clone(c.Opts)
+	if o == nil {
+		o = map[string]string{}
+	}
+	o[name] = value
+	c.Opts = o
+	return c
+}
+
 // ShippedFuzz returns the fuzz run of every bug's shipped trace, in the
-// order of BugNames. All use the DEMi setup (4 members, client commands
-// only, 3,000 deliveries at most, invariant checked after every delivery,
-// first violation after at least 300 deliveries); docs/examples.md explains
-// the per-bug changes.
+// order of BugNames. All use the DEMi setup (4 members, 3,000 deliveries at
+// most, invariant checked after every delivery, first violation after at
+// least 300 deliveries) and inject client commands; raft-58a also injects
+// crash-restarts. docs/examples.md explains the per-bug changes.
 func ShippedFuzz() []FuzzCase {
 	c := func(bug string, seed uint64, externals int, externalProb float64) FuzzCase {
 		return FuzzCase{Bug: bug, Config: record.SearchConfig{
@@ -54,7 +78,7 @@ func ShippedFuzz() []FuzzCase {
 		c(Bug45, 45, 100, 0),
 		c(Bug46, 7, 100, 0),
 		c(Bug56, 13, 100, 0.2),
-		c(Bug58a, 15, 200, 0.1),
+		c(Bug58a, 941, 200, 0.1).with("restart-weight", "1"),
 		c(Bug58b, 1, 100, 0.2),
 		c(Bug42, 2, 100, 0),
 		c(Bug66, 27, 100, 0),
