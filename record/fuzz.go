@@ -80,28 +80,38 @@ func fuzzTrace(sim *Sim, v *Violation, cfg FuzzConfig) *Trace {
 // discarded run), if any: fresh memory costs more than the run itself on
 // a small workload.
 func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, spare []entry) (*Sim, *Violation, error) {
-	sim, err := NewSim(sys, opts, cfg.Seed)
+	f, err := newFuzzer(sys, opts, cfg, spare)
 	if err != nil {
 		return nil, nil, err
+	}
+	v, err := f.run(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f.sim, v, nil
+}
+
+// newFuzzer prepares a fuzz run (see fuzz).
+func newFuzzer(sys *System, opts Options, cfg FuzzConfig, spare []entry) (*fuzzer, error) {
+	sim, err := NewSim(sys, opts, cfg.Seed)
+	if err != nil {
+		return nil, err
 	}
 	sim.log = spare[:0]
 	// Room for a short run; a run that turns out long gets room for its
 	// step limit when its log first fills up beyond 1024 events.
 	sim.expect = cfg.MaxSteps + cfg.MaxExternals + 64
 	sim.log = slices.Grow(sim.log, 64)
-	f := &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}
-	v, err := f.run(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sim, v, nil
+	sim.sch.on = sim.sem == FIFO
+	return &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}, nil
 }
 
 type fuzzer struct {
-	sim *Sim
-	cfg FuzzConfig
-	rng *rand.Rand
-	buf []int32 // enabled messages, as positions in the Sim's pending list
+	sim   *Sim
+	cfg   FuzzConfig
+	rng   *rand.Rand
+	buf   []int32 // enabled messages, as positions in the Sim's pending list
+	heads []head  // scratch: the enabled set without links to actors that are down
 }
 
 func (f *fuzzer) run(ctx context.Context) (*Violation, error) {
@@ -206,6 +216,9 @@ func (f *fuzzer) external(e Event) (*Violation, error) {
 // probability TimerProb, or when no message is enabled, unless noTimers).
 func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
 	s := f.sim
+	if s.sch.on {
+		return f.deliverScheduled(noTimers)
+	}
 	var timers int
 	f.buf, timers = s.enabled(f.buf[:0])
 	msgs := len(f.buf) - timers
@@ -228,6 +241,44 @@ func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
 			k--
 		}
 	}
+	return f.delivered(at)
+}
+
+// deliverScheduled is deliverRandom over the maintained enabled set
+// (FIFO): the same choice, without a scan of the pending list.
+func (f *fuzzer) deliverScheduled(noTimers bool) (bool, *Violation, error) {
+	s := f.sim
+	sc := &s.sch
+	if !sc.ok {
+		s.reschedule()
+	}
+	hd, timers := sc.hd, len(sc.tm)
+	if s.up < len(s.slots) { // a link whose receiver is down is not enabled
+		f.heads = f.heads[:0]
+		for _, h := range hd {
+			if s.runningAt(h.to) {
+				f.heads = append(f.heads, h)
+			}
+		}
+		hd = f.heads
+	}
+	msgs := len(hd)
+	if msgs+timers == 0 || noTimers && msgs == 0 {
+		return false, nil, nil
+	}
+	wantTimer := timers > 0 && !noTimers && (msgs == 0 || f.rng.Float64() < f.cfg.TimerProb)
+	var id MsgID
+	if wantTimer {
+		id = sc.tm[f.rng.IntN(timers)].id
+	} else {
+		id = hd[f.rng.IntN(msgs)].id
+	}
+	return f.delivered(s.find(id))
+}
+
+// delivered delivers s.pend[at], enabled, and checks the invariant.
+func (f *fuzzer) delivered(at int) (bool, *Violation, error) {
+	s := f.sim
 	s.deliverAt(at) // enabled, and the run is not halted (checked after every delivery)
 	if s.halted != nil {
 		return true, s.halted, nil

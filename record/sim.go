@@ -54,6 +54,25 @@ func (s *slot) rand() *rand.Rand {
 	return s.rng
 }
 
+// sched is the enabled set under FIFO, maintained message by message for
+// the fuzzer instead of recomputed from the pending list at every step:
+// hd holds the head of every non-empty link in ID order (so in send
+// order), tm every timer in ID order, cnt the non-timer messages pending
+// per link. Anything but a send or the removal of a head or a timer (a
+// kill, a partition) marks it stale, and it is rebuilt from the pending
+// list when next used.
+type sched struct {
+	on, ok bool // maintained at all (a fuzz run over FIFO); up to date
+	hd, tm []head
+	cnt    []int32
+}
+
+// head is a message of the enabled set: its ID, link and receiver's slot.
+type head struct {
+	id       MsgID
+	link, to int32
+}
+
 // Sim runs one execution of a system, one event at a time, and records it.
 // A Sim is not safe for concurrent use; run independent Sims in parallel.
 type Sim struct {
@@ -87,6 +106,9 @@ type Sim struct {
 	events []Event
 	halted *Violation
 	ctx    Context
+	up     int   // running actors
+	sch    sched // the enabled set, kept up to date for the fuzzer
+
 
 	deliveries, externals int
 }
@@ -279,6 +301,16 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 		link = linkTimer
 	}
 	s.meta = append(s.meta, pmeta{link: link, to: ti})
+	if s.sch.ok {
+		if link == linkTimer {
+			s.sch.tm = append(s.sch.tm, head{id: id, link: link, to: ti})
+		} else {
+			if s.sch.cnt[link] == 0 {
+				s.sch.hd = append(s.sch.hd, head{id: id, link: link, to: ti})
+			}
+			s.sch.cnt[link]++
+		}
+	}
 	return id
 }
 
@@ -294,6 +326,9 @@ func (s *Sim) cancelTimer(self int32, key string) {
 
 // remove takes s.pend[i] out of the network, leaving a hole.
 func (s *Sim) remove(i int) {
+	if s.sch.ok {
+		s.unschedule(i)
+	}
 	// A hole keeps its ID (for binary search) and, until compaction
 	// clears it, the rest of its fields: clearing pointers costs barriers.
 	s.pend[i].to = -1
@@ -313,6 +348,74 @@ func (s *Sim) remove(i int) {
 	}
 }
 
+// unschedule takes s.pend[i] out of the enabled set (before remove makes
+// it a hole).
+func (s *Sim) unschedule(i int) {
+	sc := &s.sch
+	id, link := s.pend[i].ID, s.meta[i].link
+	if link == linkTimer {
+		for k := range sc.tm {
+			if sc.tm[k].id == id {
+				sc.tm = slices.Delete(sc.tm, k, k+1)
+				return
+			}
+		}
+		sc.ok = false
+		return
+	}
+	k := 0
+	for k < len(sc.hd) && sc.hd[k].id != id {
+		k++
+	}
+	if k == len(sc.hd) { // not a head: only Deliver under Unordered does that
+		sc.ok = false
+		return
+	}
+	sc.hd = slices.Delete(sc.hd, k, k+1)
+	sc.cnt[link]--
+	if sc.cnt[link] == 0 {
+		return
+	}
+	// The next message of the link becomes its head.
+	for j := i + 1; j < len(s.meta); j++ {
+		if s.meta[j].link == link {
+			h := head{id: s.pend[j].ID, link: link, to: s.meta[j].to}
+			k, _ := slices.BinarySearchFunc(sc.hd, h.id, func(x head, id MsgID) int {
+				if x.id < id {
+					return -1
+				}
+				return 1
+			})
+			sc.hd = slices.Insert(sc.hd, k, h)
+			return
+		}
+	}
+	sc.ok = false // unreachable: cnt says there is one
+}
+
+// reschedule rebuilds the enabled set from the pending list.
+func (s *Sim) reschedule() {
+	sc := &s.sch
+	if sc.cnt == nil {
+		sc.cnt = make([]int32, len(s.seen))
+	} else {
+		clear(sc.cnt)
+	}
+	sc.hd, sc.tm = sc.hd[:0], sc.tm[:0]
+	for i, m := range s.meta {
+		switch {
+		case m.link == linkTimer:
+			sc.tm = append(sc.tm, head{id: s.pend[i].ID, link: m.link, to: m.to})
+		case m.link >= 0:
+			if sc.cnt[m.link] == 0 {
+				sc.hd = append(sc.hd, head{id: s.pend[i].ID, link: m.link, to: m.to})
+			}
+			sc.cnt[m.link]++
+		}
+	}
+	sc.ok = true
+}
+
 // compact removes every hole from the pending list.
 func (s *Sim) compact() {
 	out, meta := s.pend[:0], s.meta[:0]
@@ -329,6 +432,7 @@ func (s *Sim) compact() {
 
 // dropWhere removes the messages for which f holds, and every hole.
 func (s *Sim) dropWhere(f func(p *Pending) bool) {
+	s.sch.ok = false
 	out, meta := s.pend[:0], s.meta[:0]
 	for i := range s.pend {
 		if !s.pend[i].gone() && !f(&s.pend[i]) {
@@ -519,12 +623,16 @@ func (s *Sim) Apply(e Event) error {
 		}
 	case Kill:
 		sl := &s.slots[s.index[e.Actor]]
+		if sl.actor != nil {
+			s.up--
+		}
 		sl.actor = nil
 		s.dropWhere(func(p *Pending) bool { return p.To == e.Actor })
 	case Restart:
 		sl := &s.slots[s.index[e.Actor]]
 		if sl.actor != nil {
 			sl.actor = nil
+			s.up--
 			s.dropWhere(func(p *Pending) bool { return p.To == e.Actor })
 			s.boot(sl)
 		}
@@ -561,6 +669,9 @@ func (s *Sim) boot(sl *slot) {
 	sl.incarnation++
 	sl.rng = nil
 	sl.actor = s.sys.New(sl.id, s.opts)
+	if sl.actor != nil {
+		s.up++
+	}
 	if st, ok := sl.actor.(Starter); ok {
 		s.start(sl, st)
 	}
