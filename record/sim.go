@@ -109,7 +109,6 @@ type Sim struct {
 	up     int   // running actors
 	sch    sched // the enabled set, kept up to date for the fuzzer
 
-
 	deliveries, externals int
 }
 
