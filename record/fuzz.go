@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 )
 
 // FuzzConfig controls a random run.
@@ -61,7 +60,7 @@ func (c FuzzConfig) withDefaults() FuzzConfig {
 // returned trace's header holds the violation, or nil if none was found.
 func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trace, error) {
 	cfg = cfg.withDefaults()
-	sim, v, err := fuzz(ctx, sys, opts, cfg, nil)
+	sim, v, err := fuzz(ctx, sys, opts, cfg, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +75,12 @@ func fuzzTrace(sim *Sim, v *Violation, cfg FuzzConfig) *Trace {
 }
 
 // fuzz runs Fuzz (cfg with its defaults) and returns the finished Sim and
-// its violation, recording into spare's memory (the event log of a
-// discarded run), if any: fresh memory costs more than the run itself on
-// a small workload.
-func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, spare []entry) (*Sim, *Violation, error) {
-	f, err := newFuzzer(sys, opts, cfg, spare)
+// its violation. A lazy run (one of a campaign, likely to be discarded)
+// keeps its event log compact (see Sim.log), recording into spare's memory
+// (the log of a discarded run), if any: fresh memory costs more than the
+// run itself on a small workload.
+func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, lazy bool, spare []entry) (*Sim, *Violation, error) {
+	f, err := newFuzzer(sys, opts, cfg, lazy, spare)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,16 +92,17 @@ func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, spare 
 }
 
 // newFuzzer prepares a fuzz run (see fuzz).
-func newFuzzer(sys *System, opts Options, cfg FuzzConfig, spare []entry) (*fuzzer, error) {
+func newFuzzer(sys *System, opts Options, cfg FuzzConfig, lazy bool, spare []entry) (*fuzzer, error) {
 	sim, err := NewSim(sys, opts, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
+	sim.lazy = lazy
 	sim.log = spare[:0]
 	// Room for a short run; a run that turns out long gets room for its
 	// step limit when its log first fills up beyond 1024 events.
 	sim.expect = cfg.MaxSteps + cfg.MaxExternals + 64
-	sim.log = slices.Grow(sim.log, 64)
+	sim.Reserve(64)
 	sim.sch.on = sim.sem == FIFO
 	return &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}, nil
 }
@@ -310,7 +311,7 @@ func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*
 	for i := 0; i < runs; i++ {
 		c := cfg.FuzzConfig.withDefaults()
 		c.Seed = cfg.Seed + uint64(i)
-		sim, v, err := fuzz(ctx, sys, opts, c, spare)
+		sim, v, err := fuzz(ctx, sys, opts, c, true, spare)
 		if err != nil {
 			return nil, i + 1, err
 		}

@@ -13,7 +13,8 @@ import (
 // instead of scanning the pending list at every step. These tests run the
 // same fuzz runs both ways, on a system with every kind of event (timers
 // replaced and cancelled, kills, restarts, partitions, external messages
-// to actors not started yet), and require the very same events.
+// to actors not started yet), and require the very same events. The
+// scheduled runs also keep their event log compact (lazy), the others not.
 
 type churn struct{ Hops, K int }
 
@@ -91,7 +92,7 @@ func TestScheduledFuzzMatchesScan(t *testing.T) {
 				cfg.Seed = seed
 				cfg = cfg.withDefaults()
 				run := func(scheduled bool) []Event {
-					f, err := newFuzzer(sys, nil, cfg, nil)
+					f, err := newFuzzer(sys, nil, cfg, scheduled, nil)
 					require.NoError(t, err)
 					require.True(t, f.sim.sch.on)
 					f.sim.sch.on = scheduled

@@ -97,13 +97,15 @@ type Sim struct {
 	ncut   int     // number of cut links
 	nextID MsgID
 	expect int // the longest the event log is expected to grow (fuzz: the step limit)
-	// log is the event log in compact form, one entry per event; events
-	// holds its first len(events) entries materialized as Events, extended
-	// on demand (Events, Trace). A fuzz run that is discarded never pays
-	// for 176-byte Events with eight pointer words each.
-	log    []entry
-	ext    []Event // the external events, as applied, in order
+	// events is the event log. A lazy Sim (the runs of a fuzz campaign,
+	// most of them discarded) keeps it in compact form in log instead, one
+	// entry per event, and events holds the first len(events) entries
+	// materialized, extended on demand (Events, Trace): a discarded run
+	// never pays for 176-byte Events with eight pointer words each.
 	events []Event
+	lazy   bool
+	log    []entry
+	ext    []Event // lazy: the external events, as applied, in order
 	halted *Violation
 	ctx    Context
 	up     int   // running actors
@@ -174,7 +176,7 @@ type entry struct {
 
 // Events returns the events executed so far. The slice is owned by the Sim.
 func (s *Sim) Events() []Event {
-	if n := len(s.log) - len(s.events); n > 0 {
+	if n := len(s.log) - len(s.events); s.lazy && n > 0 {
 		if cap(s.events)-len(s.events) < n {
 			s.events = slices.Grow(s.events, max(n, len(s.events)))
 		}
@@ -206,23 +208,46 @@ func (s *Sim) actorAt(i int32) ActorID {
 // caller that knows roughly how long the run will be (a fuzz run's step
 // limit, a trace being replayed) avoids growing it event by event.
 func (s *Sim) Reserve(n int) {
-	if n > 0 {
-		s.log = slices.Grow(s.log, n)
-		s.events = slices.Grow(s.events, len(s.log)+n-len(s.events))
+	if n <= 0 {
+		return
 	}
+	if s.lazy {
+		s.log = slices.Grow(s.log, n)
+	} else {
+		s.events = slices.Grow(s.events, n)
+	}
+}
+
+// eventCount is the length of the event log.
+func (s *Sim) eventCount() int {
+	if s.lazy {
+		return len(s.log)
+	}
+	return len(s.events)
 }
 
 // roomForEvent makes room for one more event, doubling the log when it is
 // full: append grows large slices by only a quarter at a time, which copies
-// a long log over and over.
+// a long log (176 bytes an event, pointers included) over and over.
 func (s *Sim) roomForEvent() {
-	if len(s.log) == cap(s.log) {
-		n := max(64, len(s.log))
-		if len(s.log) >= 1024 && s.expect > len(s.log)+n {
-			n = s.expect - len(s.log) // a long run: make room for all of it at once
-		}
-		s.log = slices.Grow(s.log, n)
+	if s.lazy {
+		s.log = grown(s.log, s.expect)
+	} else {
+		s.events = grown(s.events, s.expect)
 	}
+}
+
+// grown returns log with room for one more element: doubled when full, or,
+// once past 1024 elements, grown at once to expect if that is larger.
+func grown[T any](log []T, expect int) []T {
+	if len(log) < cap(log) {
+		return log
+	}
+	n := max(64, len(log))
+	if len(log) >= 1024 && expect > len(log)+n {
+		n = expect - len(log) // a long run: make room for all of it at once
+	}
+	return slices.Grow(log, n)
 }
 
 // Deliveries returns the number of deliveries executed so far.
@@ -242,7 +267,7 @@ func (s *Sim) Trace(v *Violation) *Trace {
 	return &Trace{Header: Header{
 		Format: FormatVersion, System: s.sys.Name, Options: s.opts.Pairs(), Seed: s.seed,
 		Network: s.sem.String(), Violation: v, Deliveries: s.deliveries, Externals: s.externals,
-		EventCount: len(s.log),
+		EventCount: s.eventCount(),
 	}, Events: s.Events()}
 }
 
@@ -572,7 +597,11 @@ func (s *Sim) deliverAt(at int) {
 	s.remove(at)
 
 	s.roomForEvent()
-	s.log = append(s.log, entry{kind: Deliver, id: p.ID, from: p.from, to: p.to, msg: p.Msg, timer: p.Timer, cause: p.Cause})
+	if s.lazy {
+		s.log = append(s.log, entry{kind: Deliver, id: p.ID, from: p.from, to: p.to, msg: p.Msg, timer: p.Timer, cause: p.Cause})
+	} else {
+		s.events = append(s.events, Event{Kind: Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer, Cause: p.Cause})
+	}
 	s.deliveries++
 	s.receive(&s.slots[p.to], p.From, p.Msg)
 }
@@ -610,9 +639,13 @@ func (s *Sim) Apply(e Event) error {
 		}
 	}
 	s.roomForEvent()
-	s.log = append(s.log, entry{kind: e.Kind, from: int32(len(s.ext)), cause: -1})
-	s.ext = append(s.ext, e)
-	at := len(s.log) - 1
+	if s.lazy {
+		s.log = append(s.log, entry{kind: e.Kind, from: int32(len(s.ext)), cause: -1})
+		s.ext = append(s.ext, e)
+	} else {
+		s.events = append(s.events, e)
+	}
+	at := s.eventCount() - 1
 	s.externals++
 	switch e.Kind {
 	case Start:
@@ -636,7 +669,12 @@ func (s *Sim) Apply(e Event) error {
 			s.boot(sl)
 		}
 	case Send:
-		s.ext[len(s.ext)-1].ID = s.send(int32(len(s.members)), External, e.To, e.Msg, "", at)
+		id := s.send(int32(len(s.members)), External, e.To, e.Msg, "", at)
+		if s.lazy {
+			s.ext[len(s.ext)-1].ID = id
+		} else {
+			s.events[at].ID = id
+		}
 	case Partition, Heal:
 		n := len(s.members) + 1
 		for _, a := range e.A {
@@ -680,7 +718,7 @@ func (s *Sim) boot(sl *slot) {
 func (s *Sim) enter(sl *slot) *Context {
 	s.ctx.self = sl.id
 	s.ctx.slot = sl
-	s.ctx.event = len(s.log) - 1
+	s.ctx.event = s.eventCount() - 1
 	return &s.ctx
 }
 
@@ -699,7 +737,7 @@ func (s *Sim) start(sl *slot, st Starter) {
 // run's halting violation.
 func (s *Sim) caught(sl *slot) {
 	if r := recover(); r != nil {
-		s.halted = panicViolation(r, sl.id, len(s.log)-1)
+		s.halted = panicViolation(r, sl.id, s.eventCount()-1)
 	}
 }
 
@@ -762,7 +800,7 @@ func (s *Sim) Check() (v *Violation) {
 			v = &Violation{Fingerprint: fmt.Sprintf("invariant panic: %v", r), Detail: fmt.Sprintf("the invariant itself panicked: %v", r)}
 		}
 		if v != nil {
-			v.Event = len(s.log) - 1
+			v.Event = s.eventCount() - 1
 		}
 	}()
 	return s.sys.Invariant(View{s})
