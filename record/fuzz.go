@@ -103,7 +103,7 @@ func newFuzzer(sys *System, opts Options, cfg FuzzConfig, lazy bool, spare []ent
 	// step limit when its log first fills up beyond 1024 events.
 	sim.expect = cfg.MaxSteps + cfg.MaxExternals + 64
 	sim.Reserve(64)
-	sim.sch.on = sim.sem == FIFO
+	sim.sch.on, sim.sch.hint = sim.sem == FIFO, -1
 	return &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}, nil
 }
 
@@ -272,7 +272,11 @@ func (f *fuzzer) deliverScheduled(noTimers bool) (bool, *Violation, error) {
 	if wantTimer {
 		id = sc.tm[f.rng.IntN(timers)].id
 	} else {
-		id = hd[f.rng.IntN(msgs)].id
+		k := f.rng.IntN(msgs)
+		id = hd[k].id
+		if len(hd) == len(sc.hd) {
+			sc.hint = k // unschedule need not look for it
+		}
 	}
 	return f.delivered(s.find(id))
 }

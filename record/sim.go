@@ -63,6 +63,7 @@ func (s *slot) rand() *rand.Rand {
 // list when next used.
 type sched struct {
 	on, ok bool // maintained at all (a fuzz run over FIFO); up to date
+	hint   int  // where in hd the message being delivered is, or -1
 	hd, tm []head
 	cnt    []int32
 }
@@ -281,6 +282,19 @@ func (s *Sim) idx(id ActorID) int {
 	return -1
 }
 
+// slotOf is idx for a message's receiver: a few string comparisons are
+// cheaper than hashing for a small system.
+func (s *Sim) slotOf(id ActorID) int {
+	if len(s.slots) <= 8 {
+		for i := range s.slots {
+			if s.slots[i].id == id {
+				return i
+			}
+		}
+	}
+	return s.idx(id)
+}
+
 func (s *Sim) running(id ActorID) bool {
 	i, ok := s.index[id]
 	return ok && s.slots[i].actor != nil
@@ -310,7 +324,7 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 	id := s.nextID
 	ti := fi
 	if to != from {
-		i := s.idx(to)
+		i := s.slotOf(to)
 		if i < 0 {
 			panic(fmt.Sprintf("send to unknown actor %q", to))
 		}
@@ -387,30 +401,34 @@ func (s *Sim) unschedule(i int) {
 		sc.ok = false
 		return
 	}
-	k := 0
-	for k < len(sc.hd) && sc.hd[k].id != id {
-		k++
+	hd := sc.hd
+	k := sc.hint
+	sc.hint = -1
+	if k < 0 || k >= len(hd) || hd[k].id != id {
+		k = 0
+		for k < len(hd) && hd[k].id != id {
+			k++
+		}
+		if k == len(hd) { // not a head: only Deliver under Unordered does that
+			sc.ok = false
+			return
+		}
 	}
-	if k == len(sc.hd) { // not a head: only Deliver under Unordered does that
-		sc.ok = false
-		return
-	}
-	sc.hd = slices.Delete(sc.hd, k, k+1)
 	sc.cnt[link]--
 	if sc.cnt[link] == 0 {
+		sc.hd = slices.Delete(hd, k, k+1)
 		return
 	}
-	// The next message of the link becomes its head.
+	// The next message of the link becomes its head: a later message,
+	// so it goes at or after k in ID order.
 	for j := i + 1; j < len(s.meta); j++ {
 		if s.meta[j].link == link {
 			h := head{id: s.pend[j].ID, link: link, to: s.meta[j].to}
-			k, _ := slices.BinarySearchFunc(sc.hd, h.id, func(x head, id MsgID) int {
-				if x.id < id {
-					return -1
-				}
-				return 1
-			})
-			sc.hd = slices.Insert(sc.hd, k, h)
+			for k+1 < len(hd) && hd[k+1].id < h.id {
+				hd[k] = hd[k+1]
+				k++
+			}
+			hd[k] = h
 			return
 		}
 	}
