@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Pending is a message in the network, not yet delivered.
@@ -181,20 +182,31 @@ func (s *Sim) Events() []Event {
 		if cap(s.events)-len(s.events) < n {
 			s.events = slices.Grow(s.events, max(n, len(s.events)))
 		}
-		for i := len(s.events); i < len(s.log); i++ {
-			s.events = append(s.events, s.event(i))
+		from := len(s.events)
+		s.events = s.events[:len(s.log)]
+		for i := from; i < len(s.log); i++ {
+			s.fill(&s.events[i], i)
 		}
 	}
 	return s.events
 }
 
-// event materializes the log's entry i.
-func (s *Sim) event(i int) Event {
+// fill materializes the log's entry i into *e, field by field (see
+// deliverAt).
+func (s *Sim) fill(e *Event, i int) {
 	en := &s.log[i]
 	if en.kind != Deliver {
-		return s.ext[en.from]
+		*e = s.ext[en.from]
+		return
 	}
-	return Event{Kind: Deliver, ID: en.id, From: s.actorAt(en.from), To: s.actorAt(en.to), Msg: en.msg, Timer: en.timer, Cause: en.cause}
+	if e.Kind != 0 { // not zero: a caller appended to Events() in place
+		*e = Event{}
+	}
+	e.Kind, e.ID, e.Cause = Deliver, en.id, en.cause
+	e.From, e.To, e.Msg = s.actorAt(en.from), s.actorAt(en.to), en.msg
+	if en.timer != "" {
+		e.Timer = en.timer
+	}
 }
 
 // actorAt returns the ID of the actor in slot i, or External.
@@ -285,9 +297,9 @@ func (s *Sim) idx(id ActorID) int {
 // slotOf is idx for a message's receiver: a few string comparisons are
 // cheaper than hashing for a small system.
 func (s *Sim) slotOf(id ActorID) int {
-	if len(s.slots) <= 8 {
-		for i := range s.slots {
-			if s.slots[i].id == id {
+	if len(s.members) <= 8 {
+		for i, m := range s.members {
+			if len(m) == len(id) && (unsafe.StringData(string(m)) == unsafe.StringData(string(id)) || m == id) {
 				return i
 			}
 		}
@@ -467,7 +479,8 @@ func (s *Sim) compact() {
 			meta = append(meta, s.meta[i])
 		}
 	}
-	clear(s.pend[len(out):])
+	// The tail is not cleared (clearing pointers costs write barriers):
+	// its stale messages are overwritten by the next sends.
 	s.pend, s.meta = out, meta
 	s.holes = 0
 }
@@ -611,17 +624,29 @@ func (s *Sim) Deliver(id MsgID) error {
 
 // deliverAt delivers s.pend[at], which must be enabled.
 func (s *Sim) deliverAt(at int) {
-	p := s.pend[at]
-	s.remove(at)
-
+	p := &s.pend[at]
+	to, from, msg := p.to, p.From, p.Msg
 	s.roomForEvent()
 	if s.lazy {
 		s.log = append(s.log, entry{kind: Deliver, id: p.ID, from: p.from, to: p.to, msg: p.Msg, timer: p.Timer, cause: p.Cause})
 	} else {
-		s.events = append(s.events, Event{Kind: Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer, Cause: p.Cause})
+		// Field by field, not as a struct copy: a copy of a 176-byte Event
+		// goes through the bulk write barrier for all nine pointer words
+		// whenever the collector is marking.
+		s.events = s.events[:len(s.events)+1]
+		e := &s.events[len(s.events)-1]
+		if e.Kind != 0 { // not zero: a caller appended to Events() in place
+			*e = Event{}
+		}
+		e.Kind, e.ID, e.Cause = Deliver, p.ID, p.Cause
+		e.From, e.To, e.Msg = p.From, p.To, p.Msg
+		if p.Timer != "" {
+			e.Timer = p.Timer
+		}
 	}
+	s.remove(at) // p is invalid from here on
 	s.deliveries++
-	s.receive(&s.slots[p.to], p.From, p.Msg)
+	s.receive(&s.slots[to], from, msg)
 }
 
 // Apply executes an external event. Events that cannot take effect (killing
