@@ -345,7 +345,14 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 	if from != External && !s.runningAt(ti) || !s.linkedAt(fi, ti) {
 		return id // dropped: receiver down or link cut
 	}
-	s.pend = append(s.pend, Pending{ID: id, From: from, To: to, Msg: msg, Timer: timer, Cause: cause, from: fi, to: ti})
+	// Field by field, not as a struct copy (see deliverAt).
+	if len(s.pend) == cap(s.pend) {
+		s.pend = slices.Grow(s.pend, 1)
+	}
+	s.pend = s.pend[:len(s.pend)+1]
+	p := &s.pend[len(s.pend)-1]
+	p.ID, p.Cause, p.from, p.to = id, cause, fi, ti
+	p.From, p.To, p.Msg, p.Timer = from, to, msg, timer
 	link := fi*int32(len(s.members)+1) + ti
 	if timer != "" {
 		link = linkTimer
@@ -393,7 +400,7 @@ func (s *Sim) remove(i int) {
 		clear(s.pend[n:])
 		s.pend, s.meta = s.pend[:n], s.meta[:n]
 	}
-	if s.holes > 8 && 2*s.holes > len(s.pend) {
+	if s.holes > 32 && 2*s.holes > len(s.pend) {
 		s.compact()
 	}
 }
