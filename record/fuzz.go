@@ -268,17 +268,21 @@ func (f *fuzzer) deliverScheduled(noTimers bool) (bool, *Violation, error) {
 		return false, nil, nil
 	}
 	wantTimer := timers > 0 && !noTimers && (msgs == 0 || f.rng.Float64() < f.cfg.TimerProb)
-	var id MsgID
+	var h head
 	if wantTimer {
-		id = sc.tm[f.rng.IntN(timers)].id
+		h = sc.tm[f.rng.IntN(timers)]
 	} else {
 		k := f.rng.IntN(msgs)
-		id = hd[k].id
+		h = hd[k]
 		if len(hd) == len(sc.hd) {
 			sc.hint = k // unschedule need not look for it
 		}
 	}
-	return f.delivered(s.find(id))
+	at := int(h.pos)
+	if at >= len(s.pend) || s.pend[at].ID != h.id || s.pend[at].gone() {
+		at = s.find(h.id) // unreachable: positions are kept up to date
+	}
+	return f.delivered(at)
 }
 
 // delivered delivers s.pend[at], enabled, and checks the invariant.

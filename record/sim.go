@@ -69,10 +69,11 @@ type sched struct {
 	cnt    []int32
 }
 
-// head is a message of the enabled set: its ID, link and receiver's slot.
+// head is a message of the enabled set: its ID, link, receiver's slot and
+// position in the pending list (updated when the list is compacted).
 type head struct {
-	id       MsgID
-	link, to int32
+	id            MsgID
+	link, to, pos int32
 }
 
 // Sim runs one execution of a system, one event at a time, and records it.
@@ -298,8 +299,13 @@ func (s *Sim) idx(id ActorID) int {
 // cheaper than hashing for a small system.
 func (s *Sim) slotOf(id ActorID) int {
 	if len(s.members) <= 8 {
+		for i, m := range s.members { // usually the very same string
+			if len(m) == len(id) && unsafe.StringData(string(m)) == unsafe.StringData(string(id)) {
+				return i
+			}
+		}
 		for i, m := range s.members {
-			if len(m) == len(id) && (unsafe.StringData(string(m)) == unsafe.StringData(string(id)) || m == id) {
+			if m == id {
 				return i
 			}
 		}
@@ -360,10 +366,10 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 	s.meta = append(s.meta, pmeta{link: link, to: ti})
 	if s.sch.ok {
 		if link == linkTimer {
-			s.sch.tm = append(s.sch.tm, head{id: id, link: link, to: ti})
+			s.sch.tm = append(s.sch.tm, head{id: id, link: link, to: ti, pos: int32(len(s.pend) - 1)})
 		} else {
 			if s.sch.cnt[link] == 0 {
-				s.sch.hd = append(s.sch.hd, head{id: id, link: link, to: ti})
+				s.sch.hd = append(s.sch.hd, head{id: id, link: link, to: ti, pos: int32(len(s.pend) - 1)})
 			}
 			s.sch.cnt[link]++
 		}
@@ -442,7 +448,7 @@ func (s *Sim) unschedule(i int) {
 	// so it goes at or after k in ID order.
 	for j := i + 1; j < len(s.meta); j++ {
 		if s.meta[j].link == link {
-			h := head{id: s.pend[j].ID, link: link, to: s.meta[j].to}
+			h := head{id: s.pend[j].ID, link: link, to: s.meta[j].to, pos: int32(j)}
 			for k+1 < len(hd) && hd[k+1].id < h.id {
 				hd[k] = hd[k+1]
 				k++
@@ -466,10 +472,10 @@ func (s *Sim) reschedule() {
 	for i, m := range s.meta {
 		switch {
 		case m.link == linkTimer:
-			sc.tm = append(sc.tm, head{id: s.pend[i].ID, link: m.link, to: m.to})
+			sc.tm = append(sc.tm, head{id: s.pend[i].ID, link: m.link, to: m.to, pos: int32(i)})
 		case m.link >= 0:
 			if sc.cnt[m.link] == 0 {
-				sc.hd = append(sc.hd, head{id: s.pend[i].ID, link: m.link, to: m.to})
+				sc.hd = append(sc.hd, head{id: s.pend[i].ID, link: m.link, to: m.to, pos: int32(i)})
 			}
 			sc.cnt[m.link]++
 		}
@@ -490,6 +496,13 @@ func (s *Sim) compact() {
 	// its stale messages are overwritten by the next sends.
 	s.pend, s.meta = out, meta
 	s.holes = 0
+	if s.sch.ok {
+		for _, hs := range [][]head{s.sch.hd, s.sch.tm} {
+			for k := range hs {
+				hs[k].pos = int32(s.find(hs[k].id))
+			}
+		}
+	}
 }
 
 // dropWhere removes the messages for which f holds, and every hole.
