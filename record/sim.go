@@ -340,14 +340,11 @@ func (s *Sim) linkedAt(a, b int32) bool {
 func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause int) MsgID {
 	s.nextID++
 	id := s.nextID
-	ti := fi
-	if to != from {
-		i := s.slotOf(to)
-		if i < 0 {
-			panic(fmt.Sprintf("send to unknown actor %q", to))
-		}
-		ti = int32(i)
+	i := s.slotOf(to) // fi itself when to == from
+	if i < 0 {
+		panic(fmt.Sprintf("send to unknown actor %q", to))
 	}
+	ti := int32(i)
 	if from != External && !s.runningAt(ti) || !s.linkedAt(fi, ti) {
 		return id // dropped: receiver down or link cut
 	}
@@ -648,7 +645,10 @@ func (s *Sim) deliverAt(at int) {
 	to, from, msg := p.to, p.From, p.Msg
 	s.roomForEvent()
 	if s.lazy {
-		s.log = append(s.log, entry{kind: Deliver, id: p.ID, from: p.from, to: p.to, msg: p.Msg, timer: p.Timer, cause: p.Cause})
+		s.log = s.log[:len(s.log)+1]
+		en := &s.log[len(s.log)-1]
+		en.kind, en.id, en.from, en.to, en.cause = Deliver, p.ID, p.from, p.to, p.Cause
+		en.msg, en.timer = p.Msg, p.Timer
 	} else {
 		// Field by field, not as a struct copy: a copy of a 176-byte Event
 		// goes through the bulk write barrier for all nine pointer words
