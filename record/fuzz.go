@@ -292,7 +292,7 @@ func (f *fuzzer) delivered(at int) (bool, *Violation, error) {
 	if s.halted != nil {
 		return true, s.halted, nil
 	}
-	if s.deliveries%f.cfg.CheckEvery == 0 {
+	if f.cfg.CheckEvery == 1 || s.deliveries%f.cfg.CheckEvery == 0 {
 		if v := s.Check(); v != nil {
 			return true, v, nil
 		}

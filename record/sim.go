@@ -438,7 +438,8 @@ func (s *Sim) unschedule(i int) {
 	}
 	sc.cnt[link]--
 	if sc.cnt[link] == 0 {
-		sc.hd = slices.Delete(hd, k, k+1)
+		copy(hd[k:], hd[k+1:])
+		sc.hd = hd[:len(hd)-1]
 		return
 	}
 	// The next message of the link becomes its head: a later message,
@@ -787,8 +788,17 @@ func (s *Sim) enter(sl *slot) *Context {
 
 // receive and start run a handler; a panic halts the run (see caught).
 func (s *Sim) receive(sl *slot, from ActorID, msg Message) {
-	defer s.caught(sl)
+	ok := false
+	defer func() {
+		if ok { // returned normally: no need to call recover
+			return
+		}
+		if r := recover(); r != nil {
+			s.halted = panicViolation(r, sl.id, s.eventCount()-1)
+		}
+	}()
 	sl.actor.Receive(s.enter(sl), from, msg)
+	ok = true
 }
 
 func (s *Sim) start(sl *slot, st Starter) {
