@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -104,15 +105,17 @@ func newFuzzer(sys *System, opts Options, cfg FuzzConfig, lazy bool, spare []ent
 	sim.expect = cfg.MaxSteps + cfg.MaxExternals + 64
 	sim.Reserve(64)
 	sim.sch.on, sim.sch.hint = sim.sem == FIFO, -1
-	return &fuzzer{sim: sim, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x64656d69))}, nil
+	pcg := rand.NewPCG(cfg.Seed, 0x64656d69)
+	return &fuzzer{sim: sim, cfg: cfg, pcg: pcg, rng: rand.New(pcg)}, nil
 }
 
 type fuzzer struct {
 	sim   *Sim
 	cfg   FuzzConfig
 	rng   *rand.Rand
-	buf   []int32 // enabled messages, as positions in the Sim's pending list
-	heads []head  // scratch: the enabled set without links to actors that are down
+	pcg   *rand.PCG // rng's source
+	buf   []int32   // enabled messages, as positions in the Sim's pending list
+	heads []head    // scratch: the enabled set without links to actors that are down
 }
 
 func (f *fuzzer) run(ctx context.Context) (*Violation, error) {
@@ -270,9 +273,9 @@ func (f *fuzzer) deliverScheduled(noTimers bool) (bool, *Violation, error) {
 	wantTimer := timers > 0 && !noTimers && (msgs == 0 || f.rng.Float64() < f.cfg.TimerProb)
 	var h head
 	if wantTimer {
-		h = sc.tm[f.rng.IntN(timers)]
+		h = sc.tm[f.intN(timers)]
 	} else {
-		k := f.rng.IntN(msgs)
+		k := f.intN(msgs)
 		h = hd[k]
 		if len(hd) == len(sc.hd) {
 			sc.hint = k // unschedule need not look for it
@@ -331,4 +334,25 @@ func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*
 		spare = sim.log[:0]
 	}
 	return nil, runs, nil
+}
+
+// intN is f.rng.IntN(n) for n > 0, the very same number, drawn from the
+// PCG directly (no call through the Source interface): math/rand/v2's
+// algorithm on 64-bit platforms (Lemire's multiply-and-reject).
+func (f *fuzzer) intN(n int) int {
+	if bits.UintSize == 32 {
+		return f.rng.IntN(n)
+	}
+	u := uint64(n)
+	if u&(u-1) == 0 {
+		return int(f.pcg.Uint64() & (u - 1))
+	}
+	hi, lo := bits.Mul64(f.pcg.Uint64(), u)
+	if lo < u {
+		thresh := -u % u
+		for lo < thresh {
+			hi, lo = bits.Mul64(f.pcg.Uint64(), u)
+		}
+	}
+	return int(hi)
 }

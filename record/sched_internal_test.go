@@ -107,3 +107,14 @@ func TestScheduledFuzzMatchesScan(t *testing.T) {
 		})
 	}
 }
+
+func TestIntNMatchesRand(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 7, 8, 13, 64, 100, 1000, 1<<31 - 1, 1 << 40, 1<<62 + 3} {
+		f := &fuzzer{pcg: rand.NewPCG(7, 9)}
+		f.rng = rand.New(f.pcg)
+		want := rand.New(rand.NewPCG(7, 9))
+		for i := 0; i < 200; i++ {
+			require.Equal(t, want.IntN(n), f.intN(n), "n=%d draw %d", n, i)
+		}
+	}
+}

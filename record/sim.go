@@ -868,15 +868,20 @@ func (s *Sim) Check() (v *Violation) {
 	if s.sys.Invariant == nil {
 		return nil
 	}
+	ok := false
 	defer func() {
-		if r := recover(); r != nil {
-			v = &Violation{Fingerprint: fmt.Sprintf("invariant panic: %v", r), Detail: fmt.Sprintf("the invariant itself panicked: %v", r)}
+		if !ok { // the invariant panicked
+			if r := recover(); r != nil {
+				v = &Violation{Fingerprint: fmt.Sprintf("invariant panic: %v", r), Detail: fmt.Sprintf("the invariant itself panicked: %v", r)}
+			}
 		}
 		if v != nil {
 			v.Event = s.eventCount() - 1
 		}
 	}()
-	return s.sys.Invariant(View{s})
+	v = s.sys.Invariant(View{s})
+	ok = true
+	return v
 }
 
 // View is a read-only window on a run's actors, for invariants, conditions,
