@@ -399,8 +399,7 @@ func (s *Sim) remove(i int) {
 		n--
 		s.holes--
 	}
-	if n < len(s.pend) {
-		clear(s.pend[n:])
+	if n < len(s.pend) { // the tail is left for the next sends to overwrite (see compact)
 		s.pend, s.meta = s.pend[:n], s.meta[:n]
 	}
 	if s.holes > 32 && 2*s.holes > len(s.pend) {
@@ -644,8 +643,10 @@ func (s *Sim) Deliver(id MsgID) error {
 func (s *Sim) deliverAt(at int) {
 	p := &s.pend[at]
 	to, from, msg := p.to, p.From, p.Msg
-	s.roomForEvent()
 	if s.lazy {
+		if len(s.log) == cap(s.log) {
+			s.roomForEvent()
+		}
 		s.log = s.log[:len(s.log)+1]
 		en := &s.log[len(s.log)-1]
 		en.kind, en.id, en.from, en.to, en.cause = Deliver, p.ID, p.from, p.to, p.Cause
@@ -654,6 +655,7 @@ func (s *Sim) deliverAt(at int) {
 		// Field by field, not as a struct copy: a copy of a 176-byte Event
 		// goes through the bulk write barrier for all nine pointer words
 		// whenever the collector is marking.
+		s.roomForEvent()
 		s.events = s.events[:len(s.events)+1]
 		e := &s.events[len(s.events)-1]
 		if e.Kind != 0 { // not zero: a caller appended to Events() in place
