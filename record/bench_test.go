@@ -3,6 +3,7 @@ package record_test
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -221,28 +222,34 @@ func benchSimDeliver(b *testing.B, reserve bool) {
 //   - fuzz: single record.Fuzz calls, each recording into fresh memory;
 //
 // and reports search/bare and fuzz/bare: the figures docs/performance.md
-// quotes.
+// quotes. Each phase starts from a collected heap (runtime.GC, untimed), so
+// that the garbage one phase leaves does not land on the next one's
+// account: the bare loop allocates too, and how often the collector runs
+// under it depends on what was there before.
 func BenchmarkOverhead(b *testing.B) {
 	const runs = 4
 	sys := relaySystem(benchDeliveries)
 	cfg := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: benchDeliveries, MaxExternals: -1}, Runs: runs}
 	var bare, search, single time.Duration
 	for b.Loop() {
+		runtime.GC()
 		t0 := time.Now()
 		for range runs {
 			bareRun(benchDeliveries)
 		}
+		bare += time.Since(t0)
+		runtime.GC()
 		t1 := time.Now()
 		if _, _, err := record.Search(context.Background(), sys, nil, cfg); err != nil {
 			b.Fatal(err)
 		}
+		search += time.Since(t1)
+		runtime.GC()
 		t2 := time.Now()
 		for range runs {
 			fuzzRelay(b, benchDeliveries)
 		}
 		single += time.Since(t2)
-		search += t2.Sub(t1)
-		bare += t1.Sub(t0)
 	}
 	n := float64(b.N * runs * benchDeliveries)
 	b.ReportMetric(float64(bare.Nanoseconds())/n, "bare-ns/delivery")
