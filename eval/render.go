@@ -309,7 +309,7 @@ func (m *md) pace(rep *Report) {
 	m.p("## Minimization pace (the paper's Figure 2)")
 	m.p("")
 	m.p("Remaining deliveries and external events of the best trace so far against schedules executed, for each bug's tfb run. " +
-		"The paper shows raft-58b: significant progress early, then progress becomes rare.")
+		"The paper shows raft-58b: significant progress early, then progress becomes rare. Each plot ends at the run's last improvement.")
 	m.p("")
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
@@ -318,6 +318,14 @@ func (m *md) pace(rep *Report) {
 		}
 		m.p("![Minimization pace for %s](%s)", r.Bug, r.Plot)
 		m.p("")
+		if n := len(r.Pace); n > 0 {
+			last := r.Pace[n-1]
+			if total := r.STSSchedules + r.TFBSchedules; total > last.Schedules {
+				m.p("%s: the last improvement, to %d (E:%d), came after %d schedules; the run went on to %d schedules without finding a smaller trace.",
+					r.Bug, last.Deliveries, last.Externals, last.Schedules, total)
+				m.p("")
+			}
+		}
 	}
 }
 
