@@ -77,7 +77,7 @@ type Config struct {
 	// (default 1m each); negative skips the peer.
 	PeerBudget time.Duration
 	// OptimalBudget bounds the exhaustive search on each reference trace
-	// (default 30s); negative skips it.
+	// (default 1m); negative skips it.
 	OptimalBudget time.Duration
 	// NoDiverge runs the nodiverge strategy too (the NoDiverge column).
 	NoDiverge bool
@@ -343,7 +343,7 @@ func (c *Config) withDefaults() Config {
 		out.PeerBudget = time.Minute
 	}
 	if out.OptimalBudget == 0 {
-		out.OptimalBudget = 30 * time.Second
+		out.OptimalBudget = time.Minute
 	}
 	if out.Replays <= 0 {
 		out.Replays = 3
