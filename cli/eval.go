@@ -30,7 +30,7 @@ func evalCmd(e *env) *cobra.Command {
 Table 1 columns (Initial, Provenance, STSSched, TFB, Reference from
 TRACES/<bug>.reference.trace, NoDiverge), Table 2 (runtime and schedules per
 stage), the paper's own rows beside them, an exhaustive search for the optimum
-on each reference trace (as demi optimal), pace plots (the paper's Figure 2)
+below the smallest known reproducer of each bug (as demi optimal), pace plots (the paper's Figure 2)
 as PNG files, the same bugs searched and shrunk by pgregory.net/rapid, and a
 scaling study (trace length, -j 1 against -j 2). The JSON file holds every
 number. Both files are rewritten after every bug, so an interrupted run
@@ -171,7 +171,7 @@ bad input, 130 when interrupted.`,
 	f.IntVarP(&workers, "jobs", "j", 0, "minimize's -j (default: all cores)")
 	f.IntVar(&replays, "replays", 3, "exact replays of each minimized trace")
 	f.DurationVar(&peerBudget, "peer-budget", time.Minute, "rapid's search budget, and separately its shrink budget")
-	f.DurationVar(&optBudget, "optimal-budget", time.Minute, "budget of the exhaustive search on each reference trace")
+	f.DurationVar(&optBudget, "optimal-budget", time.Minute, "budget of the exhaustive search below each bug's smallest known reproducer")
 	f.BoolVar(&noPeer, "no-peer", false, "skip the rapid peer")
 	f.BoolVar(&noOptimal, "no-optimal", false, "skip the exhaustive search")
 	f.BoolVar(&noNoDiverge, "no-nodiverge", false, "skip the NoDiverge runs")
