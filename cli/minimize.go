@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -77,20 +75,9 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if workers < 0 {
 				return badInput(errors.New("-j must be at least 1"))
 			}
-			if out == "" {
-				out = defaultMinOutput(in)
-			}
-			if same, err := samePath(in, out); err != nil {
-				return badInput(err)
-			} else if same {
-				return badInput(fmt.Errorf("-o %s is the input file; minimize never overwrites its input", out))
-			}
-			t, sys, err := e.loadTrace(in)
+			t, sys, out, err := e.loadFailingTrace("minimize", in, out, ".min.trace")
 			if err != nil {
 				return err
-			}
-			if t.Header.Violation == nil {
-				return badInput(fmt.Errorf("%s records no violation", in))
 			}
 			if budget == 0 {
 				budget = minimize.DefaultBudget
@@ -148,30 +135,6 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 	cmd.Flags().StringVar(&stats, "stats", "", "write the per-stage statistics as JSON to this file")
 	cmd.Flags().IntVarP(&workers, "jobs", "j", 0, "candidate checks in parallel (default: all cores)")
 	return cmd
-}
-
-// defaultMinOutput is NAME.min.trace next to the input.
-func defaultMinOutput(in string) string {
-	base := strings.TrimSuffix(in, ".trace")
-	return base + ".min.trace"
-}
-
-// samePath reports whether a and b name the same file.
-func samePath(a, b string) (bool, error) {
-	aa, err := filepath.Abs(a)
-	if err != nil {
-		return false, err
-	}
-	bb, err := filepath.Abs(b)
-	if err != nil {
-		return false, err
-	}
-	if aa == bb {
-		return true, nil
-	}
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb), nil
 }
 
 func writeStats(path, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result) error {

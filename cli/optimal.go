@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/demi-project/demi/optimal"
@@ -47,20 +46,9 @@ interrupted.`,
 			if budget < 0 || maxStates < 0 {
 				return badInput(errors.New("--budget and --max-states must be positive"))
 			}
-			if out == "" {
-				out = defaultSuffixOutput(in, ".optimal.trace")
-			}
-			if same, err := samePath(in, out); err != nil {
-				return badInput(err)
-			} else if same {
-				return badInput(fmt.Errorf("-o %s is the input file; optimal never overwrites its input", out))
-			}
-			t, sys, err := e.loadTrace(in)
+			t, sys, out, err := e.loadFailingTrace("optimal", in, out, ".optimal.trace")
 			if err != nil {
 				return err
-			}
-			if t.Header.Violation == nil {
-				return badInput(fmt.Errorf("%s records no violation", in))
 			}
 			ctx := cmd.Context()
 			if budget > 0 {
@@ -108,9 +96,4 @@ interrupted.`,
 	cmd.Flags().DurationVar(&budget, "budget", 0, "stop after this long (default: no limit)")
 	cmd.Flags().IntVar(&maxStates, "max-states", 0, "stop after expanding this many states (default 5,000,000)")
 	return cmd
-}
-
-// defaultSuffixOutput replaces the input's .trace suffix with suffix.
-func defaultSuffixOutput(in, suffix string) string {
-	return strings.TrimSuffix(in, ".trace") + suffix
 }

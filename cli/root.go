@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 
 	"github.com/demi-project/demi/record"
@@ -136,4 +137,45 @@ func (e *env) loadTrace(path string) (*record.Trace, *record.System, error) {
 		return nil, nil, badInput(err)
 	}
 	return t, sys, nil
+}
+
+// loadFailingTrace reads the input of a command that writes a new trace
+// (minimize, optimal): out defaults to the input's name with its .trace
+// suffix replaced by suffix, must not be the input itself, and the input
+// must record a violation. It returns the trace, its system and out.
+func (e *env) loadFailingTrace(command, in, out, suffix string) (*record.Trace, *record.System, string, error) {
+	if out == "" {
+		out = strings.TrimSuffix(in, ".trace") + suffix
+	}
+	if same, err := samePath(in, out); err != nil {
+		return nil, nil, "", badInput(err)
+	} else if same {
+		return nil, nil, "", badInput(fmt.Errorf("-o %s is the input file; %s never overwrites its input", out, command))
+	}
+	t, sys, err := e.loadTrace(in)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if t.Header.Violation == nil {
+		return nil, nil, "", badInput(fmt.Errorf("%s records no violation", in))
+	}
+	return t, sys, out, nil
+}
+
+// samePath reports whether a and b name the same file.
+func samePath(a, b string) (bool, error) {
+	aa, err := filepath.Abs(a)
+	if err != nil {
+		return false, err
+	}
+	bb, err := filepath.Abs(b)
+	if err != nil {
+		return false, err
+	}
+	if aa == bb {
+		return true, nil
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb), nil
 }
