@@ -33,28 +33,25 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 			if want == nil {
 				return badInput(fmt.Errorf("%s records no violation", args[0]))
 			}
-			ok := 0
-			var first *replay.Result
-			for i := 1; i <= times; i++ {
-				r, err := replay.Run(cmd.Context(), sys, t)
-				if err != nil {
-					if cmd.Context().Err() != nil {
-						return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
-					}
-					return err
+			results, err := replay.Repeat(cmd.Context(), sys, t, times)
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
 				}
+				return err
+			}
+			ok, first := 0, results[0]
+			for i, r := range results {
 				switch {
 				case r.Reproduced:
 					ok++
 				case r.Divergence != nil:
-					fmt.Fprintf(e.stdout, "run %d: %s\n", i, r.Divergence)
+					fmt.Fprintf(e.stdout, "run %d: %s\n", i+1, r.Divergence)
 				default:
-					fmt.Fprintf(e.stdout, "run %d: violation not reproduced (got %s)\n", i, r.Violation)
+					fmt.Fprintf(e.stdout, "run %d: violation not reproduced (got %s)\n", i+1, r.Violation)
 				}
-				if first == nil {
-					first = r
-				} else if r.Reproduced != first.Reproduced || r.Events != first.Events {
-					fmt.Fprintf(e.stdout, "run %d: nondeterminism: stopped after %d events, run 1 after %d\n", i, r.Events, first.Events)
+				if r.Reproduced != first.Reproduced || r.Events != first.Events {
+					fmt.Fprintf(e.stdout, "run %d: nondeterminism: stopped after %d events, run 1 after %d\n", i+1, r.Events, first.Events)
 				}
 			}
 			fmt.Fprintf(e.stdout, "%s: %d/%d replays reproduced %s after %d of %d events\n",
