@@ -35,22 +35,15 @@ func Observe(sys *record.System, opts record.Options, seed uint64, events []reco
 			}
 			continue
 		}
-		var m *record.Pending
-		for k := range sim.InFlight() {
-			if sim.InFlight()[k].ID == e.ID {
-				p := sim.InFlight()[k]
-				m = &p
-				break
-			}
-		}
-		if m == nil {
+		m, ok := sim.Pending(e.ID)
+		if !ok {
 			return nil, fmt.Errorf("observe transitions: event %d: message #%d is not pending", i, e.ID)
 		}
 		before := len(sim.Events())
 		if err := sim.Deliver(e.ID); err != nil {
 			return nil, fmt.Errorf("observe transitions: event %d: %w", i, err)
 		}
-		t.set[c.transition(gen, sim, before, m)] = struct{}{}
+		t.set[c.transition(gen, sim, before, &m)] = struct{}{}
 		if sim.Halted() != nil {
 			break
 		}
@@ -63,8 +56,9 @@ func Observe(sys *record.System, opts record.Options, seed uint64, events []reco
 func (c *Checker) transition(gen uint32, sim *record.Sim, before int, m *record.Pending) uint64 {
 	h := mixKey(c.fp.Of(m.To).Full, c.fpOf(gen, m).Full)
 	var out uint64
-	for i := range sim.InFlight() {
-		p := &sim.InFlight()[i]
+	pend := sim.InFlight()
+	for i := range pend {
+		p := &pend[i]
 		if p.Cause == before {
 			out += mixKey(c.fp.Of(p.To).Full, c.fpOf(gen, p).Full)
 		}
