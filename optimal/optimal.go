@@ -178,17 +178,27 @@ type expansion struct {
 	sameLayer, nextLayer []int32
 }
 
-// expand replays node id's schedule, checks the violation, and adds the
-// unseen successor states.
-func (s *searcher) expand(id int32, mayDeliver bool) (expansion, error) {
-	var out expansion
+// startPath sets s.path to node id's steps, last step first, and returns a
+// fresh run to replay them on.
+func (s *searcher) startPath(id int32) (*record.Sim, error) {
 	s.path = s.path[:0]
 	for n := id; n > 0; n = s.nodes[n].parent {
 		s.path = append(s.path, s.nodes[n].step)
 	}
 	sim, err := record.NewSim(s.sys, s.t.Header.OptionMap(), s.t.Header.Seed)
 	if err != nil {
-		return out, fmt.Errorf("optimal: %w", err)
+		return nil, fmt.Errorf("optimal: %w", err)
+	}
+	return sim, nil
+}
+
+// expand replays node id's schedule, checks the violation, and adds the
+// unseen successor states.
+func (s *searcher) expand(id int32, mayDeliver bool) (expansion, error) {
+	var out expansion
+	sim, err := s.startPath(id)
+	if err != nil {
+		return out, err
 	}
 	members := sim.Members()
 	index := make(map[record.ActorID]int, len(members))
@@ -301,13 +311,9 @@ func (s *searcher) add(parent int32, step int16) int32 {
 
 // build replays node id's schedule into a trace and verifies it.
 func (s *searcher) build(ctx context.Context, id int32) (*record.Trace, error) {
-	s.path = s.path[:0]
-	for n := id; n > 0; n = s.nodes[n].parent {
-		s.path = append(s.path, s.nodes[n].step)
-	}
-	sim, err := record.NewSim(s.sys, s.t.Header.OptionMap(), s.t.Header.Seed)
+	sim, err := s.startPath(id)
 	if err != nil {
-		return nil, fmt.Errorf("optimal: %w", err)
+		return nil, err
 	}
 	ext := 0
 	for i := len(s.path) - 1; i >= 0; i-- {
