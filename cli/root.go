@@ -94,6 +94,7 @@ func commands(e *env) []*cobra.Command {
 		minimizeCmd(e),
 		optimalCmd(e),
 		evalCmd(e),
+		checkCmd(e),
 	}
 }
 
