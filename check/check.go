@@ -13,7 +13,7 @@
 // same type to the same receiver delivered instead), then backtracks on
 // messages of other types, within a budget of schedules. The search stops at
 // the first schedule that reaches a violation with the trace's fingerprint
-// (fingerprint.SameViolation); that schedule's own run is returned as a new
+// (record.Violation.Same); that schedule's own run is returned as a new
 // exact, replayable trace.
 //
 // Outcomes:
@@ -130,7 +130,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	sim := rep.Sim
 	rep.Sim = nil
 	res.Replay = rep
-	if rep.Reproduced && fingerprint.SameViolation(rep.Violation, want) {
+	if rep.Reproduced && want.Same(rep.Violation) {
 		res.Outcome = Reproduced
 		res.Trace = ownTrace(sim.Trace(rep.Violation), t.Header.Note)
 		return res, nil
@@ -170,7 +170,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		if err != nil {
 			return nil, fmt.Errorf("check: %w", err)
 		}
-		if r.Trace != nil && fingerprint.SameViolation(r.Trace.Header.Violation, want) {
+		if r.Trace != nil && want.Same(r.Trace.Header.Violation) {
 			res.Outcome = Reachable
 			res.Trace = ownTrace(r.Trace, fmt.Sprintf("re-checked by demi from a trace of %d deliveries and %d externals",
 				t.Header.Deliveries, t.Header.Externals))
