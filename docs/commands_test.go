@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/examples"
 	"github.com/demi-project/demi/examples/lock"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/examples/tokenring"
@@ -25,7 +26,7 @@ var prompts = []struct {
 	catalog func() *record.Catalog
 }{
 	// cmd/demi, run from the root of a checkout.
-	{"$ go run ./cmd/demi ", func() *record.Catalog { return record.NewCatalog(raft.System(), tokenring.System()) }},
+	{"$ go run ./cmd/demi ", examples.Catalog},
 	// The binary docs/writing-a-system.md builds: cmd/demi plus the lock
 	// system the page writes (examples/lock).
 	{"$ ./mydemi ", func() *record.Catalog {
