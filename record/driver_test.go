@@ -370,3 +370,16 @@ func TestSetup(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, su, s.Setup())
 }
+
+func TestSimTraceIsTheCallers(t *testing.T) {
+	sys := forwardSystem(record.FIFO)
+	s := newSim(t, sys, startAll(sys)...)
+	apply(t, s, record.SendEvent("a", Ping{N: 3}))
+	tr := s.Trace(nil)
+	require.Len(t, tr.Events, 4)
+	tr.Events[0] = record.KillEvent("zz")
+	assert.Equal(t, record.StartEvent("a").String(), s.Events()[0].String(), "changing the trace leaves the run alone")
+	require.Equal(t, 1, deliverAll(t, s, 1))
+	assert.Len(t, tr.Events, 4, "the run goes on without the trace")
+	assert.Len(t, s.Events(), 5)
+}
