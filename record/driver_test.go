@@ -111,13 +111,6 @@ func TestDriverDivergenceIsEscaped(t *testing.T) {
 	assert.NotContains(t, div.String(), "\x1b")
 }
 
-func TestEscape(t *testing.T) {
-	assert.Equal(t, "plain → text", record.Escape("plain → text"))
-	assert.Equal(t, `"a\nb"`, record.Escape("a\nb"))
-	assert.Equal(t, `"\xff"`, record.Escape("\xff"))
-	assert.Equal(t, "\uFFFD", record.Escape("\uFFFD"), "an encoded replacement character is valid UTF-8")
-}
-
 // violateAt returns sys with an invariant that fails once actor c has
 // received n messages, and counts its calls.
 func violateAt(sys *record.System, n int, calls *int) *record.System {
