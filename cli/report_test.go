@@ -44,4 +44,3 @@ func TestReportBadInput(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing written on bad input")
 }
-

@@ -251,7 +251,7 @@ func Eval[T any](p *Page, expr string) (T, error) {
 // mouse click at its center would not test its handler).
 func (p *Page) Click(sel string) error {
 	arg, _ := json.Marshal(sel)
-	ok, err := run(p.b, chromedp.Evaluate[bool](`(function () { var el = document.querySelector(` + string(arg) +
+	ok, err := run(p.b, chromedp.Evaluate[bool](`(function () { var el = document.querySelector(`+string(arg)+
 		`); if (!el) { return false; } el.dispatchEvent(new MouseEvent("click", {bubbles: true})); return true; })()`))
 	if err == nil && !ok {
 		err = fmt.Errorf("no element matches %s", sel)
