@@ -10,6 +10,7 @@ import (
 
 func replayCmd(e *env) *cobra.Command {
 	var times int
+	var stepThrough bool
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay a trace exactly and check that it reproduces its violation",
@@ -17,6 +18,11 @@ func replayCmd(e *env) *cobra.Command {
 after each one. It reports whether the recorded violation (same fingerprint)
 reproduces, or the first divergence: the event index, what the trace expected
 and what happened. --times N replays N times to catch nondeterminism.
+
+--step walks through the trace step by step instead (see the README):
+a terminal UI when stdin is a terminal, else commands read from stdin, one
+a line, each screen printed as plain text (try: echo help | demi replay
+--step FILE).
 
 Exit status 0 when the violation reproduces every time, 1 when it does not,
 2 on bad input.`,
@@ -28,6 +34,9 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 			t, sys, err := e.loadTrace(args[0])
 			if err != nil {
 				return err
+			}
+			if stepThrough {
+				return e.stepThrough(cmd, args[0], t, sys)
 			}
 			want := t.Header.Violation
 			if want == nil {
@@ -63,5 +72,6 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 		},
 	}
 	cmd.Flags().IntVar(&times, "times", 1, "replay N times")
+	cmd.Flags().BoolVar(&stepThrough, "step", false, "step through the trace (terminal UI; scripted when stdin is not a terminal)")
 	return cmd
 }
