@@ -287,23 +287,25 @@ func (w *Walk) whatIf(ctx context.Context, ch Change) error {
 	return nil
 }
 
-// String says what the what-if led to, compared with the original
-// violation target.
+// String says what the what-if led to (first, so that a narrow screen
+// shows it), compared with the original violation target, then what it
+// was and how much of the rest of the schedule still applied.
 func (o *Outcome) String(target *record.Violation) string {
 	var b strings.Builder
-	b.WriteString(describeChange(o.Change))
-	if o.At >= 0 {
-		fmt.Fprintf(&b, " at step %d", o.At)
-	}
-	fmt.Fprintf(&b, "; the rest of the schedule: %s followed, %d no longer %s; ", plural(o.Followed, "step"), o.Skipped, map[bool]string{true: "applies", false: "apply"}[o.Skipped == 1])
 	switch {
 	case o.Violation == nil:
 		b.WriteString("violation no longer reached")
 	case target != nil && o.Violation.Fingerprint == target.Fingerprint:
-		fmt.Fprintf(&b, "violation still reached at step %d", o.Violation.Event)
+		fmt.Fprintf(&b, "violation still reached, at step %d", o.Violation.Event)
 	default:
-		fmt.Fprintf(&b, "another violation at step %d: %s", o.Violation.Event, o.Violation.Fingerprint)
+		fmt.Fprintf(&b, "another violation, at step %d: %s", o.Violation.Event, o.Violation.Fingerprint)
 	}
+	b.WriteString(" ← " + describeChange(o.Change))
+	if o.At >= 0 {
+		fmt.Fprintf(&b, " at step %d", o.At)
+	}
+	fmt.Fprintf(&b, " (then %s of the schedule followed, %d no longer %s)", plural(o.Followed, "step"), o.Skipped,
+		map[bool]string{true: "applies", false: "apply"}[o.Skipped == 1])
 	return b.String()
 }
 

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -62,13 +61,15 @@ func defaultKeys() keyMap {
 
 func (k keyMap) commands() []binding { return k.cmds }
 
-// suggestDeliver proposes the first deliverable message that the schedule
-// does not deliver next.
+// suggestDeliver proposes the first deliverable message (a timer only if
+// there is no message) that the schedule does not deliver next.
 func suggestDeliver(m *model) string {
 	scr := m.walk.Screen(m.ctx)
-	for _, p := range scr.Pending {
-		if p.Deliverable && p.ID != scr.Next {
-			return strconv.FormatUint(uint64(p.ID), 10)
+	for _, timers := range []bool{false, true} {
+		for _, p := range scr.Pending {
+			if p.Deliverable && p.ID != scr.Next && (p.Timer != "") == timers {
+				return strconv.FormatUint(uint64(p.ID), 10)
+			}
 		}
 	}
 	return ""
@@ -100,5 +101,5 @@ func (k keyMap) helpLine(width int) []string {
 	if line != "" {
 		out = append(out, line)
 	}
-	return []string{strings.Join(out, "\n")}
+	return out
 }

@@ -83,6 +83,25 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.ask != nil {
 			return m.answer(msg)
 		}
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			// Keys typed faster than they are read arrive together:
+			// take them one at a time (a prompt takes the rest).
+			var cmds []tea.Cmd
+			for i, r := range msg.Runes {
+				one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
+				if m.ask != nil {
+					rest := tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]}
+					_, cmd := m.answer(rest)
+					return m, tea.Batch(append(cmds, cmd)...)
+				}
+				_, cmd := m.key(one)
+				cmds = append(cmds, cmd)
+				if m.walk.Quit() {
+					break
+				}
+			}
+			return m, tea.Batch(cmds...)
+		}
 		return m.key(msg)
 	}
 	return m, nil
