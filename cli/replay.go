@@ -9,8 +9,11 @@ import (
 )
 
 func replayCmd(e *env) *cobra.Command {
-	var times int
-	var stepThrough bool
+	var (
+		times       int
+		of          optionFlags
+		stepThrough bool
+	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay a trace exactly and check that it reproduces its violation",
@@ -18,6 +21,9 @@ func replayCmd(e *env) *cobra.Command {
 after each one. It reports whether the recorded violation (same fingerprint)
 reproduces, or the first divergence: the event index, what the trace expected
 and what happened. --times N replays N times to catch nondeterminism.
+--opt name=value, --bug NAME and --no-bug NAME replay the same schedule with
+options changed from the trace's header (after a fix, for example: the run
+then leaves the schedule where the fix changes what a handler sends).
 
 --step walks through the trace step by step instead (see the README):
 a terminal UI when stdin is a terminal, else commands read from stdin, one
@@ -31,12 +37,19 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 			if times < 1 {
 				return badInput(errors.New("--times must be at least 1"))
 			}
-			t, sys, err := e.loadTrace(args[0])
+			orig, sys, err := e.loadTrace(args[0])
+			if err != nil {
+				return err
+			}
+			t, err := of.apply(orig, sys)
 			if err != nil {
 				return err
 			}
 			if stepThrough {
-				return e.stepThrough(cmd, args[0], t, sys)
+				return e.stepThrough(cmd, args[0], t, sys, describeChanges(sys, orig, t))
+			}
+			if ch := describeChanges(sys, orig, t); ch != "" {
+				fmt.Fprintf(e.stdout, "replaying with options changed from the trace's: %s\n", ch)
 			}
 			want := t.Header.Violation
 			if want == nil {
@@ -72,6 +85,7 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 		},
 	}
 	cmd.Flags().IntVar(&times, "times", 1, "replay N times")
+	of.register(cmd, " instead of the trace's")
 	cmd.Flags().BoolVar(&stepThrough, "step", false, "step through the trace (terminal UI; scripted when stdin is not a terminal)")
 	return cmd
 }

@@ -13,9 +13,13 @@ import (
 // stepThrough is `demi replay --step FILE`: the terminal UI when stdin is
 // a terminal, else the scripted mode (commands read from stdin, one a
 // line, each screen printed as plain text).
-func (e *env) stepThrough(cmd *cobra.Command, path string, t *record.Trace, sys *record.System) error {
+//
+// changed lists the options changed from the trace's (--opt, --bug,
+// --no-bug): the trace is then followed loosely, as far as it still
+// applies.
+func (e *env) stepThrough(cmd *cobra.Command, path string, t *record.Trace, sys *record.System, changed string) error {
 	ctx := cmd.Context()
-	s, err := step.Open(ctx, sys, t)
+	s, err := step.Open(ctx, sys, t, changed != "")
 	if err != nil {
 		return badInput(err)
 	}

@@ -26,10 +26,20 @@ type execution struct {
 // Open returns the execution of trace t of system sys. It checks that the
 // trace replays exactly to its end (or to the point where a handler
 // panicked) and finds where it breaks the invariant.
-func Open(ctx context.Context, sys *record.System, t *record.Trace) (Session, error) {
+//
+// With loose set (the trace is run under options other than those it was
+// recorded with, after a fix for example), the trace is followed the way a
+// what-if follows the rest of a schedule instead: a delivery step stands
+// for the matching pending message, a step nothing matches is skipped, and
+// the execution is what the run did, to the end of the trace or to its
+// first violation.
+func Open(ctx context.Context, sys *record.System, t *record.Trace, loose bool) (Session, error) {
 	setup := t.Setup(sys)
 	if _, err := sys.Resolve(setup.Options); err != nil {
 		return nil, err
+	}
+	if loose {
+		return openLoose(ctx, setup, t)
 	}
 	x := &execution{setup: setup, header: t.Header, events: slices.Clone(t.Events)}
 	x.header.Violation = nil
@@ -61,6 +71,19 @@ func Open(ctx context.Context, sys *record.System, t *record.Trace) (Session, er
 	x.header.EventCount = len(x.events)
 	x.d = d
 	return x, nil
+}
+
+// openLoose follows t loosely (record.MatchType) to its end or its first
+// violation.
+func openLoose(ctx context.Context, setup record.Setup, t *record.Trace) (Session, error) {
+	d, err := record.NewDriver(setup, t.Events, record.Follow{Loose: record.MatchType})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := follow(ctx, d, &Outcome{}, nil); err != nil {
+		return nil, err
+	}
+	return done(d, setup, t.Header.Note)
 }
 
 func (x *execution) Header() record.Header    { return x.header }
@@ -160,14 +183,29 @@ func (x *execution) WhatIf(ctx context.Context, k int, c Change) (Session, *Outc
 	if o.Event >= 0 && c.Drop == 0 {
 		out.At = o.Event
 	}
-	v := o.Violation
+	v, err := follow(ctx, d, out, o.Violation)
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Violation = v
+	nx, err := done(d, x.setup, x.header.Note)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nx, out, nil
+}
+
+// follow takes the rest of d's schedule until the first violation (v, if
+// the step before found one already) or the end, counting in out the
+// steps that still applied and those that were skipped.
+func follow(ctx context.Context, d *record.Driver, out *Outcome, v *record.Violation) (*record.Violation, error) {
 	for v == nil && d.Sim().Halted() == nil {
 		o, err := d.Next(ctx)
 		if errors.Is(err, record.ErrScheduleEnd) {
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		switch {
 		case o.Divergence != nil: // an external event the run rejects
@@ -183,14 +221,19 @@ func (x *execution) WhatIf(ctx context.Context, k int, c Change) (Session, *Outc
 	if v == nil {
 		v = d.Sim().Halted()
 	}
-	out.Violation = v
-	t := d.Sim().Trace(v)
-	nx := &execution{setup: x.setup, header: t.Header, events: slices.Clone(t.Events)}
-	nx.header.Note = x.header.Note
-	if nx.d, err = record.NewDriver(x.setup, nx.events, record.Follow{}); err != nil {
-		return nil, nil, err
+	return v, nil
+}
+
+// done turns what driver d executed into an execution.
+func done(d *record.Driver, setup record.Setup, note string) (*execution, error) {
+	t := d.Sim().Trace(d.Violation())
+	x := &execution{setup: setup, header: t.Header, events: slices.Clone(t.Events)}
+	x.header.Note = note
+	var err error
+	if x.d, err = record.NewDriver(setup, x.events, record.Follow{}); err != nil {
+		return nil, err
 	}
-	return nx, out, nil
+	return x, nil
 }
 
 // capture renders every actor's state.

@@ -15,7 +15,7 @@ func open(t testing.TB, path string) (Session, *record.System, *record.Trace) {
 	t.Helper()
 	tr, sys, err := record.ReadFile(path, catalog())
 	require.NoError(t, err)
-	s, err := Open(context.Background(), sys, tr)
+	s, err := Open(context.Background(), sys, tr, false)
 	require.NoError(t, err)
 	return s, sys, tr
 }
@@ -64,7 +64,7 @@ func TestOpenRejectsATraceThatDoesNotReplay(t *testing.T) {
 	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.min.trace", catalog())
 	require.NoError(t, err)
 	tr.Events = append(tr.Events[:10:10], tr.Events[12:]...) // lose two deliveries
-	_, err = Open(context.Background(), sys, tr)
+	_, err = Open(context.Background(), sys, tr, false)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the trace does not replay: ")
 	assert.Contains(t, err.Error(), "event 11")
@@ -140,7 +140,7 @@ func BenchmarkStepBack(b *testing.B) {
 	ctx := context.Background()
 	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.trace", catalog())
 	require.NoError(b, err)
-	s, err := Open(ctx, sys, tr)
+	s, err := Open(ctx, sys, tr, false)
 	require.NoError(b, err)
 	require.Equal(b, 2038, s.Len())
 	w, err := NewWalk(ctx, sys, "raft-45.trace", s)
@@ -162,7 +162,7 @@ func BenchmarkStepForward(b *testing.B) {
 	ctx := context.Background()
 	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.trace", catalog())
 	require.NoError(b, err)
-	s, err := Open(ctx, sys, tr)
+	s, err := Open(ctx, sys, tr, false)
 	require.NoError(b, err)
 	w, err := NewWalk(ctx, sys, "raft-45.trace", s)
 	require.NoError(b, err)
@@ -184,7 +184,7 @@ func BenchmarkOpen(b *testing.B) {
 	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.trace", catalog())
 	require.NoError(b, err)
 	for i := 0; i < b.N; i++ {
-		s, err := Open(ctx, sys, tr)
+		s, err := Open(ctx, sys, tr, false)
 		require.NoError(b, err)
 		_, err = NewWalk(ctx, sys, "raft-45.trace", s)
 		require.NoError(b, err)

@@ -32,7 +32,7 @@ func walk(t *testing.T, path string) *Walk {
 
 func walkTrace(t *testing.T, sys *record.System, path string, tr *record.Trace) *Walk {
 	t.Helper()
-	s, err := Open(context.Background(), sys, tr)
+	s, err := Open(context.Background(), sys, tr, false)
 	require.NoError(t, err)
 	w, err := NewWalk(context.Background(), sys, path, s)
 	require.NoError(t, err)
