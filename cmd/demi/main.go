@@ -4,6 +4,7 @@ package main
 
 import (
 	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/examples/etcdraft"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/examples/tokenring"
 	"github.com/demi-project/demi/record"
@@ -11,6 +12,7 @@ import (
 
 func main() {
 	cli.Main(record.NewCatalog(
+		etcdraft.System(),
 		raft.System(),
 		tokenring.System(),
 	))
