@@ -30,8 +30,7 @@ const (
 func fuzzCmd(e *env) *cobra.Command {
 	var (
 		system   string
-		bugs     []string
-		opts     []string
+		of       optionFlags
 		out      string
 		cfg      record.SearchConfig
 		network  string
@@ -65,15 +64,12 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 			if err != nil {
 				return badInput(err)
 			}
-			given, err := parseOptions(sys, bugs, opts)
+			given, err := of.options(sys)
 			if err != nil {
 				return badInput(err)
 			}
 			if network != "" {
 				return badInput(errors.New("--network is chosen by the system's options (see demi systems)"))
-			}
-			if _, err := sys.Resolve(given); err != nil {
-				return badInput(err)
 			}
 			if err := checkFuzzFlags(cmd.Flags(), &cfg, extCount, budget); err != nil {
 				return err
@@ -88,8 +84,8 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 			flag := "-o"
 			if out == "" {
 				name := system
-				if len(bugs) > 0 {
-					name = strings.Join(bugs, "+")
+				if len(of.bugs) > 0 {
+					name = strings.Join(of.bugs, "+")
 				}
 				out, flag = name+".trace", "output"
 			}
@@ -121,14 +117,13 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 			h := t.Header
 			fmt.Fprintf(e.stdout, "violation %s\n  %s\nafter %d deliveries and %d externals (seed %d, run %d)\nwrote %s\nregenerate with: %s\n",
 				record.Escape(h.Violation.Fingerprint), record.Escape(h.Violation.Detail), h.Deliveries, h.Externals,
-				h.Seed, runs, out, regenerateCommand(cmd.Flags(), h.Seed, out))
+				h.Seed, runs, out, regenerateCommand(cmd.Root().Name(), cmd.Flags(), h.Seed, out))
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&system, "system", "", "system to run (see demi systems)")
-	f.StringSliceVar(&bugs, "bug", nil, "bug switch to turn on (repeatable)")
-	f.StringSliceVar(&opts, "opt", nil, "option as name=value (repeatable)")
+	of.register(cmd, "")
 	f.StringVarP(&out, "output", "o", "", "trace file to write (default SYSTEM.trace or BUG.trace, which must not exist)")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "random seed of the first run")
 	f.IntVar(&cfg.Runs, "runs", 0, "number of seeds to try (default: until a violation or the budget)")
@@ -173,8 +168,8 @@ func checkFuzzFlags(f *pflag.FlagSet, cfg *record.SearchConfig, externals int, b
 // regenerateCommand is the demi fuzz command line that writes the same
 // trace again: the flags the user gave, with the seed of the run found and
 // a single run.
-func regenerateCommand(f *pflag.FlagSet, seed uint64, out string) string {
-	args := []string{"demi", "fuzz"}
+func regenerateCommand(program string, f *pflag.FlagSet, seed uint64, out string) string {
+	args := []string{program, "fuzz"}
 	f.Visit(func(fl *pflag.Flag) {
 		switch fl.Name {
 		case "seed", "runs", "budget", "output":
@@ -257,27 +252,4 @@ func (p *fuzzProgress) done() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.live = false
 	}
-}
-
-// parseOptions turns --bug and --opt flags into options of sys.
-func parseOptions(sys *record.System, bugs, opts []string) (record.Options, error) {
-	given := record.Options{}
-	known := map[string]bool{}
-	for _, b := range sys.Bugs() {
-		known[b] = true
-	}
-	for _, b := range bugs {
-		if !known[b] {
-			return nil, fmt.Errorf("system %s has no bug switch %s (known: %s)", sys.Name, record.Quote(b), strings.Join(sys.Bugs(), ", "))
-		}
-		given[b] = "true"
-	}
-	for _, kv := range opts {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("--opt %s: want name=value", record.Quote(kv))
-		}
-		given[k] = v
-	}
-	return given, nil
 }

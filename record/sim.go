@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"strings"
 	"unsafe"
 )
 
@@ -262,6 +260,14 @@ func grown[T any](log []T, expect int) []T {
 		n = expect - len(log) // a long run: make room for all of it at once
 	}
 	return slices.Grow(log, n)
+}
+
+// sentID returns the message ID external event i (a Send) gave its message.
+func (s *Sim) sentID(i int) MsgID {
+	if s.lazy {
+		return s.ext[s.log[i].from].ID
+	}
+	return s.events[i].ID
 }
 
 // Deliveries returns the number of deliveries executed so far.
@@ -619,21 +625,9 @@ func (s *Sim) Deliver(id MsgID) error {
 	if s.halted != nil {
 		return ErrHalted
 	}
-	at := s.find(id)
-	if at < 0 {
-		return &NotPendingError{ID: id, Reason: "is not pending"}
-	}
-	p := &s.pend[at]
-	if s.sem == FIFO && p.Timer == "" {
-		for i := 0; i < at; i++ {
-			q := &s.pend[i]
-			if q.from == p.from && q.to == p.to && q.Timer == "" { // holes have to < 0
-				return &NotPendingError{ID: id, Reason: fmt.Sprintf("is queued behind #%d (FIFO %s→%s)", q.ID, p.From, p.To)}
-			}
-		}
-	}
-	if !s.runningAt(p.to) {
-		return &NotPendingError{ID: id, Reason: "is addressed to " + string(p.To) + ", which is not running"}
+	at, why := s.deliverable(id)
+	if why != nil {
+		return why
 	}
 	s.deliverAt(at)
 	return nil
@@ -813,51 +807,6 @@ func (s *Sim) start(sl *slot, st Starter) {
 func (s *Sim) caught(sl *slot) {
 	if r := recover(); r != nil {
 		s.halted = panicViolation(r, sl.id, s.eventCount()-1)
-	}
-}
-
-// panicViolation turns a recovered panic into a violation whose fingerprint
-// names the panic's message and the function that panicked.
-func panicViolation(r any, id ActorID, event int) *Violation {
-	msg := fmt.Sprint(r)
-	if err, ok := r.(error); ok {
-		msg = err.Error()
-	}
-	loc := panicLocation()
-	return &Violation{
-		Fingerprint: "panic: " + msg + " @ " + loc,
-		Detail:      fmt.Sprintf("actor %s panicked: %s (at %s)", id, msg, loc),
-		Event:       event,
-	}
-}
-
-// panicLocation finds the function that panicked: the first frame after
-// the runtime's panic machinery.
-func panicLocation() string {
-	pcs := make([]uintptr, 32)
-	n := runtime.Callers(3, pcs)
-	frames := runtime.CallersFrames(pcs[:n])
-	afterPanic := false
-	for {
-		f, more := frames.Next()
-		if strings.HasPrefix(f.Function, "runtime.") {
-			if f.Function == "runtime.gopanic" || strings.HasPrefix(f.Function, "runtime.panic") {
-				afterPanic = true
-			}
-		} else if afterPanic {
-			file := f.File
-			if i := strings.LastIndexByte(file, '/'); i >= 0 {
-				file = file[i+1:]
-			}
-			name := f.Function
-			if i := strings.LastIndexByte(name, '/'); i >= 0 {
-				name = name[i+1:]
-			}
-			return fmt.Sprintf("%s (%s:%d)", name, file, f.Line)
-		}
-		if !more {
-			return "unknown location"
-		}
 	}
 }
 

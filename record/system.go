@@ -129,7 +129,7 @@ func (s *System) Resolve(given Options) (Options, error) {
 	for k, v := range given {
 		i := slices.IndexFunc(s.Options, func(o OptionSpec) bool { return o.Name == k })
 		if i < 0 {
-			return nil, fmt.Errorf("system %s has no option %s", s.Name, Quote(k))
+			return nil, fmt.Errorf("system %s has no option %q", s.Name, k)
 		}
 		spec := s.Options[i]
 		// Bug switches and "true"/"false" defaults are booleans; other
@@ -137,14 +137,14 @@ func (s *System) Resolve(given Options) (Options, error) {
 		if _, err := strconv.Atoi(spec.Default); err == nil && !spec.Bug {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return nil, fmt.Errorf("option %s: %s is not an integer", k, Quote(v))
+				return nil, fmt.Errorf("option %s: %q is not an integer", k, v)
 			}
 			if spec.Bounded() && (n < spec.Min || n > spec.Max) {
 				return nil, fmt.Errorf("option %s=%d is out of range: system %s accepts %d to %d", k, n, s.Name, spec.Min, spec.Max)
 			}
 		} else if _, err := strconv.ParseBool(spec.Default); err == nil {
 			if _, err := strconv.ParseBool(v); err != nil {
-				return nil, fmt.Errorf("option %s: %s is not a boolean", k, Quote(v))
+				return nil, fmt.Errorf("option %s: %q is not a boolean", k, v)
 			}
 		}
 		out[k] = v
@@ -218,25 +218,6 @@ func TypeName(m Message) string {
 		return "*" + t.Elem().Name()
 	}
 	return t.Name()
-}
-
-// Violation is a broken invariant (or a panicking handler).
-type Violation struct {
-	// Fingerprint decides "same bug": two violations with equal
-	// fingerprints are the same failure. It should name the invariant and
-	// the actors involved, not the exact state.
-	Fingerprint string `msgpack:"fingerprint" json:"fingerprint"`
-	// Detail explains this occurrence for a person.
-	Detail string `msgpack:"detail" json:"detail"`
-	// Event is the index of the event after which it was detected.
-	Event int `msgpack:"event" json:"event"`
-}
-
-func (v *Violation) String() string {
-	if v == nil {
-		return "no violation"
-	}
-	return v.Fingerprint + ": " + v.Detail
 }
 
 // Catalog is the set of systems a demi binary knows about.

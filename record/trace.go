@@ -404,7 +404,7 @@ func (r *Reader) checkActors(e *Event) error {
 	}
 	member := func(role string, id ActorID) error {
 		if !r.members[id] {
-			return fmt.Errorf("%s names %s %s, not a member of this %s run", e.Kind, role, Quote(string(id)), r.sys.Name)
+			return fmt.Errorf("%s names %s %q, not a member of this %s run", e.Kind, role, string(id), r.sys.Name)
 		}
 		return nil
 	}
