@@ -116,13 +116,14 @@ func (e Event) format() string {
 	return e.Kind.String()
 }
 
-// FormatMessage renders a message as Type{fields}, escaped (see Escape).
+// FormatMessage renders a message as Type{fields}, as is: pass the result
+// through Escape before printing it (Event.String does).
 func FormatMessage(m Message) string {
 	if s, ok := m.(fmt.Stringer); ok {
-		return Escape(s.String())
+		return s.String()
 	}
 	s := fmt.Sprintf("%+v", m)
-	return Escape(strings.TrimPrefix(TypeName(m), "*") + strings.TrimPrefix(s, "&"))
+	return strings.TrimPrefix(TypeName(m), "*") + strings.TrimPrefix(s, "&")
 }
 
 func joinIDs(ids []ActorID) string {
