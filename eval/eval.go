@@ -123,6 +123,13 @@ type Report struct {
 	Citation    string        `json:"paper_citation"`
 	Summary     Summary       `json:"summary"`
 	Scale       ScalingConfig `json:"scale"`
+	// Fresh is the fresh-seed study (freshseed.go), measured when
+	// FreshGenerated says, with FreshBudget per minimization.
+	Fresh          []FreshRow   `json:"fresh,omitempty"`
+	FreshSummary   FreshSummary `json:"fresh_summary"`
+	FreshGenerated string       `json:"fresh_generated,omitempty"`
+	FreshBudget    string       `json:"fresh_budget,omitempty"`
+	FreshWorkers   int          `json:"fresh_workers,omitempty"`
 	// Notes is free text (the analysis) appended to the markdown.
 	Notes string `json:"-"`
 }

@@ -147,6 +147,9 @@ type minimizer struct {
 	// escalation multiplies the schedule budget of TFB checks; it grows
 	// when a round finds nothing.
 	escalation int
+	// dropped holds the input's external events the reorder stage may
+	// re-insert (reorder.go).
+	dropped []record.Event
 
 	start     time.Time
 	budget    time.Duration
@@ -222,6 +225,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 			m.maxComponents[name] = max(m.maxComponents[name], sh.Components())
 		}
 	}
+	m.dropped = reinsertable(m.best.Events)
 	m.recordPace()
 	m.endStage()
 
@@ -325,7 +329,15 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		}
 		if m.snapshotBest() == before {
 			if m.escalation >= maxEscalation {
-				return nil
+				// Removals are exhausted: try moves that reorder
+				// (reorder.go), and another round if one helped.
+				if err := m.runStage(ctx, fmt.Sprintf("reorder-%d", round), 1, m.reorder); err != nil {
+					return err
+				}
+				if m.snapshotBest() == before {
+					return nil
+				}
+				continue
 			}
 			m.escalation *= 4
 		}
