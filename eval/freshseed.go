@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -349,4 +350,58 @@ func fuzzArgs(fc FreshCase) string {
 		args = append(args, "--external-prob", fmt.Sprint(s.ExternalProb))
 	}
 	return strings.Join(args, " ")
+}
+
+// fresh runs the fresh-seed study into rep, calling update after each bug.
+func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) error {
+	f := c.Fresh.withDefaults(c.Workers)
+	rep.Fresh = nil
+	rep.FreshGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	rep.FreshBudget, rep.FreshWorkers = f.Budget.String(), f.Workers
+	optimum := func(bug string) *Size { return rep.ProvenOptimum(bug) }
+	_, err := c.FreshSeeds(ctx, f, optimum, func(r FreshRow) error {
+		rep.Fresh = append(rep.Fresh, r)
+		rep.FreshSummary = SummarizeFresh(rep.Fresh)
+		return update()
+	})
+	return err
+}
+
+// RunFresh runs only the fresh-seed study and adds it to base (a report
+// read with ReadJSON, whose other sections are kept as they were
+// measured), or to a new report when base is nil.
+func RunFresh(ctx context.Context, cfg Config, base *Report) (*Report, error) {
+	if cfg.Catalog == nil || cfg.Fresh == nil {
+		return nil, errors.New("eval: the fresh-seed study needs a catalog and its cases")
+	}
+	c := cfg.withDefaults()
+	rep := base
+	if rep == nil {
+		rep = &Report{Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+			Machine: Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+			Budget:  c.Budget.String(), Workers: c.Workers, Citation: PaperCitation}
+	}
+	update := func() error {
+		if c.OnUpdate != nil {
+			return c.OnUpdate(rep)
+		}
+		return nil
+	}
+	if err := c.fresh(ctx, rep, update); err != nil {
+		return rep, err
+	}
+	return rep, update()
+}
+
+// ProvenOptimum returns the size a finished exhaustive search proved
+// smallest for bug, or nil.
+func (rep *Report) ProvenOptimum(bug string) *Size {
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Bug == bug && r.Optimal != nil && r.Optimal.Exhausted && r.Optimal.Found != nil && r.Optimal.AllExternals {
+			s := *r.Optimal.Found
+			return &s
+		}
+	}
+	return nil
 }
