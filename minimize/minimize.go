@@ -315,6 +315,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	// the schedules per check (DPOR may stray further from the guide), up to
 	// maxEscalation; the pipeline ends after a round at the largest budget
 	// that finds nothing. The escalation depends on rounds, not on time.
+	var reordered *record.Trace // the last trace the reorder stage started from
 	for round := 2; ctx.Err() == nil; round++ {
 		before := m.snapshotBest()
 		for _, s := range []stage{
@@ -328,16 +329,19 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			}
 		}
 		if m.snapshotBest() == before {
-			if m.escalation >= maxEscalation {
-				// Removals are exhausted: try moves that reorder
-				// (reorder.go), and another round if one helped.
+			// Removals found nothing: once per trace, try the moves that
+			// reorder (reorder.go) before granting more schedules.
+			if reordered != before {
+				reordered = before
 				if err := m.runStage(ctx, fmt.Sprintf("reorder-%d", round), 1, m.reorder); err != nil {
 					return err
 				}
-				if m.snapshotBest() == before {
-					return nil
+				if m.snapshotBest() != before {
+					continue
 				}
-				continue
+			}
+			if m.escalation >= maxEscalation {
+				return nil
 			}
 			m.escalation *= 4
 		}

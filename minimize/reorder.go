@@ -2,7 +2,6 @@ package minimize
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -44,9 +43,6 @@ const reorderSchedules = 8
 // maxReorderMoves bounds the moves generated from one trace.
 const maxReorderMoves = 4000
 
-// move builds a candidate plan from the best trace's plan.
-type move func(bp dpor.Plan) dpor.Plan
-
 // reorder runs the reorder stage until no move improves the best trace.
 func (m *minimizer) reorder(ctx context.Context) error {
 	for {
@@ -57,7 +53,7 @@ func (m *minimizer) reorder(ctx context.Context) error {
 		moves := m.moves(base)
 		bp := dpor.FromEvents(m.fp, base.Events)
 		_, tr, err := m.firstTrace(ctx, len(moves), func(c *dpor.Checker, i int) (*record.Trace, error) {
-			return m.tryMove(ctx, c, base, moves[i](bp))
+			return m.tryMove(ctx, c, base, moves[i](c.Fingerprinter(), bp))
 		})
 		if err != nil {
 			return err
@@ -136,9 +132,11 @@ func removals(events []record.Event, fifo bool) [][]int {
 
 // moves lists the moves of the best trace, in a fixed order: swaps,
 // external events later, earlier, then re-inserted externals.
-func (m *minimizer) moves(base *record.Trace) []move {
+func (m *minimizer) moves(base *record.Trace) []edit {
 	ev := base.Events
-	var out []move
+	// Content shrinking (shrink.go) as a move: a smaller configuration
+	// opens other routes, which only the descent can take.
+	out := m.shrinkEdits(base)
 	// Swaps: delivery j before the previous delivery i to the same actor.
 	last := map[record.ActorID]int{}
 	for j, e := range ev {
@@ -184,7 +182,7 @@ func (m *minimizer) moves(base *record.Trace) []move {
 			continue
 		}
 		for p := 1; p <= len(ev); p++ {
-			out = append(out, insertAt(x, m.fp, p))
+			out = append(out, insertAt(x, p))
 		}
 	}
 	if len(out) > maxReorderMoves {
@@ -232,8 +230,8 @@ func reinsertable(events []record.Event) []record.Event {
 // moveTo moves the event at from to position to (counted in the original
 // plan, before removing from); the deliveries from the earlier of the two
 // positions on are wildcards.
-func moveTo(from, to int) move {
-	return func(bp dpor.Plan) dpor.Plan {
+func moveTo(from, to int) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := make(dpor.Plan, 0, len(bp))
 		wild := min(from, to)
 		for i := 0; i <= len(bp); i++ {
@@ -258,8 +256,8 @@ func moveTo(from, to int) move {
 
 // insertAt inserts external event x at position at; the deliveries after it
 // are wildcards.
-func insertAt(x record.Event, fp *fingerprint.Fingerprinter, at int) move {
-	return func(bp dpor.Plan) dpor.Plan {
+func insertAt(x record.Event, at int) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := make(dpor.Plan, 0, len(bp)+1)
 		p = append(p, bp[:at]...)
 		p = append(p, dpor.Step{Event: x})
@@ -328,5 +326,3 @@ func (m *minimizer) firstTrace(ctx context.Context, n int, try func(c *dpor.Chec
 	}
 	return -1, nil, errOnce
 }
-
-var _ = slices.Sort[[]int]

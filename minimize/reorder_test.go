@@ -41,17 +41,17 @@ func reorderPlan() dpor.Plan {
 
 func TestMoveToLaterAndEarlier(t *testing.T) {
 	bp := reorderPlan()
-	assert.Equal(t, []string{"b", "a>b*", "a", "b>a*", "c>b*"}, names(moveTo(0, 3)(bp)), "start a after the first delivery")
-	assert.Equal(t, []string{"a", "b", "c>b*", "a>b*", "b>a*"}, names(moveTo(4, 2)(bp)), "c>b before a>b")
-	assert.Equal(t, []string{"a", "b", "a>b", "b>a", "c>b*"}, names(moveTo(4, 5)(bp)), "moving to its own place changes nothing but wildcards")
+	assert.Equal(t, []string{"b", "a>b*", "a", "b>a*", "c>b*"}, names(moveTo(0, 3)(nil, bp)), "start a after the first delivery")
+	assert.Equal(t, []string{"a", "b", "c>b*", "a>b*", "b>a*"}, names(moveTo(4, 2)(nil, bp)), "c>b before a>b")
+	assert.Equal(t, []string{"a", "b", "a>b", "b>a", "c>b*"}, names(moveTo(4, 5)(nil, bp)), "moving to its own place changes nothing but wildcards")
 	assert.Equal(t, []string{"a", "b", "a>b", "b>a", "c>b"}, names(bp), "the base plan is not modified")
 }
 
 func TestInsertAtMakesLaterDeliveriesWildcards(t *testing.T) {
 	bp := reorderPlan()
 	x := record.Event{Kind: record.Start, Actor: "c"}
-	assert.Equal(t, []string{"a", "b", "a>b", "c", "b>a*", "c>b*"}, names(insertAt(x, nil, 3)(bp)))
-	assert.Equal(t, []string{"a", "b", "a>b", "b>a", "c>b", "c"}, names(insertAt(x, nil, 5)(bp)))
+	assert.Equal(t, []string{"a", "b", "a>b", "c", "b>a*", "c>b*"}, names(insertAt(x, 3)(nil, bp)))
+	assert.Equal(t, []string{"a", "b", "a>b", "b>a", "c>b", "c"}, names(insertAt(x, 5)(nil, bp)))
 }
 
 func TestRemovalsTakeTheFIFOQueueSuffix(t *testing.T) {
