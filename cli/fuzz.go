@@ -12,8 +12,7 @@ import (
 func fuzzCmd(e *env) *cobra.Command {
 	var (
 		system   string
-		bugs     []string
-		opts     []string
+		of       optionFlags
 		out      string
 		cfg      record.SearchConfig
 		network  string
@@ -40,15 +39,12 @@ within the limits, 2 on bad input.`,
 			if err != nil {
 				return badInput(err)
 			}
-			given, err := parseOptions(sys, bugs, opts)
+			given, err := of.options(sys)
 			if err != nil {
 				return badInput(err)
 			}
 			if network != "" {
 				return badInput(errors.New("--network is chosen by the system's options (see demi systems)"))
-			}
-			if _, err := sys.Resolve(given); err != nil {
-				return badInput(err)
 			}
 			cfg.MaxExternals = extCount
 			if extCount == 0 {
@@ -56,8 +52,8 @@ within the limits, 2 on bad input.`,
 			}
 			if out == "" {
 				name := system
-				if len(bugs) > 0 {
-					name = strings.Join(bugs, "+")
+				if len(of.bugs) > 0 {
+					name = strings.Join(of.bugs, "+")
 				}
 				out = name + ".trace"
 			}
@@ -83,8 +79,7 @@ within the limits, 2 on bad input.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&system, "system", "", "system to run (see demi systems)")
-	f.StringSliceVar(&bugs, "bug", nil, "bug switch to turn on (repeatable)")
-	f.StringSliceVar(&opts, "opt", nil, "option as name=value (repeatable)")
+	of.register(cmd, "")
 	f.StringVarP(&out, "output", "o", "", "trace file to write (default SYSTEM.trace or BUG.trace)")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "random seed of the first run")
 	f.IntVar(&cfg.Runs, "runs", 1, "number of seeds to try")
@@ -97,27 +92,4 @@ within the limits, 2 on bad input.`,
 	f.StringVar(&network, "network", "", "")
 	_ = f.MarkHidden("network")
 	return cmd
-}
-
-// parseOptions turns --bug and --opt flags into options of sys.
-func parseOptions(sys *record.System, bugs, opts []string) (record.Options, error) {
-	given := record.Options{}
-	known := map[string]bool{}
-	for _, b := range sys.Bugs() {
-		known[b] = true
-	}
-	for _, b := range bugs {
-		if !known[b] {
-			return nil, fmt.Errorf("system %s has no bug switch %q (known: %s)", sys.Name, b, strings.Join(sys.Bugs(), ", "))
-		}
-		given[b] = "true"
-	}
-	for _, kv := range opts {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("--opt %q: want name=value", kv)
-		}
-		given[k] = v
-	}
-	return given, nil
 }

@@ -42,6 +42,7 @@ func minimizeCmd(e *env) *cobra.Command {
 		strategy string
 		stats    string
 		workers  int
+		of       optionFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "minimize FILE [-o OUT] [--budget DURATION] [--strategy tfb|sts|nodiverge] [--stats STATS.json] [-j N]",
@@ -59,7 +60,9 @@ the input is never overwritten. --strategy sts stops after delta debugging
 with STSSched (the paper's prior-work baseline); nodiverge aborts any
 schedule that makes a state transition the original run never made; tfb (the
 default) is the full pipeline. -j N checks candidates on N cores; the result
-does not depend on N. Ctrl-C writes the best trace found so far.
+does not depend on N. Ctrl-C writes the best trace found so far. --opt,
+--bug and --no-bug minimize the trace under options changed from its header
+(it must still reproduce its violation exactly under them).
 
 Exit status 0 on success, 1 when the trace does not reproduce its violation,
 2 on bad input, 130 when interrupted (the best trace so far is written).`,
@@ -77,6 +80,9 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			}
 			t, sys, out, err := e.loadFailingTrace("minimize", in, out, ".min.trace")
 			if err != nil {
+				return err
+			}
+			if t, err = of.apply(t, sys); err != nil {
 				return err
 			}
 			if budget == 0 {
@@ -134,6 +140,7 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 	cmd.Flags().StringVar(&strategy, "strategy", "tfb", "tfb (full pipeline), sts (stop after STSSched/ddmin) or nodiverge")
 	cmd.Flags().StringVar(&stats, "stats", "", "write the per-stage statistics as JSON to this file")
 	cmd.Flags().IntVarP(&workers, "jobs", "j", 0, "candidate checks in parallel (default: all cores)")
+	of.register(cmd, " instead of the trace's")
 	return cmd
 }
 

@@ -9,7 +9,10 @@ import (
 )
 
 func replayCmd(e *env) *cobra.Command {
-	var times int
+	var (
+		times int
+		of    optionFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay a trace exactly and check that it reproduces its violation",
@@ -17,6 +20,9 @@ func replayCmd(e *env) *cobra.Command {
 after each one. It reports whether the recorded violation (same fingerprint)
 reproduces, or the first divergence: the event index, what the trace expected
 and what happened. --times N replays N times to catch nondeterminism.
+--opt name=value, --bug NAME and --no-bug NAME replay the same schedule with
+options changed from the trace's header (after a fix, for example: the run
+then leaves the schedule where the fix changes what a handler sends).
 
 Exit status 0 when the violation reproduces every time, 1 when it does not,
 2 on bad input.`,
@@ -25,9 +31,16 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 			if times < 1 {
 				return badInput(errors.New("--times must be at least 1"))
 			}
-			t, sys, err := e.loadTrace(args[0])
+			orig, sys, err := e.loadTrace(args[0])
 			if err != nil {
 				return err
+			}
+			t, err := of.apply(orig, sys)
+			if err != nil {
+				return err
+			}
+			if ch := describeChanges(sys, orig, t); ch != "" {
+				fmt.Fprintf(e.stdout, "replaying with options changed from the trace's: %s\n", ch)
 			}
 			want := t.Header.Violation
 			if want == nil {
@@ -63,5 +76,6 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 		},
 	}
 	cmd.Flags().IntVar(&times, "times", 1, "replay N times")
+	of.register(cmd, " instead of the trace's")
 	return cmd
 }

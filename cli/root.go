@@ -72,9 +72,11 @@ func New(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
 		Long: `demi runs distributed systems written as actors deterministically, fuzzes them
 until an invariant breaks, records the failing execution as a trace, replays it
 exactly, and minimizes it to the few events that still trigger the violation.`,
+		Version:       Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("demi {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
@@ -93,14 +95,21 @@ func commands(e *env) []*cobra.Command {
 		showCmd(e),
 		minimizeCmd(e),
 		optimalCmd(e),
-		evalCmd(e),
 	}
 }
 
 // Run executes the command line args and returns the exit status, printing
 // errors as one line on stderr.
 func Run(ctx context.Context, cat *record.Catalog, args []string, stdout, stderr io.Writer) int {
-	root := New(cat, stdout, stderr)
+	return Execute(ctx, New(cat, stdout, stderr), args, stderr)
+}
+
+// Execute runs root on args and returns the exit status: that of an
+// ExitError, ExitBadInput for cobra's own errors (an unknown command, a bad
+// flag), ExitOK otherwise. An error is printed on stderr as one line
+// prefixed with the root command's name. Other binaries built on demi (such
+// as demi-eval) share demi's exit statuses through it.
+func Execute(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -114,7 +123,7 @@ func Run(ctx context.Context, cat *record.Catalog, args []string, stdout, stderr
 			return code
 		}
 	}
-	fmt.Fprintln(stderr, "demi: "+oneLine(err.Error()))
+	fmt.Fprintln(stderr, root.Name()+": "+oneLine(err.Error()))
 	return code
 }
 

@@ -41,7 +41,10 @@ type eventJSON struct {
 }
 
 func showCmd(e *env) *cobra.Command {
-	var asJSON, byRound bool
+	var (
+		asJSON, byRound bool
+		of              optionFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "show FILE",
 		Short: "Print a trace's events as a table (or JSON, or round by round), ending with its violation",
@@ -51,10 +54,11 @@ counts deliveries and externals at the top level). --rounds replays the trace
 and lays it out round by round (for systems whose messages carry a round):
 who sent what in each phase, whose messages each actor heard (its HO set),
 who was isolated, how each actor's state changed, and the late deliveries
-apart as the asynchronous residue.`,
+apart as the asynchronous residue. --opt name=value, --bug NAME and --no-bug
+NAME change the trace's options (shown in the header line) for --rounds.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, sys, err := e.loadTrace(args[0])
+			t, sys, err := e.loadTraceWith(args[0], &of)
 			if err != nil {
 				return err
 			}
@@ -63,6 +67,9 @@ apart as the asynchronous residue.`,
 			}
 			if byRound {
 				lay, err := rounds.Build(cmd.Context(), sys, t)
+				if err != nil && of.set() {
+					return notFound(fmt.Errorf("with the options changed, the run leaves the trace: %w", err))
+				}
 				if err != nil {
 					return badInput(err)
 				}
@@ -89,6 +96,7 @@ apart as the asynchronous residue.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	cmd.Flags().BoolVar(&byRound, "rounds", false, "lay the trace out round by round")
+	of.register(cmd, " instead of the trace's")
 	return cmd
 }
 

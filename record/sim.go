@@ -264,6 +264,14 @@ func grown[T any](log []T, expect int) []T {
 	return slices.Grow(log, n)
 }
 
+// sentID returns the message ID external event i (a Send) gave its message.
+func (s *Sim) sentID(i int) MsgID {
+	if s.lazy {
+		return s.ext[s.log[i].from].ID
+	}
+	return s.events[i].ID
+}
+
 // Deliveries returns the number of deliveries executed so far.
 func (s *Sim) Deliveries() int { return s.deliveries }
 
@@ -619,21 +627,9 @@ func (s *Sim) Deliver(id MsgID) error {
 	if s.halted != nil {
 		return ErrHalted
 	}
-	at := s.find(id)
-	if at < 0 {
-		return &NotPendingError{ID: id, Reason: "is not pending"}
-	}
-	p := &s.pend[at]
-	if s.sem == FIFO && p.Timer == "" {
-		for i := 0; i < at; i++ {
-			q := &s.pend[i]
-			if q.from == p.from && q.to == p.to && q.Timer == "" { // holes have to < 0
-				return &NotPendingError{ID: id, Reason: fmt.Sprintf("is queued behind #%d (FIFO %s→%s)", q.ID, p.From, p.To)}
-			}
-		}
-	}
-	if !s.runningAt(p.to) {
-		return &NotPendingError{ID: id, Reason: "is addressed to " + string(p.To) + ", which is not running"}
+	at, why := s.deliverable(id)
+	if why != nil {
+		return why
 	}
 	s.deliverAt(at)
 	return nil

@@ -207,25 +207,6 @@ func TypeName(m Message) string {
 	return t.Name()
 }
 
-// Violation is a broken invariant (or a panicking handler).
-type Violation struct {
-	// Fingerprint decides "same bug": two violations with equal
-	// fingerprints are the same failure. It should name the invariant and
-	// the actors involved, not the exact state.
-	Fingerprint string `msgpack:"fingerprint" json:"fingerprint"`
-	// Detail explains this occurrence for a person.
-	Detail string `msgpack:"detail" json:"detail"`
-	// Event is the index of the event after which it was detected.
-	Event int `msgpack:"event" json:"event"`
-}
-
-func (v *Violation) String() string {
-	if v == nil {
-		return "no violation"
-	}
-	return v.Fingerprint + ": " + v.Detail
-}
-
 // Catalog is the set of systems a demi binary knows about.
 type Catalog struct{ systems []*System }
 

@@ -12,24 +12,15 @@
 package replay
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"reflect"
 
 	"github.com/demi-project/demi/record"
 )
 
-// Divergence is the first point where a run left its trace.
-type Divergence struct {
-	Event    int    `json:"event"`
-	Expected string `json:"expected"`
-	Got      string `json:"got"`
-}
-
-func (d *Divergence) String() string {
-	return fmt.Sprintf("diverged at event %d: expected %s; got %s", d.Event, d.Expected, d.Got)
-}
+// Divergence is the first point where a run left its trace (see
+// record.Divergence: the event, what the trace expected, what the run had,
+// and the fields that differ).
+type Divergence = record.Divergence
 
 // Result is the outcome of one replay.
 type Result struct {
@@ -37,7 +28,7 @@ type Result struct {
 	// trace's, else the first violation seen, else nil.
 	Violation *record.Violation
 	// Reproduced reports whether the trace's violation was reproduced
-	// (same fingerprint).
+	// (record.Violation.Same).
 	Reproduced bool
 	// Divergence is set when the run left the trace.
 	Divergence *Divergence
@@ -47,87 +38,20 @@ type Result struct {
 	Sim *record.Sim
 }
 
-// Run replays t on sys exactly.
+// Run replays t on sys exactly: it follows t's events with a record.Driver
+// (exact matching, the invariant checked after every event) and stops at
+// the trace's violation, at the first divergence, or when a handler
+// panics.
 func Run(ctx context.Context, sys *record.System, t *record.Trace) (*Result, error) {
-	sim, err := record.NewSim(sys, t.Header.OptionMap(), t.Header.Seed)
+	d, err := record.NewDriver(t.Setup(sys), t.Events, record.Follow{Want: t.Header.Violation})
 	if err != nil {
 		return nil, err
 	}
-	want := ""
-	if t.Header.Violation != nil {
-		want = t.Header.Violation.Fingerprint
+	if err := d.Run(ctx); err != nil {
+		return nil, err
 	}
-	sim.Reserve(len(t.Events))
-	res := &Result{Sim: sim}
-	for i, e := range t.Events {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if d := step(sim, i, e); d != nil {
-			res.Divergence = d
-			break
-		}
-		res.Events = i + 1
-		if v := sim.Check(); v != nil {
-			if v.Fingerprint == want {
-				res.Violation, res.Reproduced = v, true
-				break
-			}
-			if res.Violation == nil {
-				res.Violation = v
-			}
-			if sim.Halted() != nil {
-				res.Divergence = &Divergence{Event: i, Expected: "the run to go on", Got: v.String()}
-				break
-			}
-		}
-	}
-	return res, nil
-}
-
-func step(sim *record.Sim, i int, e record.Event) *Divergence {
-	if e.Kind.IsExternal() {
-		if err := sim.Apply(e); err != nil {
-			return &Divergence{Event: i, Expected: e.String(), Got: err.Error()}
-		}
-		if e.Kind == record.Send {
-			got := sim.Events()[len(sim.Events())-1].ID
-			if got != e.ID {
-				return &Divergence{Event: i, Expected: e.String(), Got: fmt.Sprintf("message ID #%d", got)}
-			}
-		}
-		return nil
-	}
-	p, ok := sim.Pending(e.ID)
-	if !ok {
-		return &Divergence{Event: i, Expected: e.String(), Got: fmt.Sprintf("no message #%d pending", e.ID)}
-	}
-	if p.From != e.From || p.To != e.To || p.Timer != e.Timer || !sameMessage(p.Msg, e.Msg) {
-		got := record.Event{Kind: record.Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer}
-		return &Divergence{Event: i, Expected: e.String(), Got: "pending " + got.String()}
-	}
-	if err := sim.Deliver(e.ID); err != nil {
-		return &Divergence{Event: i, Expected: e.String(), Got: err.Error()}
-	}
-	return nil
-}
-
-// sameMessage compares two messages by type and content: deeply equal
-// values are the same, and otherwise (a message read back from a file may
-// differ from the one the run produced in ways the encoding does not keep,
-// such as a nil versus an empty slice) their canonical encodings decide.
-func sameMessage(a, b record.Message) bool {
-	if record.TypeName(a) != record.TypeName(b) {
-		return false
-	}
-	if reflect.DeepEqual(a, b) {
-		return true
-	}
-	ea, err1 := record.EncodeMessage(a)
-	eb, err2 := record.EncodeMessage(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ea, eb)
+	return &Result{Violation: d.Violation(), Reproduced: d.Found(), Divergence: d.Divergence(),
+		Events: d.Pos(), Sim: d.Sim()}, nil
 }
 
 // Repeat replays t n times and returns every result (without their Sims),

@@ -20,7 +20,9 @@
 // testing.Init, and sets rapid's knobs (checks, seed, shrink time, no fail
 // files) through its registered command-line flags, the only interface
 // rapid offers for them. Those flags are process-wide, so runs are
-// serialized by a lock.
+// serialized by a lock. Because of that, only the evaluation command
+// (cmd/demi-eval, through package eval) links this package: the demi
+// command and package cli do not, and a test in cli checks it.
 package rapidpeer
 
 import (

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/eval"
+	"github.com/demi-project/demi/record"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+)
+
+// DefaultOut is the directory demi-eval writes to unless told otherwise:
+// never the checkout's docs/ (that takes --docs).
+const DefaultOut = "demi-eval-results"
+
+// The files written in the results directory.
+const (
+	markdownName = "evaluation.md"
+	jsonName     = "evaluation.json"
+	imgName      = "img"
+)
+
+// run executes the command line args and returns the exit status, which is
+// demi's: 0 every bug evaluated, 1 some could not be, 2 bad input, 130
+// interrupted.
+func run(ctx context.Context, cat *record.Catalog, args []string, stdout, stderr io.Writer) int {
+	return cli.Execute(ctx, newRoot(cat, stdout, stderr), args, stderr)
+}
+
+func badInput(err error) error { return &cli.ExitError{Code: cli.ExitBadInput, Err: err} }
+
+// flags are demi-eval's command-line settings.
+type flags struct {
+	budget, peerBudget, optBudget, scaleBudget time.Duration
+	bugs, out, traces, notes, fromJSON         string
+	scaleBug, scaleLengths                     string
+	workers, replays                           int
+	docs, noPeer, noOptimal, noNoDiverge       bool
+	noScaling, noPlots                         bool
+}
+
+func newRoot(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
+	var f flags
+	cmd := &cobra.Command{
+		Use:   "demi-eval [--budget 2m] [--bugs raft-45,raft-46] [--out DIR | --docs]",
+		Short: "Reproduce the DEMi paper's evaluation on the example bugs, beside the paper and a peer",
+		Long: `demi-eval minimizes every example bug from its shipped failing trace
+(TRACES/<bug>.trace) and writes the evaluation document: the DEMi paper's
+Table 1 columns (Initial, Provenance, STSSched, TFB, Reference from
+TRACES/<bug>.reference.trace, NoDiverge), Table 2 (runtime and schedules per
+stage), the paper's own rows beside them, an exhaustive search for the
+optimum below the smallest known reproducer of each bug (as demi optimal),
+pace plots (the paper's Figure 2) as PNG files, the same bugs searched and
+shrunk by pgregory.net/rapid, and a scaling study (trace length, -j 1
+against -j 2).
+
+It writes OUT/evaluation.md, OUT/evaluation.json (every number) and
+OUT/img/*.png, where OUT is --out (default ./` + DefaultOut + `/); --docs
+writes them into the checkout's docs/ instead. Both files are rewritten after
+every bug, so an interrupted run leaves the results so far. --from-json FILE
+renders OUT/evaluation.md again from a JSON results file (for instance after
+editing the notes) without measuring.
+
+The text of --notes (default docs/evaluation-notes.md, when it exists) is
+appended as the Analysis section. A full run takes about
+bugs x (2 x budget + 2 x peer budget + optimal budget), at most about 45
+minutes for the seven raft bugs, plus the scaling study.
+
+Exit status 0 when every bug was evaluated, 1 when some could not be, 2 on
+bad input, 130 when interrupted.`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd, cat, stdout, stderr)
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	fs := cmd.Flags()
+	fs.DurationVar(&f.budget, "budget", 2*time.Minute, "time budget of each minimization")
+	fs.StringVar(&f.bugs, "bugs", "", "comma-separated bugs to evaluate (default: every TRACES/<bug>.trace)")
+	fs.StringVar(&f.out, "out", DefaultOut, "directory of evaluation.md, evaluation.json and img/")
+	fs.BoolVar(&f.docs, "docs", false, "write into the checkout's docs/ (docs/evaluation.md, docs/evaluation.json, docs/img/)")
+	fs.StringVar(&f.traces, "traces", "examples/traces", "directory of <bug>.trace and <bug>.reference.trace")
+	fs.BoolVar(&f.noPlots, "no-plots", false, "draw no PNG plots")
+	fs.StringVar(&f.fromJSON, "from-json", "", "render OUT/evaluation.md again from a JSON results file (and --notes) without measuring")
+	fs.StringVar(&f.notes, "notes", "docs/evaluation-notes.md", "markdown appended as the Analysis section, if the file exists")
+	fs.IntVarP(&f.workers, "jobs", "j", 0, "minimize's -j (default: all cores)")
+	fs.IntVar(&f.replays, "replays", 3, "exact replays of each minimized trace")
+	fs.DurationVar(&f.peerBudget, "peer-budget", time.Minute, "rapid's search budget, and separately its shrink budget")
+	fs.DurationVar(&f.optBudget, "optimal-budget", time.Minute, "budget of the exhaustive search below each bug's smallest known reproducer")
+	fs.BoolVar(&f.noPeer, "no-peer", false, "skip the rapid peer")
+	fs.BoolVar(&f.noOptimal, "no-optimal", false, "skip the exhaustive search")
+	fs.BoolVar(&f.noNoDiverge, "no-nodiverge", false, "skip the NoDiverge runs")
+	fs.BoolVar(&f.noScaling, "no-scaling", false, "skip the scaling study")
+	fs.StringVar(&f.scaleBug, "scaling-bug", "raft-56", "bug of the scaling study (when its trace is missing: the first bug)")
+	fs.StringVar(&f.scaleLengths, "scaling-lengths", "500,1000,2000,4000", "trace lengths (deliveries) of the scaling study")
+	fs.DurationVar(&f.scaleBudget, "scaling-budget", time.Minute, "budget of each scaling minimization")
+	return cmd
+}
+
+func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.Writer) error {
+	out := f.out
+	if f.docs {
+		if cmd.Flags().Changed("out") {
+			return badInput(errors.New("--docs and --out both name the results directory; give one"))
+		}
+		out = "docs"
+	}
+	if out == "" {
+		return badInput(errors.New("--out must name a directory"))
+	}
+	if f.budget <= 0 || f.scaleBudget <= 0 {
+		return badInput(errors.New("--budget and --scaling-budget must be positive"))
+	}
+	if f.workers < 0 || f.replays < 0 {
+		return badInput(errors.New("-j and --replays must be at least 1"))
+	}
+	noteText, err := f.readNotes(cmd)
+	if err != nil {
+		return err
+	}
+	md, js, img := filepath.Join(out, markdownName), filepath.Join(out, jsonName), filepath.Join(out, imgName)
+	if f.fromJSON != "" {
+		rep, err := eval.ReadJSON(f.fromJSON)
+		if err != nil {
+			return badInput(err)
+		}
+		rep.Notes = noteText
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return fmt.Errorf("results directory: %w", err)
+		}
+		if err := eval.WriteMarkdown(md, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s from %s\n", md, f.fromJSON)
+		return nil
+	}
+	var bugList []string
+	for _, b := range strings.Split(f.bugs, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			bugList = append(bugList, b)
+		}
+	}
+	lengths, err := parseInts(f.scaleLengths)
+	if err != nil {
+		return badInput(fmt.Errorf("--scaling-lengths: %w", err))
+	}
+	if st, err := os.Stat(f.traces); err != nil || !st.IsDir() {
+		return badInput(fmt.Errorf("--traces %s is not a directory", f.traces))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("results directory: %w", err)
+	}
+	cfg := eval.Config{Catalog: cat, TraceDir: f.traces, Bugs: bugList, Budget: f.budget, Workers: f.workers,
+		PeerBudget: f.peerBudget, OptimalBudget: f.optBudget, NoDiverge: !f.noNoDiverge, Replays: f.replays,
+		Log: func(format string, a ...any) {
+			fmt.Fprintf(stderr, "%s demi-eval: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
+		}}
+	if f.noPeer {
+		cfg.PeerBudget = -1
+	}
+	if f.noOptimal {
+		cfg.OptimalBudget = -1
+	}
+	if !f.noPlots {
+		if err := os.MkdirAll(img, 0o755); err != nil {
+			return fmt.Errorf("plot directory: %w", err)
+		}
+		cfg.ImgDir, cfg.ImgLink = img, imgName
+	}
+	if !f.noScaling {
+		cfg.Scaling = &eval.ScalingConfig{Bug: f.scaleBug, Lengths: lengths, Budget: f.scaleBudget}
+	}
+	cfg.OnUpdate = func(r *eval.Report) error {
+		r.Notes = noteText
+		if err := eval.WriteMarkdown(md, r); err != nil {
+			return err
+		}
+		return eval.WriteJSON(js, r)
+	}
+	rep, err := eval.Run(cmd.Context(), cfg)
+	if rep != nil {
+		if err := printSummary(stdout, rep); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		if cmd.Context().Err() != nil {
+			return &cli.ExitError{Code: cli.ExitInterrupted, Err: errors.New("interrupted: the results so far are written")}
+		}
+		return badInput(err)
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s\n", md, js)
+	for _, r := range rep.Rows {
+		if r.Err != "" {
+			return &cli.ExitError{Code: cli.ExitNotFound, Err: fmt.Errorf("%s could not be evaluated: %s", r.Bug, r.Err)}
+		}
+	}
+	return nil
+}
+
+// readNotes reads --notes; the default file may be missing, a named one not.
+func (f *flags) readNotes(cmd *cobra.Command) (string, error) {
+	if f.notes == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(f.notes)
+	switch {
+	case err == nil:
+		return string(b), nil
+	case !errors.Is(err, os.ErrNotExist) || cmd.Flags().Changed("notes"):
+		return "", badInput(fmt.Errorf("--notes: %w", err))
+	}
+	return "", nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive integer", p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// printSummary prints one line a bug: the sizes, the time and rapid's result.
+func printSummary(w io.Writer, rep *eval.Report) error {
+	tab := tablewriter.NewTable(w,
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft))
+	tab.Header("bug", "initial", "STSSched", "TFB", "reference", "TFB/ref", "seconds", "rapid")
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Err != "" {
+			if err := tab.Append(r.Bug, "error: "+r.Err, "", "", "", "", "", ""); err != nil {
+				return err
+			}
+			continue
+		}
+		ref, ratio := "–", "–"
+		if r.Reference != nil {
+			ref = r.Reference.String()
+		}
+		if x, ok := r.TFBOverReference(); ok {
+			ratio = fmt.Sprintf("%.2f", x)
+		}
+		peer := "–"
+		if r.Peer != nil {
+			peer = "not found"
+			if r.Peer.Found {
+				peer = fmt.Sprintf("%d (E:%d)", r.Peer.Deliveries, r.Peer.Externals)
+			}
+		}
+		if err := tab.Append(r.Bug, r.Initial.String(), r.STSSched.String(), r.TFB.String(), ref, ratio,
+			fmt.Sprintf("%.1f", r.TotalSeconds()), peer); err != nil {
+			return err
+		}
+	}
+	return tab.Render()
+}

@@ -1,0 +1,31 @@
+// Command demi-eval reproduces the DEMi paper's evaluation on the example
+// bugs that ship with demi, beside the paper's own numbers and a peer built
+// on pgregory.net/rapid. It is a separate binary from demi so that the demi
+// command (and every binary a user builds with cli.Main) links no test,
+// plotting or peer package.
+//
+// By default it writes its results to ./demi-eval-results/ (evaluation.md,
+// evaluation.json and the plots under img/); --out names another directory,
+// and --docs regenerates the checkout's docs/evaluation.md.
+//
+//	go run ./cmd/demi-eval --budget 2m          # results in ./demi-eval-results/
+//	go run ./cmd/demi-eval --docs --budget 2m   # regenerate docs/evaluation.md
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+
+	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/examples/tokenring"
+	"github.com/demi-project/demi/record"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	cat := record.NewCatalog(raft.System(), tokenring.System())
+	code := run(ctx, cat, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/eval"
+	"github.com/demi-project/demi/examples/tokenring"
+	"github.com/demi-project/demi/record"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ringCatalog() *record.Catalog { return record.NewCatalog(tokenring.System()) }
+
+// runEval runs demi-eval on the token ring and returns its exit status,
+// stdout and stderr.
+func runEval(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), ringCatalog(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// ringTrace writes a failing token ring trace dir/ring.trace with demi fuzz.
+func ringTrace(t *testing.T, dir string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), ringCatalog(), []string{"fuzz", "--system", "tokenring",
+		"--bug", "restore-token", "--seed", "3", "--runs", "100", "--max-steps", "200", "--externals", "10",
+		"--min-deliveries", "20", "-o", filepath.Join(dir, "ring.trace")}, &out, &errb)
+	require.Equal(t, 0, code, out.String()+errb.String())
+}
+
+// TestWritesResultsDirectoryByDefault runs the whole evaluation on the token
+// ring from a fresh working directory: everything lands in
+// ./demi-eval-results/, nothing anywhere else.
+func TestWritesResultsDirectoryByDefault(t *testing.T) {
+	traces := t.TempDir()
+	ringTrace(t, traces)
+	work := t.TempDir()
+	t.Chdir(work)
+	code, out, errs := runEval(t, "--traces", traces, "--budget", "10s", "--peer-budget", "2s",
+		"--optimal-budget", "5s", "--no-scaling", "-j", "1")
+	require.Equal(t, 0, code, out+errs)
+	assert.Contains(t, out, "wrote demi-eval-results/evaluation.md and demi-eval-results/evaluation.json\n")
+
+	entries, err := os.ReadDir(work)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "demi-eval writes only its results directory")
+	assert.Equal(t, DefaultOut, entries[0].Name())
+	assert.FileExists(t, filepath.Join(work, DefaultOut, "img", "ring-pace.png"))
+
+	rep, err := eval.ReadJSON(filepath.Join(work, DefaultOut, "evaluation.json"))
+	require.NoError(t, err)
+	require.Len(t, rep.Rows, 1)
+	r := rep.Rows[0]
+	assert.Equal(t, "ring", r.Bug)
+	assert.Empty(t, r.Err)
+	assert.Equal(t, r.Replays, r.Replayed, "every replay of the result reproduces the violation")
+	md, err := os.ReadFile(filepath.Join(work, DefaultOut, "evaluation.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "![Minimization pace for ring](img/ring-pace.png)")
+
+	// Re-rendering from the JSON with notes needs no measuring.
+	notes := filepath.Join(work, "notes.md")
+	require.NoError(t, os.WriteFile(notes, []byte("Why it went this way."), 0o644))
+	again := filepath.Join(work, "again")
+	code, out, errs = runEval(t, "--from-json", filepath.Join(work, DefaultOut, "evaluation.json"), "--notes", notes, "--out", again)
+	require.Equal(t, 0, code, out+errs)
+	b, err := os.ReadFile(filepath.Join(again, "evaluation.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "## Analysis\n\nWhy it went this way.")
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	ringTrace(t, dir)
+	missing := filepath.Join(dir, "missing")
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--traces", missing}, "demi-eval: --traces " + missing + " is not a directory"},
+		{[]string{"--traces", dir, "--budget", "0s"}, "demi-eval: --budget and --scaling-budget must be positive"},
+		{[]string{"--traces", dir, "--scaling-lengths", "10,x"}, `demi-eval: --scaling-lengths: "x" is not a positive integer`},
+		{[]string{"--from-json", missing + ".json"}, "demi-eval: eval: open " + missing + ".json: no such file or directory"},
+		{[]string{"--docs", "--out", dir}, "demi-eval: --docs and --out both name the results directory; give one"},
+		{[]string{"--out", ""}, "demi-eval: --out must name a directory"},
+		{[]string{"--notes", missing}, "demi-eval: --notes: open " + missing + ": no such file or directory"},
+		{[]string{"--no-such-flag"}, "demi-eval: unknown flag: --no-such-flag"},
+		{[]string{"extra"}, `demi-eval: unknown command "extra" for "demi-eval"`},
+	} {
+		code, out, errs := runEval(t, c.args...)
+		assert.Equal(t, cli.ExitBadInput, code, "%v: %s%s", c.args, out, errs)
+		assert.Equal(t, c.err+"\n", errs, "%v", c.args)
+	}
+}
