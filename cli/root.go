@@ -95,6 +95,7 @@ func commands(e *env) []*cobra.Command {
 		showCmd(e),
 		minimizeCmd(e),
 		optimalCmd(e),
+		checkCmd(e),
 	}
 }
 

@@ -43,6 +43,7 @@ type eventJSON struct {
 func showCmd(e *env) *cobra.Command {
 	var (
 		asJSON, byRound bool
+		format          string
 		of              optionFlags
 	)
 	cmd := &cobra.Command{
@@ -55,12 +56,27 @@ and lays it out round by round (for systems whose messages carry a round):
 who sent what in each phase, whose messages each actor heard (its HO set),
 who was isolated, how each actor's state changed, and the late deliveries
 apart as the asynchronous residue. --opt name=value, --bug NAME and --no-bug
-NAME change the trace's options (shown in the header line) for --rounds.`,
+NAME change the trace's options (shown in the header line) for --rounds.
+
+--format markdown prints a bug-report body to paste into an issue (what
+broke, a Mermaid sequence diagram, the event table, the round view, the
+commands that reproduce it); --format mermaid the diagram alone; --format
+shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkShowFormat(format); err != nil {
+				return err
+			}
 			t, sys, err := e.loadTraceWith(args[0], &of)
 			if err != nil {
 				return err
+			}
+			switch format {
+			case "", "text":
+			case "json":
+				asJSON = true
+			default:
+				return showFormatted(cmd.Context(), e, args[0], format, t, sys)
 			}
 			if asJSON {
 				return showJSON(e, t)
@@ -96,6 +112,7 @@ NAME change the trace's options (shown in the header line) for --rounds.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	cmd.Flags().BoolVar(&byRound, "rounds", false, "lay the trace out round by round")
+	cmd.Flags().StringVar(&format, "format", "text", "text, json, markdown (a bug-report body), mermaid (its diagram) or shiviz (a ShiViz log)")
 	of.register(cmd, " instead of the trace's")
 	return cmd
 }

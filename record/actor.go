@@ -69,13 +69,3 @@ func (c *Context) Rand() *rand.Rand { return c.slot.rand() }
 // Storage returns this actor's stable storage: it survives a crash-restart
 // (volatile state does not) and is lost only when the run ends.
 func (c *Context) Storage() Storage { return c.slot.storage }
-
-// Storage is an actor's stable storage. Values stored should not be mutated
-// afterwards; store copies.
-type Storage map[string]any
-
-// Get returns the value stored under key.
-func (s Storage) Get(key string) (any, bool) { v, ok := s[key]; return v, ok }
-
-// Put stores v under key.
-func (s Storage) Put(key string, v any) { s[key] = v }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"strings"
 	"unsafe"
 )
 
@@ -809,51 +807,6 @@ func (s *Sim) start(sl *slot, st Starter) {
 func (s *Sim) caught(sl *slot) {
 	if r := recover(); r != nil {
 		s.halted = panicViolation(r, sl.id, s.eventCount()-1)
-	}
-}
-
-// panicViolation turns a recovered panic into a violation whose fingerprint
-// names the panic's message and the function that panicked.
-func panicViolation(r any, id ActorID, event int) *Violation {
-	msg := fmt.Sprint(r)
-	if err, ok := r.(error); ok {
-		msg = err.Error()
-	}
-	loc := panicLocation()
-	return &Violation{
-		Fingerprint: "panic: " + msg + " @ " + loc,
-		Detail:      fmt.Sprintf("actor %s panicked: %s (at %s)", id, msg, loc),
-		Event:       event,
-	}
-}
-
-// panicLocation finds the function that panicked: the first frame after
-// the runtime's panic machinery.
-func panicLocation() string {
-	pcs := make([]uintptr, 32)
-	n := runtime.Callers(3, pcs)
-	frames := runtime.CallersFrames(pcs[:n])
-	afterPanic := false
-	for {
-		f, more := frames.Next()
-		if strings.HasPrefix(f.Function, "runtime.") {
-			if f.Function == "runtime.gopanic" || strings.HasPrefix(f.Function, "runtime.panic") {
-				afterPanic = true
-			}
-		} else if afterPanic {
-			file := f.File
-			if i := strings.LastIndexByte(file, '/'); i >= 0 {
-				file = file[i+1:]
-			}
-			name := f.Function
-			if i := strings.LastIndexByte(name, '/'); i >= 0 {
-				name = name[i+1:]
-			}
-			return fmt.Sprintf("%s (%s:%d)", name, file, f.Line)
-		}
-		if !more {
-			return "unknown location"
-		}
 	}
 }
 

@@ -1,0 +1,358 @@
+package etcdraft
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/demi-project/demi/record"
+)
+
+// electionTick is the RawNode's ElectionTick: so large that no number of
+// ticks ever starts an election. Elections start only when demi fires a
+// member's Campaign timer. The library draws each follower's randomized
+// election timeout from crypto/rand, but the draw decides nothing when the
+// timeout is never reached, so runs stay deterministic.
+const electionTick = 1 << 20
+
+// Timer keys.
+const (
+	timerCampaign = "campaign"
+	timerTick     = "tick"
+)
+
+// bugs are the bug switches of one run.
+type bugs struct {
+	sendBeforePersist, applyBeforeCommit, skipSnapshotPersist, hardStateFirst bool
+}
+
+// Member is one member of the cluster: a demi actor that holds a
+// raft.RawNode and handles its Ready the way an application does.
+type Member struct {
+	id      record.ActorID
+	rid     uint64 // raft ID: 1 … n
+	n       int    // cluster size
+	every   uint64 // entries applied between two snapshots (0: never)
+	prevote bool
+	bugs    bugs
+
+	rn       *raft.RawNode
+	ms       *raft.MemoryStorage // raft's view of the log: what the member wrote
+	kv       kvStore
+	applied  uint64 // index of the last entry applied to kv
+	snapshot uint64 // index of the last snapshot
+	conf     *raftpb.ConfState
+	leader   bool
+	// deferred are stable-storage writes that a buggy member has not
+	// done yet; they happen when it next handles something (as a
+	// background flush would), and are lost if it crashes first.
+	deferred []func(record.Storage)
+}
+
+func newMember(id record.ActorID, o record.Options) *Member {
+	rid, _ := strconv.ParseUint(string(id[len(idPrefix):]), 10, 64)
+	return &Member{
+		id: id, rid: rid, n: max(1, o.Int(OptMembers)), every: uint64(max(0, o.Int(OptSnapshotEvery))),
+		prevote: o.Bool(OptPreVote),
+		bugs: bugs{
+			sendBeforePersist:   o.Bool(BugSendBeforePersist),
+			applyBeforeCommit:   o.Bool(BugApplyBeforeCommit),
+			skipSnapshotPersist: o.Bool(BugSkipSnapshotPersist),
+			hardStateFirst:      o.Bool(BugHardStateFirst),
+		},
+	}
+}
+
+// Start rebuilds the member from stable storage: on the first start it
+// writes the initial state (a snapshot at index 1 naming all members as
+// voters, the way an application bootstraps a cluster), on a restart it
+// reads back the HardState, the snapshot and the log. The key-value store
+// is volatile: it is restored from the snapshot, and raft hands the
+// committed entries after it to the member again.
+func (n *Member) Start(ctx *record.Context) {
+	st := ctx.Storage()
+	s, ok := load(st)
+	if !ok {
+		voters := make([]uint64, n.n)
+		for i := range voters {
+			voters[i] = uint64(i + 1)
+		}
+		s.snap = &raftpb.Snapshot{Data: kvStore{}.encode(), Metadata: &raftpb.SnapshotMetadata{
+			Index: new(uint64(1)), Term: new(uint64(1)), ConfState: &raftpb.ConfState{Voters: voters}}}
+		s.hs = &raftpb.HardState{Term: new(uint64(1)), Commit: new(uint64(1))}
+		saveSnapshot(st, s.snap)
+		saveHardState(st, s.hs)
+	}
+	n.ms = raft.NewMemoryStorage()
+	must(n.ms.ApplySnapshot(s.snap))
+	must(n.ms.Append(s.ents))
+	must(n.ms.SetHardState(s.hs))
+	n.kv = decodeKV(s.snap.GetData())
+	n.applied = s.snap.GetMetadata().GetIndex()
+	n.snapshot = n.applied
+	n.conf = s.snap.GetMetadata().GetConfState()
+	rn, err := raft.NewRawNode(&raft.Config{
+		ID: n.rid, ElectionTick: electionTick, HeartbeatTick: 1, Storage: n.ms, Applied: n.applied,
+		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, PreVote: n.prevote, Logger: logger{},
+	})
+	must(err)
+	n.rn = rn
+	ctx.SetTimer(timerCampaign, Campaign{})
+	n.ready(ctx)
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// Receive handles a timer, a client request or a raft message, then the
+// Ready that follows.
+func (n *Member) Receive(ctx *record.Context, from record.ActorID, msg record.Message) {
+	n.flush(ctx)
+	switch m := msg.(type) {
+	case Campaign:
+		_ = n.rn.Campaign()
+		if !n.leader {
+			ctx.SetTimer(timerCampaign, Campaign{})
+		}
+	case Tick:
+		n.rn.Tick()
+		if n.leader {
+			ctx.SetTimer(timerTick, Tick{})
+		}
+	case Put:
+		_ = n.rn.Propose(command(m)) // dropped when no leader is known
+	default:
+		if rm := unwrap(msg); rm != nil {
+			_ = n.rn.Step(rm)
+		}
+	}
+	n.ready(ctx)
+}
+
+// ready handles every pending Ready, in the order raft's documentation
+// asks of an application: write the snapshot, the entries and the
+// HardState to stable storage; then send the messages; then apply the
+// snapshot and the committed entries to the state machine; then Advance.
+// Each bug switch breaks one step of that contract.
+func (n *Member) ready(ctx *record.Context) {
+	for n.rn.HasReady() {
+		rd := n.rn.Ready()
+		if rd.SoftState != nil {
+			n.roleChange(ctx, rd.SoftState.RaftState == raft.StateLeader)
+		}
+		if n.bugs.sendBeforePersist {
+			// Bug: send first, write later (asynchronously): a crash in
+			// between forgets a vote or entries others were told about.
+			n.send(ctx, rd.Messages)
+			n.later(func(st record.Storage) { n.persist(st, rd) })
+		} else {
+			n.write(ctx, func(st record.Storage) { n.persist(st, rd) })
+		}
+		n.mirror(rd)
+		if !n.bugs.sendBeforePersist {
+			n.send(ctx, rd.Messages)
+		}
+		if !raft.IsEmptySnap(rd.Snapshot) {
+			n.kv = decodeKV(rd.Snapshot.GetData())
+			n.applied = rd.Snapshot.GetMetadata().GetIndex()
+			n.snapshot = n.applied
+			n.conf = rd.Snapshot.GetMetadata().GetConfState()
+		}
+		if n.bugs.applyBeforeCommit {
+			// Bug: apply what was just appended, before it is committed.
+			n.apply(ctx, rd.Entries, true)
+		}
+		n.apply(ctx, rd.CommittedEntries, false)
+		n.rn.Advance(rd)
+		for _, m := range rd.Messages {
+			if m.GetType() == raftpb.MsgSnap {
+				// The transport delivered (or dropped) the snapshot.
+				n.rn.ReportSnapshot(m.GetTo(), raft.SnapshotFinish)
+			}
+		}
+		n.compact(ctx)
+	}
+}
+
+// persist writes one Ready's snapshot, entries and HardState.
+func (n *Member) persist(st record.Storage, rd raft.Ready) {
+	if !raft.IsEmptySnap(rd.Snapshot) && !n.bugs.skipSnapshotPersist {
+		saveSnapshot(st, rd.Snapshot)
+	}
+	if n.bugs.hardStateFirst && len(rd.Entries) > 0 {
+		// Bug: the HardState and the entries are two separate writes, the
+		// HardState first; the entries are written in the background.
+		if !raft.IsEmptyHardState(rd.HardState) {
+			saveHardState(st, rd.HardState)
+		}
+		n.deferred = append(n.deferred, func(st record.Storage) { saveEntries(st, rd.Entries) })
+		return
+	}
+	saveEntries(st, rd.Entries)
+	if !raft.IsEmptyHardState(rd.HardState) {
+		saveHardState(st, rd.HardState)
+	}
+}
+
+// mirror puts a Ready's writes into raft's MemoryStorage.
+func (n *Member) mirror(rd raft.Ready) {
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		must(n.ms.ApplySnapshot(rd.Snapshot))
+	}
+	must(n.ms.Append(rd.Entries))
+	if !raft.IsEmptyHardState(rd.HardState) {
+		must(n.ms.SetHardState(rd.HardState))
+	}
+}
+
+// write does a stable-storage write now, or after the writes a buggy
+// member has deferred (in order).
+func (n *Member) write(ctx *record.Context, w func(record.Storage)) {
+	if len(n.deferred) > 0 {
+		n.later(w)
+		return
+	}
+	w(ctx.Storage())
+}
+
+func (n *Member) later(w func(record.Storage)) { n.deferred = append(n.deferred, w) }
+
+// flush does the deferred writes.
+func (n *Member) flush(ctx *record.Context) {
+	ws := n.deferred
+	n.deferred = nil
+	for _, w := range ws {
+		w(ctx.Storage())
+	}
+}
+
+func (n *Member) send(ctx *record.Context, msgs []*raftpb.Message) {
+	for _, m := range msgs {
+		ctx.Send(memberID(m.GetTo()), wrap(m))
+	}
+}
+
+// roleChange arms the timers of the member's new role: a leader has a
+// tick timer (heartbeats), the others a campaign timer. A new leader
+// records its term (ghost state for ElectionSafety).
+func (n *Member) roleChange(ctx *record.Context, leader bool) {
+	if leader == n.leader {
+		return
+	}
+	n.leader = leader
+	if !leader {
+		ctx.CancelTimer(timerTick)
+		ctx.SetTimer(timerCampaign, Campaign{})
+		return
+	}
+	ctx.CancelTimer(timerCampaign)
+	ctx.SetTimer(timerTick, Tick{})
+	term := n.rn.BasicStatus().HardState.GetTerm()
+	st := ctx.Storage()
+	led := slices.Clone(ledTerms(st))
+	if !slices.Contains(led, term) {
+		st.Put(keyLed, append(led, term))
+	}
+}
+
+// apply applies entries to the key-value store and records them (ghost
+// state for StateMachineSafety). Entries at or below the applied index
+// are skipped unless early is set (the apply-before-commit bug applies
+// whatever it appends, again if a new leader overwrote it).
+func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
+	var rec []string
+	for _, e := range ents {
+		if !early && e.GetIndex() <= n.applied {
+			continue
+		}
+		if e.GetType() == raftpb.EntryNormal {
+			n.kv.apply(e.GetData())
+		}
+		n.applied = max(n.applied, e.GetIndex())
+		if rec == nil {
+			rec = slices.Clone(appliedLog(ctx.Storage()))
+		}
+		i := int(e.GetIndex())
+		for len(rec) <= i {
+			rec = append(rec, "")
+		}
+		if rec[i] == "" { // the first entry applied at an index stays
+			rec[i] = fmt.Sprintf("t%d %q", e.GetTerm(), e.GetData())
+		}
+	}
+	if rec != nil {
+		ctx.Storage().Put(keyApplied, rec)
+	}
+}
+
+// compact takes a snapshot of the key-value store and drops the log
+// entries it covers, every n.every applied entries (as etcd's server does
+// every --snapshot-count): a follower that needs dropped entries gets the
+// snapshot instead.
+func (n *Member) compact(ctx *record.Context) {
+	if n.every == 0 || n.applied < n.snapshot+n.every {
+		return
+	}
+	snap, err := n.ms.CreateSnapshot(n.applied, n.conf, n.kv.encode())
+	if err != nil {
+		return
+	}
+	n.write(ctx, func(st record.Storage) { saveSnapshot(st, snap) })
+	must(n.ms.Compact(n.applied))
+	n.snapshot = n.applied
+}
+
+// Snapshot shows the member's state in demi show.
+func (n *Member) Snapshot() any {
+	if n.rn == nil {
+		return nil
+	}
+	s := n.rn.BasicStatus()
+	last, _ := n.ms.LastIndex()
+	first, _ := n.ms.FirstIndex()
+	return map[string]any{
+		"state": s.RaftState.String(), "term": s.HardState.GetTerm(), "vote": s.HardState.GetVote(),
+		"commit": s.HardState.GetCommit(), "lead": s.Lead, "applied": n.applied,
+		"log": fmt.Sprintf("[%d, %d]", first, last), "snapshot": n.snapshot, "kv": maps.Clone(n.kv),
+	}
+}
+
+// logger discards raft's log output; Panicf and Fatalf panic (the
+// library's default Fatalf would exit the process). The panic value's
+// PanicFingerprint is the message's format, without the numbers that
+// differ from run to run, so that demi sees the same panic in a shorter
+// run as the same bug.
+type logger struct{}
+
+// libraryPanic is what the library panics with through logger.
+type libraryPanic struct{ format, text string }
+
+func (p libraryPanic) Error() string { return p.text }
+
+// PanicFingerprint names the panic by its format string.
+func (p libraryPanic) PanicFingerprint() string { return p.format }
+
+func (logger) Debug(...any)          {}
+func (logger) Debugf(string, ...any) {}
+func (logger) Info(...any)           {}
+func (logger) Infof(string, ...any)  {}
+func (logger) Warning(...any)        {}
+func (logger) Warningf(string, ...any) {
+}
+func (logger) Error(...any)          {}
+func (logger) Errorf(string, ...any) {}
+func (logger) Fatal(v ...any)        { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
+func (logger) Fatalf(f string, v ...any) {
+	panic(libraryPanic{f, fmt.Sprintf(f, v...)})
+}
+func (logger) Panic(v ...any) { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
+func (logger) Panicf(f string, v ...any) {
+	panic(libraryPanic{f, fmt.Sprintf(f, v...)})
+}

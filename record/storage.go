@@ -1,0 +1,188 @@
+package record
+
+import (
+	"reflect"
+	"slices"
+	"sort"
+	"unsafe"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// Storage is an actor's stable storage: what survives its crash-restarts,
+// the disk of a real deployment. It keeps copies: Put stores a deep copy of
+// the value and Get returns a deep copy of what is stored, so a restarted
+// incarnation shares no memory with the one that crashed (a pointer kept
+// in a crashed actor's fields cannot reach the new one's state), and an
+// actor that changes a value after storing it does not change what is
+// stored. Protocol buffer messages (proto.Message) are copied with
+// proto.Clone; other values field by field, unexported fields included.
+// Functions and channels cannot be copied and are shared.
+type Storage map[string]any
+
+// Get returns a copy of the value stored under key.
+func (s Storage) Get(key string) (any, bool) {
+	v, ok := s[key]
+	if !ok {
+		return nil, false
+	}
+	return deepCopy(v), true
+}
+
+// Put stores a copy of v under key.
+func (s Storage) Put(key string, v any) { s[key] = deepCopy(v) }
+
+// Delete removes key.
+func (s Storage) Delete(key string) { delete(s, key) }
+
+// StoredView is read-only access to one actor's stable storage, for
+// invariants and display (see View.Storage). It is how a system checks
+// ghost state that it keeps in stable storage (for example the terms each
+// member led), including that of actors that are down.
+type StoredView struct{ s Storage }
+
+// Get returns the value stored under key. It is the stored value itself,
+// not a copy: do not modify it.
+func (v StoredView) Get(key string) (any, bool) {
+	x, ok := v.s[key]
+	return x, ok
+}
+
+// Keys returns the stored keys, sorted.
+func (v StoredView) Keys() []string {
+	ks := make([]string, 0, len(v.s))
+	for k := range v.s {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Storage returns read-only access to actor id's stable storage (empty for
+// an unknown actor). It survives the actor's crashes and kills.
+func (v View) Storage(id ActorID) StoredView {
+	if i, ok := v.s.index[id]; ok {
+		return StoredView{v.s.slots[i].storage}
+	}
+	return StoredView{}
+}
+
+// deepCopy returns a copy of x that shares no memory with it.
+func deepCopy(x any) any {
+	switch t := x.(type) {
+	case nil, bool, string, int, int64, uint64, int32, uint32, float64, ActorID:
+		return x
+	case []byte:
+		return slices.Clone(t)
+	case []string:
+		return slices.Clone(t)
+	case []uint64:
+		return slices.Clone(t)
+	case []int:
+		return slices.Clone(t)
+	case [][]byte:
+		c := make([][]byte, len(t))
+		for i, b := range t {
+			c[i] = slices.Clone(b)
+		}
+		if t == nil {
+			return [][]byte(nil)
+		}
+		return c
+	case proto.Message:
+		return proto.Clone(t)
+	}
+	src := reflect.New(reflect.TypeOf(x)).Elem()
+	src.Set(reflect.ValueOf(x))
+	dst := reflect.New(src.Type()).Elem()
+	c := copier{seen: map[uintptr]reflect.Value{}}
+	c.copy(dst, src)
+	return dst.Interface()
+}
+
+var protoMessage = reflect.TypeFor[proto.Message]()
+
+// copier copies values by reflection; seen maps a source pointer to its
+// copy, so shared and cyclic structures stay shared and terminate.
+type copier struct{ seen map[uintptr]reflect.Value }
+
+// open makes an addressable value settable and readable even if it was
+// reached through an unexported field.
+func open(v reflect.Value) reflect.Value {
+	if v.CanSet() {
+		return v
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// copy sets dst (addressable) to a deep copy of src (addressable).
+func (c *copier) copy(dst, src reflect.Value) {
+	dst, src = open(dst), open(src)
+	switch src.Kind() {
+	case reflect.Pointer:
+		if src.IsNil() {
+			return
+		}
+		if src.Type().Implements(protoMessage) {
+			dst.Set(reflect.ValueOf(proto.Clone(src.Interface().(proto.Message))))
+			return
+		}
+		if p, ok := c.seen[src.Pointer()]; ok {
+			dst.Set(p)
+			return
+		}
+		p := reflect.New(src.Type().Elem())
+		c.seen[src.Pointer()] = p
+		c.copy(p.Elem(), src.Elem())
+		dst.Set(p)
+	case reflect.Struct:
+		for i := range src.NumField() {
+			c.copy(dst.Field(i), src.Field(i))
+		}
+	case reflect.Slice:
+		if src.IsNil() {
+			return
+		}
+		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+		for i := range src.Len() {
+			c.copy(s.Index(i), src.Index(i))
+		}
+		dst.Set(s)
+	case reflect.Array:
+		for i := range src.Len() {
+			c.copy(dst.Index(i), src.Index(i))
+		}
+	case reflect.Map:
+		if src.IsNil() {
+			return
+		}
+		m := reflect.MakeMapWithSize(src.Type(), src.Len())
+		it := src.MapRange()
+		for it.Next() {
+			k := reflect.New(src.Type().Key()).Elem()
+			c.copy(k, addressable(it.Key()))
+			v := reflect.New(src.Type().Elem()).Elem()
+			c.copy(v, addressable(it.Value()))
+			m.SetMapIndex(k, v)
+		}
+		dst.Set(m)
+	case reflect.Interface:
+		if src.IsNil() {
+			return
+		}
+		e := src.Elem()
+		v := reflect.New(e.Type()).Elem()
+		c.copy(v, addressable(e))
+		dst.Set(v)
+	default: // scalars, strings (immutable), funcs, channels
+		dst.Set(src)
+	}
+}
+
+// addressable returns an addressable copy of v (map keys and values and
+// interface contents are not addressable).
+func addressable(v reflect.Value) reflect.Value {
+	a := reflect.New(v.Type()).Elem()
+	open(a).Set(v)
+	return a
+}

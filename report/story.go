@@ -1,0 +1,184 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/rounds"
+)
+
+// Story is a trace replayed once, with what the replay learned: the
+// messages each step sent, which of them were never delivered, and the
+// round and phase of each delivery.
+type Story struct {
+	// Name is the trace file as the user named it; the reproduce commands
+	// use it.
+	Name   string
+	Trace  *record.Trace
+	System *record.System
+	// Actors are the system's members in its order, then record.External
+	// when the trace injects messages from outside.
+	Actors []record.ActorID
+	// Steps has one entry per event of the trace.
+	Steps []Step
+	// Layout is the trace laid out in rounds (package rounds).
+	Layout *rounds.Layout
+	// Lost counts the messages sent and never delivered (timers excluded).
+	Lost int
+}
+
+// Step is one event of the trace with what the replay learned about it.
+type Step struct {
+	Index int
+	Event record.Event
+	// Rounded is set for a delivered message that carries a round
+	// (record.Rounded); Round and Phase are then its round and phase.
+	Rounded bool
+	Round   int
+	Phase   string
+	// Late is set when the receiver had already moved to a later round,
+	// ReceiverRound (the asynchronous residue of package rounds).
+	Late          bool
+	ReceiverRound int
+	// Lost lists the messages this step sent that were never delivered.
+	Lost []record.Pending
+}
+
+// Build replays t on sys and returns its story. name is how the user
+// named the trace file.
+func Build(ctx context.Context, name string, sys *record.System, t *record.Trace) (*Story, error) {
+	lay, err := rounds.Build(ctx, sys, t)
+	if err != nil {
+		return nil, fmt.Errorf("lay out rounds: %w", err)
+	}
+	sim, err := record.NewSim(sys, t.Header.OptionMap(), t.Header.Seed)
+	if err != nil {
+		return nil, err
+	}
+	s := &Story{Name: name, Trace: t, System: sys, Layout: lay, Steps: make([]Step, len(t.Events))}
+	s.Actors = append(s.Actors, sim.Members()...)
+	sent := map[record.MsgID]record.Pending{}
+	delivered := map[record.MsgID]bool{}
+	var order []record.MsgID
+	var last record.MsgID
+	external := false
+	for i, e := range t.Events {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		s.Steps[i] = Step{Index: i, Event: e}
+		if e.Kind.IsExternal() {
+			if err := sim.Apply(e); err != nil {
+				return nil, fmt.Errorf("event %d: %w", i, err)
+			}
+		} else {
+			if err := sim.Deliver(e.ID); err != nil {
+				return nil, fmt.Errorf("event %d: trace does not replay: %w", i, err)
+			}
+			delivered[e.ID] = true
+		}
+		if e.Kind == record.Send {
+			external = true
+		}
+		// Message IDs are assigned in send order: the new ones are what
+		// this step sent.
+		seen := last
+		for _, p := range sim.InFlight() {
+			if p.ID > seen {
+				sent[p.ID] = p
+				order = append(order, p.ID)
+				last = max(last, p.ID)
+			}
+		}
+		if sim.Halted() != nil {
+			s.Steps = s.Steps[:i+1]
+			break
+		}
+	}
+	for _, id := range order {
+		p := sent[id]
+		if delivered[id] || p.Timer != "" || p.Cause < 0 || p.Cause >= len(s.Steps) {
+			continue
+		}
+		s.Steps[p.Cause].Lost = append(s.Steps[p.Cause].Lost, p)
+		s.Lost++
+	}
+	if external {
+		s.Actors = append(s.Actors, record.External)
+	}
+	for _, r := range lay.Rounds {
+		for _, ph := range r.Phases {
+			for _, d := range ph.Deliveries {
+				s.mark(d)
+			}
+		}
+	}
+	for _, d := range lay.Residue {
+		s.mark(d)
+	}
+	return s, nil
+}
+
+func (s *Story) mark(d rounds.Delivery) {
+	if d.Step < 0 || d.Step >= len(s.Steps) {
+		return
+	}
+	st := &s.Steps[d.Step]
+	st.Rounded, st.Round, st.Phase, st.Late, st.ReceiverRound = true, d.Round, d.Phase, d.Late, d.ReceiverRound
+}
+
+// Violation returns the trace's violation, or nil.
+func (s *Story) Violation() *record.Violation { return s.Trace.Header.Violation }
+
+// Title names the system and the options that differ from its defaults:
+// "raft (raft-45)".
+func (s *Story) Title() string {
+	h := s.Trace.Header
+	var parts []string
+	o := h.OptionMap()
+	for _, spec := range s.System.Options {
+		if v, ok := o[spec.Name]; ok && v != spec.Default {
+			if spec.Bug && v == "true" {
+				parts = append(parts, spec.Name)
+			} else {
+				parts = append(parts, spec.Name+"="+v)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return h.System
+	}
+	return h.System + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// Describe splits an event into the columns of the event table: kind,
+// from, to and message.
+func Describe(ev record.Event) (kind, from, to, msg string) {
+	switch ev.Kind {
+	case record.Deliver:
+		kind = "deliver"
+		if ev.Timer != "" {
+			kind = "timer"
+		}
+		return kind, string(ev.From), string(ev.To), record.FormatMessage(ev.Msg)
+	case record.Send:
+		return "send", string(record.External), string(ev.To), record.FormatMessage(ev.Msg)
+	case record.Start, record.Kill, record.Restart:
+		return ev.Kind.String(), "", string(ev.Actor), ""
+	case record.Partition, record.Heal:
+		return ev.Kind.String(), joinIDs(ev.A), joinIDs(ev.B), ""
+	case record.WaitCondition:
+		return ev.Kind.String(), "", "", ev.Cond
+	}
+	return ev.Kind.String(), "", "", ""
+}
+
+func joinIDs(a []record.ActorID) string {
+	s := make([]string, len(a))
+	for i, id := range a {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ",")
+}
