@@ -32,7 +32,9 @@
 //     wildcards and TFB checks), clock-clusters-N, ddmin-internals-N and
 //     one-at-a-time-N. A round that finds nothing multiplies the schedules
 //     per check by 4, up to 64; the pipeline ends after a round at the
-//     largest budget that finds nothing.
+//     largest budget that finds nothing. Before the schedules per check
+//     grow, reorder-N tries, once per trace, moves that reorder rather
+//     than remove (reorder.go); when one helps, another round follows.
 //  11. final: the result is replayed exactly and must reproduce the
 //     violation.
 //
@@ -345,7 +347,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			// reorder (reorder.go) before granting more schedules.
 			if reordered != before {
 				reordered = before
-				if err := m.runStage(ctx, fmt.Sprintf("reorder-%d", round), 1, m.reorder); err != nil {
+				if err := m.runStage(ctx, RoundStage(StageReorder, round), 1, m.reorder); err != nil {
 					return err
 				}
 				if m.snapshotBest() != before {
