@@ -96,6 +96,7 @@ func commands(e *env) []*cobra.Command {
 		minimizeCmd(e),
 		optimalCmd(e),
 		checkCmd(e),
+		reportCmd(e),
 	}
 }
 

@@ -466,24 +466,33 @@ func (d *Driver) after(o Outcome, executed bool) Outcome {
 		return o
 	}
 	d.since = 0
-	v := d.sim.Check()
+	v := d.record(d.sim.Check())
 	if v == nil {
 		return o
 	}
-	o.Violation = v
-	if v.Same(d.f.Want) {
-		o.Found = true
-		if d.found == nil {
-			d.found = v
-		}
-		return o
-	}
-	if d.first == nil {
-		d.first = v
-	}
-	if d.sim.halted != nil && d.exact() && o.Step >= 0 {
+	o.Violation, o.Found = v, v.Same(d.f.Want)
+	if !o.Found && d.sim.halted != nil && d.exact() && o.Step >= 0 {
 		o.Divergence = &Divergence{Event: o.Step, Expected: "the run to go on", Got: Escape(v.String())}
 		d.div = o.Divergence
 	}
 	return o
+}
+
+// Check checks the invariant now, outside the driver's rhythm (a state
+// no step led to, such as an empty schedule's, or a display that wants the
+// invariant's status), and records the violation as a step's check would.
+func (d *Driver) Check() *Violation { return d.record(d.sim.Check()) }
+
+// record notes violation v (nil: none): the wanted one, or the first seen.
+func (d *Driver) record(v *Violation) *Violation {
+	switch {
+	case v == nil:
+	case v.Same(d.f.Want):
+		if d.found == nil {
+			d.found = v
+		}
+	case d.first == nil:
+		d.first = v
+	}
+	return v
 }

@@ -107,19 +107,17 @@ type Layout struct {
 	Rounded bool
 }
 
-// Build replays t on sys and lays it out in rounds.
+// Build replays t on sys exactly (a record.Driver: every delivery checked
+// against the trace, the invariant after every event, stopping at the
+// trace's violation) and lays it out in rounds. A trace that does not
+// replay is an error.
 func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, error) {
-	sim, err := record.NewSim(sys, t.Header.OptionMap(), t.Header.Seed)
-	if err != nil {
-		return nil, err
-	}
-	members := sim.Members()
 	lay := &Layout{Violation: t.Header.Violation}
 	byNum := map[int]*Round{}
 	actorRound := map[record.ActorID]int{}
 	current := -1 // highest round seen; -1 before the first
 	heard := map[int]map[record.ActorID]bool{}
-	state := snapshots(sim)
+	var state map[record.ActorID]map[string]string
 	changes := map[int]*changeSet{}
 
 	round := func(n int) *Round {
@@ -132,17 +130,9 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 		}
 		return r
 	}
-	for i, e := range t.Events {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if e.Kind.IsExternal() {
-			if err := sim.Apply(e); err != nil {
-				return nil, fmt.Errorf("event %d: %w", i, err)
-			}
-		} else if err := sim.Deliver(e.ID); err != nil {
-			return nil, fmt.Errorf("event %d: trace does not replay: %w", i, err)
-		}
+	// place lays out trace event i, just executed on sim.
+	place := func(sim *record.Sim, o *record.Outcome) bool {
+		i, e := o.Step, t.Events[o.Step]
 		at := current
 		if rm, ok := e.Msg.(record.Rounded); ok && e.Kind == record.Deliver {
 			n, phase := rm.Round()
@@ -168,7 +158,7 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 		}
 		// Messages this step sent move their sender to their round.
 		for _, p := range sim.InFlight() {
-			if p.Cause == i {
+			if p.Cause == o.Event {
 				if rm, ok := p.Msg.(record.Rounded); ok {
 					n, _ := rm.Round()
 					actorRound[p.From] = max(actorRound[p.From], n)
@@ -183,9 +173,20 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 			}
 			state[id] = after
 		}
-		if sim.Halted() != nil {
-			break
-		}
+		return true
+	}
+	d, err := record.NewDriver(t.Setup(sys), t.Events, record.Follow{Want: t.Header.Violation, Observe: place})
+	if err != nil {
+		return nil, err
+	}
+	sim := d.Sim()
+	members := sim.Members()
+	state = snapshots(sim)
+	if err := d.Run(ctx); err != nil {
+		return nil, err
+	}
+	if div := d.Divergence(); div != nil {
+		return nil, fmt.Errorf("trace does not replay: %s", div)
 	}
 	nums := make([]int, 0, len(byNum))
 	for n := range byNum {

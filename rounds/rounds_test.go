@@ -77,3 +77,24 @@ func TestUnroundedSystemSaysSo(t *testing.T) {
 	require.NoError(t, lay.Write(&out))
 	assert.Contains(t, out.String(), "no message in this trace carries a round")
 }
+
+func TestBuildRefusesATraceThatDoesNotReplay(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-45.min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	k := -1
+	for i, e := range tr.Events {
+		if e.Kind == record.Deliver && e.Timer == "" && e.From != record.External {
+			k = i
+			break
+		}
+	}
+	require.GreaterOrEqual(t, k, 0)
+	// The same message ID, pretending to come from another sender: the
+	// round view used to lay it out as if it did.
+	bad := *tr
+	bad.Events = append([]record.Event(nil), tr.Events...)
+	bad.Events[k].From = bad.Events[k].To
+	_, err = rounds.Build(context.Background(), sys, &bad)
+	require.Error(t, err)
+	assert.Regexp(t, `^trace does not replay: diverged at event \d+: .* \(differs in from raft-\d ≠ raft-\d\)$`, err.Error())
+}
