@@ -127,7 +127,7 @@ func (g *gsearch) pathOf(id int32) {
 // mask of the external events left out.
 func (g *gsearch) replay(id int32, index map[record.ActorID]int) (*record.Sim, int, []uint64, uint64, error) {
 	g.pathOf(id)
-	sim, err := record.NewSim(g.sys, g.t.Header.OptionMap(), g.t.Header.Seed)
+	sim, err := g.setup.NewSim()
 	if err != nil {
 		return nil, 0, nil, 0, fmt.Errorf("optimal: %w", err)
 	}
@@ -142,16 +142,18 @@ func (g *gsearch) replay(id int32, index map[record.ActorID]int) (*record.Sim, i
 	for i := len(g.path) - 1; i >= 0; i-- {
 		switch st := g.path[i]; {
 		case st == stepApply:
-			if err := g.applyExternal(sim, ext, hist, index); err != nil {
-				return nil, 0, nil, 0, err
+			e := g.externals[ext]
+			if err := sim.Apply(e); err != nil {
+				return nil, 0, nil, 0, fmt.Errorf("optimal: external event %d (%s): %w", ext, e, err)
 			}
+			g.externalHistory(ext, hist, index)
 			ext++
 		case st == stepSkip:
 			skipped |= 1 << uint(ext)
 			ext++
 		default:
 			g.buf = sim.Enabled(g.buf[:0])
-			p := g.buf[st]
+			p := &g.buf[st]
 			if index != nil {
 				ck, err := contentKey(p)
 				if err != nil {
@@ -178,7 +180,7 @@ func (g *gsearch) expand(id int32, mayGrow bool) (found bool, same, next []int32
 		return false, nil, nil, err
 	}
 	if v := sim.Check(); v != nil {
-		if v.Fingerprint == g.want {
+		if v.Same(g.want) {
 			return true, nil, nil, nil
 		}
 		if sim.Halted() != nil {
@@ -222,10 +224,11 @@ func (g *gsearch) expand(id int32, mayGrow bool) (found bool, same, next []int32
 		return false, same, next, nil
 	}
 	g.buf = sim.Enabled(g.buf[:0])
-	for i, p := range g.buf {
+	for i := range g.buf {
 		if i > 1<<14 {
 			break
 		}
+		p := &g.buf[i]
 		ck, err := contentKey(p)
 		if err != nil {
 			return false, nil, nil, err
@@ -298,8 +301,8 @@ func (g *gsearch) buildGlobal(ctx context.Context, id int32) (*record.Trace, err
 		return nil, err
 	}
 	v := sim.Check()
-	if v == nil || v.Fingerprint != g.want {
-		return nil, fmt.Errorf("optimal: internal error: the schedule found does not reproduce %s", g.want)
+	if v == nil || !v.Same(g.want) {
+		return nil, fmt.Errorf("optimal: internal error: the schedule found does not reproduce %s", g.want.Fingerprint)
 	}
 	events := append([]record.Event(nil), sim.Events()...)
 	tr := sim.Trace(v)
