@@ -45,8 +45,9 @@ type Config struct {
 	// MaxDeliveries is the largest number of deliveries a schedule may have
 	// (required, at least 0).
 	MaxDeliveries int
-	// MaxStates bounds the states expanded (default 5,000,000), so memory
-	// stays bounded; the search reports Exhausted=false when it stops there.
+	// MaxStates bounds the distinct states known to the search, expanded
+	// or still queued (default 5,000,000), so memory stays bounded; the
+	// search reports Exhausted=false when it stops there.
 	MaxStates int
 	// Progress, when set, is called after each completed layer (number of
 	// deliveries).
