@@ -96,8 +96,12 @@ func checkKept(ctx context.Context, t testing.TB, sys *record.System, opts recor
 			}
 			k.Pruned, note = true, "deleted (-demi.prune)"
 		}
-		t.Logf("demi: kept trace %s: fixed: %s is no longer reachable (%s; no schedule of %d near it reaches it); %s",
-			path, v.Fingerprint, why, r.Schedules, note)
+		searched := fmt.Sprintf("none of the %d schedules tried near it reaches it", r.Schedules)
+		if r.Exhausted {
+			searched = fmt.Sprintf("none of the %d schedules within reach reaches it", r.Schedules)
+		}
+		t.Logf("demi: kept trace %s: fixed: %s is no longer reachable (%s; %s); %s",
+			path, v.Fingerprint, why, searched, note)
 	}
 	return k
 }

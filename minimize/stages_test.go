@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,7 +18,8 @@ import (
 // TestPackageDocListsEveryStage checks that the numbered list of stages in
 // the package doc (minimize.go) is the pipeline: FirstPass in order, then
 // the rounds naming every RoundStages stage "-N", then final; and that
-// every Stage constant of stages.go is in it.
+// every Stage constant of stages.go is in it (an item, or named in the
+// rounds item).
 func TestPackageDocListsEveryStage(t *testing.T) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "minimize.go", nil, parser.ParseComments|parser.PackageClauseOnly)
@@ -44,9 +46,10 @@ func TestPackageDocListsEveryStage(t *testing.T) {
 	}
 
 	consts := stageConstants(t)
-	require.Len(t, consts, len(minimize.FirstPass())+1, "every Stage constant is in FirstPass or is StageFinal")
+	require.GreaterOrEqual(t, len(consts), len(minimize.FirstPass())+1, "FirstPass and StageFinal are Stage constants")
 	for name, value := range consts {
-		assert.Contains(t, listed, value, "%s (%q) is listed in the package doc", name, value)
+		inRounds := regexp.MustCompile(`\b` + regexp.QuoteMeta(value) + `(-N)?\b`).MatchString(rounds)
+		assert.True(t, slices.Contains(listed, value) || inRounds, "%s (%q) is listed in the package doc", name, value)
 	}
 }
 

@@ -32,12 +32,11 @@ func TestRaftUnderDemi(t *testing.T) {
 func TestTheRegressionLoop(t *testing.T) {
 	dir := t.TempDir()
 	fuzz := demitest.Fuzz(record.FuzzConfig{MaxSteps: 200})
-	budget := demitest.CheckBudget(20_000)
 	sys := raft.System()
 
 	// The bug is on: fuzzing finds it.
-	buggy := tbtest.New(t, "TestRaft")
-	res := demitest.Check(buggy, sys, demitest.Bugs(raft.Bug45), fuzz, demitest.Dir(dir), budget)
+	buggy := tbtest.New(t, "TestElections")
+	res := demitest.Check(buggy, sys, demitest.Bugs(raft.Bug45), fuzz, demitest.Dir(dir))
 	require.True(t, buggy.Failed(), "the test fails")
 	require.Len(t, buggy.Errors(), 1)
 	require.NotEmpty(t, res.Minimized)
@@ -50,8 +49,9 @@ func TestTheRegressionLoop(t *testing.T) {
 	assert.Contains(t, msg, "\nround 1\n", "the round view")
 	assert.Contains(t, msg, "\n  replay:  go run ./cmd/demi replay "+res.Minimized+"\n")
 	assert.Contains(t, msg, "\n  step:    go run ./cmd/demi replay --step "+res.Minimized+"\n")
-	assert.Contains(t, msg, "\n  re-run:  go test ./examples/raft -run '^TestRaft$' -demi.seed=")
+	assert.Contains(t, msg, "\n  re-run:  go test ./examples/raft -run '^TestElections$' -demi.seed=")
 	assert.Equal(t, "ElectionSafety", res.Violation.Fingerprint[:len("ElectionSafety")])
+	golden(t, "failure", asIfKept(msg, dir))
 	files, err := filepath.Glob(filepath.Join(dir, "*"))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{res.Failing, res.Minimized}, files)
@@ -67,27 +67,29 @@ func TestTheRegressionLoop(t *testing.T) {
 	assert.True(t, rep.Reproduced)
 
 	// Still buggy: the kept traces fail the test before any fuzzing.
-	still := tbtest.New(t, "TestRaft")
-	res = demitest.Check(still, sys, demitest.Bugs(raft.Bug45), fuzz, demitest.Dir(dir), budget)
+	still := tbtest.New(t, "TestElections")
+	res = demitest.Check(still, sys, demitest.Bugs(raft.Bug45), fuzz, demitest.Dir(dir))
 	require.Len(t, still.Errors(), 2)
 	assert.Equal(t, []demitest.KeptOutcome{demitest.Reproduces, demitest.Reproduces}, outcomes(res))
 	assert.Zero(t, res.Runs, "no fuzzing after a kept trace failed")
 	assert.Regexp(t, `^demi: kept trace .*seed-\d+\.min\.trace still reproduces its violation exactly\n`, still.Errors()[0])
+	golden(t, "still", asIfKept(still.Errors()[0], dir))
 
 	// Fixed: the switch off, the same test passes and says so.
-	fixed := tbtest.New(t, "TestRaft")
-	res = demitest.Check(fixed, sys, fuzz, demitest.Dir(dir), demitest.Runs(20), budget)
+	fixed := tbtest.New(t, "TestElections")
+	res = demitest.Check(fixed, sys, fuzz, demitest.Dir(dir), demitest.Runs(20))
 	assert.False(t, fixed.Failed(), fixed.Errors())
 	assert.Equal(t, []demitest.KeptOutcome{demitest.Fixed, demitest.Fixed}, outcomes(res))
 	assert.Equal(t, 20, res.Runs)
 	logs := fixed.Logs()
 	require.Len(t, logs, 3)
-	assert.Regexp(t, `^demi: kept trace .*seed-\d+\.min\.trace: fixed: ElectionSafety\(raft-\d,raft-\d\) is no longer reachable \(.*; no schedule of \d+ near it reaches it\); delete it, or run with -demi.prune$`, logs[0])
+	assert.Regexp(t, `^demi: kept trace .*seed-\d+\.min\.trace: fixed: ElectionSafety\(raft-\d,raft-\d\) is no longer reachable \(.*; none of the \d+ schedules (tried near it|within reach) reaches it\); delete it, or run with -demi.prune$`, logs[0])
+	golden(t, "fixed", asIfKept(logs[0]+"\n"+logs[1], dir))
 	assert.Equal(t, "demi: raft: no violation in 20 fuzzing runs from seed 1", logs[2][:len("demi: raft: no violation in 20 fuzzing runs from seed 1")])
 
 	// -demi.prune deletes them.
-	pruned := tbtest.New(t, "TestRaft")
-	res = demitest.Check(pruned, sys, fuzz, demitest.Dir(dir), demitest.Runs(0), demitest.Prune(), budget)
+	pruned := tbtest.New(t, "TestElections")
+	res = demitest.Check(pruned, sys, fuzz, demitest.Dir(dir), demitest.Runs(0), demitest.Prune(), demitest.CheckBudget(20_000))
 	assert.False(t, pruned.Failed(), pruned.Errors())
 	require.Len(t, res.Kept, 2)
 	assert.True(t, res.Kept[0].Pruned)
