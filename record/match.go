@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"fmt"
 	"reflect"
 )
 
@@ -59,44 +58,6 @@ func matchLink(sim *Sim, want *Event, exact, near func(*Pending) bool) (MsgID, b
 		}
 	}
 	return best, best != 0
-}
-
-// Deliverable reports whether pending message id may be delivered now:
-// its receiver is running and, under FIFO, it is the head of its
-// sender-receiver queue (timers always are).
-func (s *Sim) Deliverable(id MsgID) bool {
-	_, why := s.deliverable(id)
-	return why == nil
-}
-
-// deliverable returns message id's position in the pending list, or why it
-// may not be delivered now.
-func (s *Sim) deliverable(id MsgID) (int, *NotPendingError) {
-	at := s.find(id)
-	if at < 0 {
-		return -1, &NotPendingError{ID: id, Reason: "is not pending"}
-	}
-	if why := s.blocked(at); why != nil {
-		return -1, why
-	}
-	return at, nil
-}
-
-// blocked returns why s.pend[at] may not be delivered now, or nil.
-func (s *Sim) blocked(at int) *NotPendingError {
-	p := &s.pend[at]
-	if s.sem == FIFO && p.Timer == "" {
-		for i := 0; i < at; i++ {
-			q := &s.pend[i]
-			if q.from == p.from && q.to == p.to && q.Timer == "" { // holes have to < 0
-				return &NotPendingError{ID: p.ID, Reason: fmt.Sprintf("is queued behind #%d (FIFO %s→%s)", q.ID, p.From, p.To)}
-			}
-		}
-	}
-	if !s.runningAt(p.to) {
-		return &NotPendingError{ID: p.ID, Reason: "is addressed to " + string(p.To) + ", which is not running"}
-	}
-	return nil
 }
 
 // SameMessage compares two messages by type and content: deeply equal

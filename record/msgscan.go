@@ -24,6 +24,72 @@ const (
 // new value starts.
 var errNoValue = io.EOF
 
+// shape is what the first byte of a msgpack value says about it: the
+// msgpack code table, written once for the scanner (scanValue) and the
+// canonical re-encoder (valueHead). A value is its code, then lenBytes
+// bytes of big-endian length, then size payload bytes, then children
+// nested values.
+type shape struct {
+	lenBytes       int    // 0, 1, 2 or 4
+	size, children uint64 // known from the code alone
+	counts         uint8  // what the length counts (countBytes, ...)
+	isMap          bool
+}
+
+// What a length counts.
+const (
+	countBytes   = iota // payload bytes
+	countValues         // nested values (arrays)
+	countEntries        // key-value pairs (maps): two nested values each
+)
+
+// withLen returns the value's payload size and nested values given the
+// length read after its code.
+func (sh shape) withLen(n uint64) (size, children uint64) {
+	switch sh.counts {
+	case countValues:
+		return sh.size, n
+	case countEntries:
+		return sh.size, 2 * n
+	}
+	return sh.size + n, sh.children
+}
+
+// shapeOf decodes code c.
+func shapeOf(c byte) (shape, error) {
+	switch {
+	case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
+		return shape{}, nil // positive/negative fixint, nil, false, true
+	case c <= 0x8f: // fixmap
+		return shape{children: 2 * uint64(c&0x0f), isMap: true}, nil
+	case c <= 0x9f: // fixarray
+		return shape{children: uint64(c & 0x0f)}, nil
+	case c <= 0xbf: // fixstr
+		return shape{size: uint64(c & 0x1f)}, nil
+	case c == 0xc4 || c == 0xd9: // bin8, str8
+		return shape{lenBytes: 1}, nil
+	case c == 0xc5 || c == 0xda: // bin16, str16
+		return shape{lenBytes: 2}, nil
+	case c == 0xc6 || c == 0xdb: // bin32, str32
+		return shape{lenBytes: 4}, nil
+	case c >= 0xc7 && c <= 0xc9: // ext8, ext16, ext32: length, type, data
+		return shape{lenBytes: 1 << (c - 0xc7), size: 1}, nil
+	case c == 0xca: // float32
+		return shape{size: 4}, nil
+	case c == 0xcb: // float64
+		return shape{size: 8}, nil
+	case c >= 0xcc && c <= 0xd3: // uint8..uint64, int8..int64
+		return shape{size: 1 << ((c - 0xcc) & 3)}, nil
+	case c >= 0xd4 && c <= 0xd8: // fixext1..fixext16: type, data
+		return shape{size: 1 + 1<<(c-0xd4)}, nil
+	case c == 0xdc || c == 0xdd: // array16, array32
+		return shape{lenBytes: 2 << (c - 0xdc), counts: countValues}, nil
+	case c == 0xde || c == 0xdf: // map16, map32
+		return shape{lenBytes: 2 << (c - 0xde), counts: countEntries, isMap: true}, nil
+	}
+	return shape{}, fmt.Errorf("msgpack: invalid code %#x", c) // 0xc1 is never used
+}
+
 // scanValue reads exactly one complete msgpack value from r and appends its
 // bytes to buf. It walks the value iteratively, so its cost is bounded by
 // the file's size and its stack by maxNesting. It returns io.EOF when r is
@@ -51,51 +117,15 @@ func scanValue(r *bufio.Reader, buf []byte) ([]byte, error) {
 		}
 		first = false
 		buf = append(buf, c)
-		var size, children uint64 // payload bytes to copy; nested values
-		switch {
-		case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
-			// positive/negative fixint, nil, false, true
-		case c <= 0x8f:
-			children = 2 * uint64(c&0x0f)
-		case c <= 0x9f:
-			children = uint64(c & 0x0f)
-		case c <= 0xbf:
-			size = uint64(c & 0x1f)
-		case c == 0xc4 || c == 0xd9: // bin8, str8
-			size, buf, err = readLen(r, buf, 1)
-		case c == 0xc5 || c == 0xda: // bin16, str16
-			size, buf, err = readLen(r, buf, 2)
-		case c == 0xc6 || c == 0xdb: // bin32, str32
-			size, buf, err = readLen(r, buf, 4)
-		case c == 0xc7: // ext8: length, type, data
-			size, buf, err = readLen(r, buf, 1)
-			size++
-		case c == 0xc8:
-			size, buf, err = readLen(r, buf, 2)
-			size++
-		case c == 0xc9:
-			size, buf, err = readLen(r, buf, 4)
-			size++
-		case c == 0xca: // float32
-			size = 4
-		case c == 0xcb: // float64
-			size = 8
-		case c >= 0xcc && c <= 0xd3: // uint8..uint64, int8..int64
-			size = 1 << ((c - 0xcc) & 3)
-		case c >= 0xd4 && c <= 0xd8: // fixext1..fixext16: type, data
-			size = 1 + 1<<(c-0xd4)
-		case c == 0xdc: // array16
-			children, buf, err = readLen(r, buf, 2)
-		case c == 0xdd: // array32
-			children, buf, err = readLen(r, buf, 4)
-		case c == 0xde: // map16
-			children, buf, err = readLen(r, buf, 2)
-			children *= 2
-		case c == 0xdf: // map32
-			children, buf, err = readLen(r, buf, 4)
-			children *= 2
-		default: // 0xc1 is never used
-			return buf, fmt.Errorf("msgpack: invalid code %#x", c)
+		sh, err := shapeOf(c)
+		if err != nil {
+			return buf, err
+		}
+		size, children := sh.size, sh.children // payload bytes to copy; nested values
+		if sh.lenBytes > 0 {
+			var n uint64
+			n, buf, err = readLen(r, buf, sh.lenBytes)
+			size, children = sh.withLen(n)
 		}
 		if err != nil {
 			return buf, err
@@ -187,45 +217,13 @@ func valueHead(b []byte) (head int, size, children uint64, isMap bool, err error
 			return uint64(binary.BigEndian.Uint32(b[1:]))
 		}
 	}
-	head = 1
-	switch {
-	case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
-	case c <= 0x8f:
-		children, isMap = 2*uint64(c&0x0f), true
-	case c <= 0x9f:
-		children = uint64(c & 0x0f)
-	case c <= 0xbf:
-		size = uint64(c & 0x1f)
-	case c == 0xc4 || c == 0xd9:
-		size = n(1)
-	case c == 0xc5 || c == 0xda:
-		size = n(2)
-	case c == 0xc6 || c == 0xdb:
-		size = n(4)
-	case c == 0xc7:
-		size = n(1) + 1
-	case c == 0xc8:
-		size = n(2) + 1
-	case c == 0xc9:
-		size = n(4) + 1
-	case c == 0xca:
-		size = 4
-	case c == 0xcb:
-		size = 8
-	case c >= 0xcc && c <= 0xd3:
-		size = 1 << ((c - 0xcc) & 3)
-	case c >= 0xd4 && c <= 0xd8:
-		size = 1 + 1<<(c-0xd4)
-	case c == 0xdc:
-		children = n(2)
-	case c == 0xdd:
-		children = n(4)
-	case c == 0xde:
-		children, isMap = 2*n(2), true
-	case c == 0xdf:
-		children, isMap = 2*n(4), true
-	default:
-		err = fmt.Errorf("msgpack: invalid code %#x", c)
+	sh, err := shapeOf(c)
+	if err != nil {
+		return 0, 0, 0, false, err
+	}
+	head, size, children, isMap = 1, sh.size, sh.children, sh.isMap
+	if sh.lenBytes > 0 {
+		size, children = sh.withLen(n(sh.lenBytes))
 	}
 	if err == nil && uint64(len(b)-head) < size {
 		err = io.ErrUnexpectedEOF

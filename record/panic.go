@@ -6,6 +6,36 @@ import (
 	"strings"
 )
 
+// Panic capture. A panic in a handler halts the run and becomes its
+// violation (Sim.Halted, Sim.Check); a panic in the invariant becomes an
+// "invariant panic" violation. Both are recovered here, by the functions
+// deferred around every handler call and every invariant check: they call
+// recover only when the call did not return, since recover costs more than
+// a cheap handler.
+
+// recoverHandler is deferred around a handler call of the actor in sl.
+func (s *Sim) recoverHandler(sl *slot, returned *bool) {
+	if *returned {
+		return
+	}
+	if r := recover(); r != nil {
+		s.halted = panicViolation(r, sl.id, s.eventCount()-1)
+	}
+}
+
+// recoverInvariant is deferred around an invariant check that stores its
+// result in *v; it also sets the violation's event.
+func (s *Sim) recoverInvariant(v **Violation, returned *bool) {
+	if !*returned {
+		if r := recover(); r != nil {
+			*v = &Violation{Fingerprint: fmt.Sprintf("invariant panic: %v", r), Detail: fmt.Sprintf("the invariant itself panicked: %v", r)}
+		}
+	}
+	if *v != nil {
+		(*v).Event = s.eventCount() - 1
+	}
+}
+
 // PanicFingerprinter is implemented by panic values that know which part
 // of their message names the failure, such as a library logger's panic
 // whose message holds run-specific numbers (indices, terms): the

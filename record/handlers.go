@@ -1,0 +1,41 @@
+package record
+
+// Handler calls: every call into an actor (Start on start and
+// crash-restart, Receive on a delivery) goes through call, with the shared
+// Context pointed at the actor and a panic turned into the run's halting
+// violation (see recoverHandler in panic.go).
+
+// boot starts a fresh incarnation of the actor in sl.
+func (s *Sim) boot(sl *slot) {
+	sl.incarnation++
+	sl.rng = nil
+	sl.actor = s.sys.New(sl.id, s.opts)
+	if sl.actor != nil {
+		s.up++
+	}
+	if st, ok := sl.actor.(Starter); ok {
+		s.call(sl, st, "", nil)
+	}
+}
+
+// call runs one handler of the actor in sl: st.Start when st is set, else
+// Receive(from, msg).
+func (s *Sim) call(sl *slot, st Starter, from ActorID, msg Message) {
+	returned := false
+	defer s.recoverHandler(sl, &returned)
+	ctx := s.enter(sl)
+	if st != nil {
+		st.Start(ctx)
+	} else {
+		sl.actor.Receive(ctx, from, msg)
+	}
+	returned = true
+}
+
+// enter points the shared Context at sl for one handler call.
+func (s *Sim) enter(sl *slot) *Context {
+	s.ctx.self = sl.id
+	s.ctx.slot = sl
+	s.ctx.event = s.eventCount() - 1
+	return &s.ctx
+}
