@@ -81,6 +81,7 @@ func TestCheckRejectsBadInput(t *testing.T) {
 		{[]string{"check", in, "--opt", "raft-45=perhaps"}, `demi: option raft-45: "perhaps" is not a boolean` + "\n"},
 		{[]string{"check", in, "--schedules", "0"}, "demi: --schedules must be at least 1\n"},
 		{[]string{"check", in, "--budget", "0s"}, "demi: --budget must be positive\n"},
+		{[]string{"check", in, "-o", filepath.Join(t.TempDir(), "no", "such", "dir.trace")}, ""},
 		{[]string{"check", garbage}, ""},
 		{[]string{"check", filepath.Join(t.TempDir(), "missing.trace")}, ""},
 	}
@@ -91,7 +92,7 @@ func TestCheckRejectsBadInput(t *testing.T) {
 		if tc.want != "" {
 			assert.Equal(t, tc.want, errs, tc.args)
 		} else {
-			assert.Regexp(t, `^demi: (open .*missing\.trace: no such file or directory|.*garbage\.trace: bad trace header: not a demi trace .*)\n$`, errs)
+			assert.Regexp(t, `^demi: (open .*missing\.trace: no such file or directory|.*garbage\.trace: bad trace header: not a demi trace .*|-o .*dir\.trace: directory .*such does not exist)\n$`, errs)
 		}
 	}
 }
