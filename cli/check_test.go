@@ -53,7 +53,7 @@ func TestCheckWritesTheScheduleThatStillReachesTheViolation(t *testing.T) {
 		assert.Equal(t, 1, code, i)
 		assert.Equal(t, "checking with options changed from the trace's: raft-58a=true\n"+
 			in+": exact replay diverged at event 22: expected deliver #34 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}; got no message #34 pending\n"+
-			"schedule 1 of at most 2000 reaches ElectionSafety(raft-1,raft-2) after 16 deliveries and 8 externals\n"+
+			"schedule 1 of at most 2000 reaches ElectionSafety(raft-1,raft-2) after 19 deliveries and 8 externals\n"+
 			"wrote "+filepath.Join(dir, want)+"\n", out, i)
 		assert.Equal(t, "demi: the violation ElectionSafety(raft-1,raft-2) is still reachable\n", errs)
 	}
