@@ -307,7 +307,7 @@ func (g *gsearch) buildGlobal(ctx context.Context, id int32) (*record.Trace, err
 	events := append([]record.Event(nil), sim.Events()...)
 	tr := sim.Trace(v)
 	tr.Events = events
-	tr.Header.Note = fmt.Sprintf("optimal: smallest schedule found by the global-state search (%d deliveries, %d externals)", sim.Deliveries(), sim.Externals())
+	tr.Header.Note = fmt.Sprintf("optimal: smallest schedule found by the global-state search (%d deliveries, %d externals)", sim.NumDeliveries(), sim.NumExternals())
 	r, err := replay.Run(ctx, g.sys, tr)
 	if err != nil {
 		return nil, fmt.Errorf("optimal: verifying the result: %w", err)

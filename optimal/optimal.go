@@ -368,7 +368,7 @@ func (s *searcher) build(ctx context.Context, id int32) (*record.Trace, error) {
 	}
 	sim := d.Sim()
 	tr := sim.Trace(d.Violation())
-	tr.Header.Note = fmt.Sprintf("optimal: smallest schedule with the external events of the input (%d deliveries)", sim.Deliveries())
+	tr.Header.Note = fmt.Sprintf("optimal: smallest schedule with the external events of the input (%d deliveries)", sim.NumDeliveries())
 	r, err := replay.Run(ctx, s.sys, tr)
 	if err != nil {
 		return nil, fmt.Errorf("optimal: verifying the result: %w", err)

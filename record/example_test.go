@@ -114,7 +114,7 @@ func ExampleSim() {
 			return
 		}
 	}
-	fmt.Println(sim.Deliveries(), "deliveries,", sim.Externals(), "externals")
+	fmt.Println(sim.NumDeliveries(), "deliveries,", sim.NumExternals(), "externals")
 	fmt.Println("x:", sim.View().Actor("x").(*adder).total, "y:", sim.View().Actor("y").(*adder).total)
 	// Output:
 	// 3 deliveries, 3 externals

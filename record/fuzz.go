@@ -195,7 +195,7 @@ func (f *fuzzer) external(e Event) (*Violation, error) {
 	var done func() bool
 	switch e.Kind {
 	case WaitQuiescence:
-		done = func() bool { return s.View().InFlight() == 0 }
+		done = func() bool { return s.View().NumInFlight() == 0 }
 	case WaitCondition:
 		cond := s.sys.Conditions[e.Cond]
 		if cond == nil {
@@ -350,13 +350,13 @@ func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*
 		}
 		if cfg.Progress != nil {
 			prog.Runs = i + 1
-			prog.Deliveries += int64(sim.Deliveries())
-			if v != nil && sim.Deliveries() > prog.Best {
-				prog.Best, prog.BestViolation = sim.Deliveries(), v.Fingerprint
+			prog.Deliveries += int64(sim.NumDeliveries())
+			if v != nil && sim.NumDeliveries() > prog.Best {
+				prog.Best, prog.BestViolation = sim.NumDeliveries(), v.Fingerprint
 			}
 			cfg.Progress(prog)
 		}
-		if v != nil && sim.Deliveries() >= cfg.MinDeliveries {
+		if v != nil && sim.NumDeliveries() >= cfg.MinDeliveries {
 			return fuzzTrace(sim, v, c), i + 1, nil
 		}
 		// The run is discarded, never materialized as Events: the next

@@ -117,11 +117,12 @@ func (s *Sim) Semantics() Semantics { return s.sem }
 // Members returns the actors of the run in the system's order.
 func (s *Sim) Members() []ActorID { return s.members }
 
-// Deliveries returns the number of deliveries executed so far.
-func (s *Sim) Deliveries() int { return s.deliveries }
+// NumDeliveries returns the number of deliveries executed so far.
+func (s *Sim) NumDeliveries() int { return s.deliveries }
 
-// Externals returns the number of external events executed so far.
-func (s *Sim) Externals() int { return s.externals }
+// NumExternals returns the number of external events executed so far
+// (Trace.Externals lists a trace's external events).
+func (s *Sim) NumExternals() int { return s.externals }
 
 // Halted returns the violation of a handler that panicked, or nil.
 func (s *Sim) Halted() *Violation { return s.halted }

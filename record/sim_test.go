@@ -155,7 +155,7 @@ func TestStartKillRestart(t *testing.T) {
 			} else {
 				assert.Nil(t, v.Actor("a"))
 			}
-			assert.Equal(t, len(tc.evs), s.Externals(), "every external is recorded, no-ops too")
+			assert.Equal(t, len(tc.evs), s.NumExternals(), "every external is recorded, no-ops too")
 		})
 	}
 }
@@ -321,7 +321,7 @@ func TestDeliverErrors(t *testing.T) {
 	assert.Equal(t, "message #7 is not pending", np.Error())
 	require.NoError(t, s.Deliver(1))
 	require.ErrorAs(t, s.Deliver(1), &np, "a message is delivered once")
-	assert.Equal(t, 1, s.Deliveries())
+	assert.Equal(t, 1, s.NumDeliveries())
 }
 
 func TestTimers(t *testing.T) {
@@ -557,9 +557,9 @@ func TestViewInFlightCountsMessagesNotTimers(t *testing.T) {
 	}}
 	sys := probeSystem(2, record.FIFO, b)
 	s := newSim(t, sys, append(startAll(sys), record.SendEvent("a", Ping{}))...)
-	assert.Equal(t, 1, s.View().InFlight())
+	assert.Equal(t, 1, s.View().NumInFlight())
 	require.NoError(t, s.Deliver(1))
-	assert.Equal(t, 1, s.View().InFlight(), "one message to b, one timer")
+	assert.Equal(t, 1, s.View().NumInFlight(), "one message to b, one timer")
 	assert.Len(t, s.InFlight(), 2)
 	assert.Equal(t, sys.Members(nil), s.View().Members())
 	assert.Equal(t, "false", s.View().Options()["flag"], "options are resolved")
@@ -592,8 +592,8 @@ func TestTraceCounts(t *testing.T) {
 	assert.Equal(t, "fifo", h.Network)
 	assert.Same(t, v, h.Violation)
 	assert.Equal(t, []record.Option{{Name: "flag", Value: "false"}, {Name: "size", Value: "3"}}, h.Options)
-	assert.Equal(t, s.Deliveries(), h.Deliveries)
-	assert.Equal(t, s.Externals(), h.Externals)
+	assert.Equal(t, s.NumDeliveries(), h.Deliveries)
+	assert.Equal(t, s.NumExternals(), h.Externals)
 	assert.Equal(t, 5, h.Externals)
 	assert.Equal(t, 2, h.Deliveries, "a→b, then b→c is dropped because c is down")
 	assert.Equal(t, 7, h.EventCount)
@@ -716,8 +716,8 @@ func TestManyDeliveriesKeepOrder(t *testing.T) {
 	}
 	assert.Empty(t, s.InFlight())
 	assert.Empty(t, s.Enabled(nil))
-	assert.Equal(t, 100, s.Deliveries())
-	assert.Equal(t, 0, s.View().InFlight())
+	assert.Equal(t, 100, s.NumDeliveries())
+	assert.Equal(t, 0, s.View().NumInFlight())
 }
 
 func TestSimAccessors(t *testing.T) {

@@ -43,8 +43,9 @@ func (v View) Running(id ActorID) bool { return v.s.running(id) }
 // Options returns the run's options.
 func (v View) Options() Options { return v.s.opts }
 
-// InFlight returns the number of pending messages that are not timers.
-func (v View) InFlight() int {
+// NumInFlight returns the number of pending messages that are not timers
+// (Sim.InFlight lists every pending message).
+func (v View) NumInFlight() int {
 	n := 0
 	for i := range v.s.pend {
 		if p := &v.s.pend[i]; p.Timer == "" && !p.gone() {

@@ -367,7 +367,7 @@ func (r *run) external(e record.Event) (*record.Violation, bool) {
 	var done func() bool
 	switch e.Kind {
 	case record.WaitQuiescence:
-		done = func() bool { return r.sim.View().InFlight() == 0 }
+		done = func() bool { return r.sim.View().NumInFlight() == 0 }
 	case record.WaitCondition:
 		cond := r.p.sys.Conditions[e.Cond]
 		if cond == nil {
