@@ -6,41 +6,6 @@ import (
 	"fmt"
 )
 
-// A schedule is a sequence of decisions, written as Events: apply this
-// external event, deliver this pending message (or fire this timer). A
-// Driver takes a Sim through a schedule one step at a time, and is the one
-// place where demi does so: exact replay, the round view, the minimizer's
-// checks and the optimum search all follow schedules through it, and the
-// step-through replay steps forwards, backwards and off the schedule with
-// it.
-//
-// The rules, once for all:
-//
-//   - Matching. An external step is applied as it is. A delivery step is
-//     matched exactly by default: the message pending under the step's ID
-//     must have the same sender, receiver, timer key and contents
-//     (SameMessage), and be deliverable. With a loose Matcher (Follow.Loose,
-//     and automatically once the run has left the schedule), the step
-//     stands for whichever deliverable message the Matcher picks, and a step
-//     that nothing matches is skipped.
-//   - Divergence. A step that cannot be taken (exact mismatch, a message
-//     not deliverable, an external event the run rejects) is reported as a
-//     Divergence, with the fields that differ, and not executed; Run stops
-//     there.
-//   - Invariant. After every step (or every Follow.CheckEvery steps, and
-//     after the last one), the system's invariant is checked. A violation
-//     that is the same as Follow.Want (Violation.Same) stops Run; a panic in
-//     a handler always stops it, since the run cannot go on.
-//   - Observation. Follow.Observe is called after every step, before the
-//     invariant check, and may stop the run.
-//   - Cancellation. The context is consulted before every step, at the cost
-//     of a non-blocking channel receive, so cancellation is honoured within
-//     one handler call at any schedule length.
-//
-// Stepping backwards re-executes the run from the start (see Back): a Sim
-// cannot be cloned, but a run is a deterministic function of its Setup and
-// its events.
-
 // CheckAtEnd, as Follow.CheckEvery, checks the invariant only after the last
 // step of the schedule (and whenever a handler panicked).
 const CheckAtEnd = -1
@@ -95,7 +60,40 @@ type Outcome struct {
 	Divergence *Divergence
 }
 
-// Driver takes a Sim through a schedule, one step at a time.
+// Driver takes a Sim through a schedule, one step at a time. A schedule is
+// a sequence of decisions, written as Events: apply this external event,
+// deliver this pending message (or fire this timer). The Driver is the one
+// place where demi follows schedules: exact replay, the round view, the minimizer's
+// checks and the optimum search all follow schedules through it, and the
+// step-through replay steps forwards, backwards and off the schedule with
+// it.
+//
+// The rules, once for all:
+//
+//   - Matching. An external step is applied as it is. A delivery step is
+//     matched exactly by default: the message pending under the step's ID
+//     must have the same sender, receiver, timer key and contents
+//     (SameMessage), and be deliverable. With a loose Matcher (Follow.Loose,
+//     and automatically once the run has left the schedule), the step
+//     stands for whichever deliverable message the Matcher picks, and a step
+//     that nothing matches is skipped.
+//   - Divergence. A step that cannot be taken (exact mismatch, a message
+//     not deliverable, an external event the run rejects) is reported as a
+//     Divergence, with the fields that differ, and not executed; Run stops
+//     there.
+//   - Invariant. After every step (or every Follow.CheckEvery steps, and
+//     after the last one), the system's invariant is checked. A violation
+//     that is the same as Follow.Want (Violation.Same) stops Run; a panic in
+//     a handler always stops it, since the run cannot go on.
+//   - Observation. Follow.Observe is called after every step, before the
+//     invariant check, and may stop the run.
+//   - Cancellation. The context is consulted before every step, at the cost
+//     of a non-blocking channel receive, so cancellation is honoured within
+//     one handler call at any schedule length.
+//
+// Stepping backwards re-executes the run from the start (see Back): a Sim
+// cannot be cloned, but a run is a deterministic function of its Setup and
+// its events.
 //
 // Follow a trace exactly:
 //

@@ -120,3 +120,56 @@ func ExampleSim() {
 	// 3 deliveries, 3 externals
 	// x: 4 y: 2
 }
+
+// ExampleDriver follows a recorded run's schedule, steps back one event,
+// then asks "what if x had crashed and restarted there?": a restart loses
+// x's total and the message in flight to it, so the last step of the
+// schedule no longer applies.
+func ExampleDriver() {
+	sys := &record.System{
+		Name:    "adders",
+		Members: func(record.Options) []record.ActorID { return []record.ActorID{"x", "y"} },
+		New: func(id record.ActorID, _ record.Options) record.Actor {
+			return &adder{peer: map[record.ActorID]record.ActorID{"x": "y", "y": "x"}[id]}
+		},
+		Messages: []record.Message{Add{}},
+		Setup: func(record.Options) []record.Event {
+			return []record.Event{record.StartEvent("x"), record.StartEvent("y"), record.SendEvent("x", Add{3})}
+		},
+	}
+	tr, err := record.Fuzz(context.Background(), sys, nil, record.FuzzConfig{Seed: 1, MaxExternals: -1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	d, err := record.NewDriver(tr.Setup(sys), tr.Events, record.Follow{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := d.Run(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	total := func() int { return d.Sim().View().Actor("x").(*adder).total }
+	fmt.Println("followed", d.Pos(), "of", len(tr.Events), "steps; x's total", total())
+	if err := d.Back(ctx, 1); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("one step back: x's total", total())
+	if _, err := d.Apply(ctx, record.RestartEvent("x")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := d.Run(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("restarted x, then the rest:", total(), "left the schedule:", d.Left())
+	// Output:
+	// followed 6 of 6 steps; x's total 4
+	// one step back: x's total 3
+	// restarted x, then the rest: 0 left the schedule: true
+}
