@@ -70,7 +70,7 @@ func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trac
 
 // fuzzTrace is the trace of a finished fuzz run.
 func fuzzTrace(sim *Sim, v *Violation, cfg FuzzConfig) *Trace {
-	t := sim.Trace(v)
+	t := sim.handOver(v)
 	t.Header.Note = fmt.Sprintf("fuzz seed=%d max-steps=%d", cfg.Seed, cfg.MaxSteps)
 	return t
 }
