@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/demi-project/demi/record"
-	"github.com/demi-project/demi/rounds"
 	"github.com/spf13/cobra"
 )
 
@@ -82,7 +82,7 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 				return showJSON(e, t)
 			}
 			if byRound {
-				lay, err := rounds.Build(cmd.Context(), sys, t)
+				lay, err := buildRounds(cmd.Context(), e.stderr, sys, t, time.Second)
 				if err != nil && of.set() {
 					return notFound(fmt.Errorf("with the options changed, the run leaves the trace: %w", err))
 				}
