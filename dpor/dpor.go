@@ -45,6 +45,7 @@ import (
 	"slices"
 
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/hashing"
 	"github.com/demi-project/demi/record"
 )
 
@@ -248,11 +249,6 @@ type altKey struct {
 	fp   uint64
 }
 
-func mixKey(h, x uint64) uint64 {
-	h ^= x + 0x9e3779b97f4a7c15 + h<<6 + h>>2
-	return h * 0xbf58476d1ce4e5b9
-}
-
 // Check explores plan's schedules and reports the first that reproduces
 // the target violation. It returns ctx's error if ctx ends first.
 func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
@@ -275,7 +271,7 @@ func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
 			return res, err
 		}
 		b := heap.Pop(&c.queue).(backtrack)
-		h := mixKey(b.parent.hashes[b.n], uint64(b.alt))
+		h := hashing.Mix(b.parent.hashes[b.n], uint64(b.alt))
 		if _, done := c.explored[h]; done {
 			continue
 		}
@@ -323,7 +319,7 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 		if c.cfg.Mode != TFB {
 			return
 		}
-		h = mixKey(h, d.key())
+		h = hashing.Mix(h, d.key())
 		s.decisions = append(s.decisions, d)
 		s.hashes = append(s.hashes, h)
 		c.explored[h] = struct{}{}

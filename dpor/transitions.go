@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/hashing"
 	"github.com/demi-project/demi/record"
 )
 
@@ -50,14 +51,14 @@ func Observe(sys *record.System, opts record.Options, seed uint64, events []reco
 // transition identifies the delivery of m, which was recorded as event
 // index before: receiver, message fingerprint and what the handler sent.
 func (c *Checker) transition(gen uint32, sim *record.Sim, before int, m *record.Pending) uint64 {
-	h := mixKey(c.fp.Of(m.To).Full, c.fpOf(gen, m).Full)
+	h := hashing.Mix(c.fp.Of(m.To).Full, c.fpOf(gen, m).Full)
 	var out uint64
 	pend := sim.InFlight()
 	for i := range pend {
 		p := &pend[i]
 		if p.Cause == before {
-			out += mixKey(c.fp.Of(p.To).Full, c.fpOf(gen, p).Full)
+			out += hashing.Finish(hashing.Mix(c.fp.Of(p.To).Full, c.fpOf(gen, p).Full)) // summed: order-independent
 		}
 	}
-	return mixKey(h, out)
+	return hashing.Mix(h, out)
 }

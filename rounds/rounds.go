@@ -105,6 +105,9 @@ type Layout struct {
 	Violation *record.Violation
 	// Rounded reports whether any message of the trace carried a round.
 	Rounded bool
+	// Members are the system's actors that the trace starts (all of them
+	// when it starts none); a quorum is a majority of them.
+	Members []record.ActorID
 }
 
 // Build replays t on sys exactly (a record.Driver: every delivery checked
@@ -112,6 +115,12 @@ type Layout struct {
 // trace's violation) and lays it out in rounds. A trace that does not
 // replay is an error.
 func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, error) {
+	return BuildProgress(ctx, sys, t, nil)
+}
+
+// BuildProgress is Build that calls progress (when not nil) with the index
+// of each trace event once it is laid out, for a progress display.
+func BuildProgress(ctx context.Context, sys *record.System, t *record.Trace, progress func(step int)) (*Layout, error) {
 	lay := &Layout{Violation: t.Header.Violation}
 	byNum := map[int]*Round{}
 	actorRound := map[record.ActorID]int{}
@@ -119,6 +128,7 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 	heard := map[int]map[record.ActorID]bool{}
 	var state map[record.ActorID]map[string]string
 	changes := map[int]*changeSet{}
+	started := map[record.ActorID]bool{}
 
 	round := func(n int) *Round {
 		r := byNum[n]
@@ -133,6 +143,12 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 	// place lays out trace event i, just executed on sim.
 	place := func(sim *record.Sim, o *record.Outcome) bool {
 		i, e := o.Step, t.Events[o.Step]
+		if progress != nil {
+			progress(i)
+		}
+		if e.Kind == record.Start {
+			started[e.Actor] = true
+		}
 		at := current
 		if rm, ok := e.Msg.(record.Rounded); ok && e.Kind == record.Deliver {
 			n, phase := rm.Round()
@@ -187,6 +203,11 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 	}
 	if div := d.Divergence(); div != nil {
 		return nil, fmt.Errorf("trace does not replay: %s", div)
+	}
+	for _, id := range members {
+		if started[id] || len(started) == 0 {
+			lay.Members = append(lay.Members, id)
+		}
 	}
 	nums := make([]int, 0, len(byNum))
 	for n := range byNum {

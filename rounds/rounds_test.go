@@ -98,3 +98,27 @@ func TestBuildRefusesATraceThatDoesNotReplay(t *testing.T) {
 	require.Error(t, err)
 	assert.Regexp(t, `^trace does not replay: diverged at event \d+: .* \(differs in from raft-\d ≠ raft-\d\)$`, err.Error())
 }
+
+// TestTotals checks the totals of raft-58b's reference trace (shown in
+// docs/rounds.md) against its layout, and that they add up to its
+// deliveries.
+func TestTotals(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-58b.reference.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	lay, err := rounds.Build(context.Background(), sys, tr)
+	require.NoError(t, err)
+	tot := lay.Totals()
+	assert.Equal(t, rounds.Totals{Rounds: 3, QuorumRounds: 3, Phases: 8, QuorumPhases: 0, InRoundForm: 16, Residue: 0,
+		NoRound: 10, Members: 4}, tot)
+	assert.Equal(t, tr.Header.Deliveries, tot.InRoundForm+tot.Residue+tot.NoRound, "every delivery is counted once")
+	for _, bug := range raft.BugNames() {
+		tr, sys, err := record.ReadFile("../examples/traces/"+bug+".min.trace", record.NewCatalog(raft.System()))
+		require.NoError(t, err)
+		lay, err := rounds.Build(context.Background(), sys, tr)
+		require.NoError(t, err)
+		tot := lay.Totals()
+		assert.Equal(t, tr.Header.Deliveries, tot.InRoundForm+tot.Residue+tot.NoRound, bug)
+		assert.LessOrEqual(t, tot.QuorumRounds, tot.Rounds, bug)
+		assert.LessOrEqual(t, tot.QuorumPhases, tot.Phases, bug)
+	}
+}
