@@ -64,7 +64,7 @@ func commandSpecs() []commandSpec {
 		{"search", "/", "TEXT", "/", "run to the next event whose text contains TEXT", OpSearch},
 		{"state", "s", "[ACTOR]", "s", "show an actor's whole state (no ACTOR: fold it again)", OpState},
 		{"deliver", "d", "ID", "d", "what-if: deliver pending message ID now instead", OpDeliver},
-		{"drop", "x", "ID", "x", "what-if: pending message ID is never delivered", OpDrop},
+		{"drop", "x", "ID", "x", "what-if: pending message ID is never delivered (under FIFO, those behind it wait)", OpDrop},
 		{"restart", "R", "ACTOR", "R", "what-if: crash-restart ACTOR now", OpRestart},
 		{"kill", "K", "ACTOR", "K", "what-if: kill ACTOR now", OpKill},
 		{"inject", "i", "EVENT", "i", "what-if: external event now (start A | kill A | restart A | send A TYPE {json} | partition A,B C | heal A,B C)", OpInject},
