@@ -72,7 +72,7 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	cfg.Fresh = &eval.FreshConfig{Cases: []eval.FreshCase{{Bug: "tok", System: sys.Name, Options: opts, Search: sc}},
 		N: 2, Budget: 20 * time.Second}
 	cfg.OnUpdate = func(r *eval.Report) error { logs.WriteString(r.Fresh[len(r.Fresh)-1].Bug); return nil }
-	rep, err := eval.RunFresh(context.Background(), cfg, nil)
+	rep, err := eval.RunStudies(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	require.Len(t, rep.Fresh, 1)
 	row := rep.Fresh[0]

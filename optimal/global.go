@@ -71,6 +71,9 @@ func (s *searcher) runGlobal(ctx context.Context, cfg Config) (*Result, error) {
 	bound := cfg.MaxDeliveries
 	if cfg.Subsets {
 		bound += len(s.externals)
+		if cfg.TotalBound > 0 {
+			bound = cfg.TotalBound
+		}
 	}
 	for d := 0; d <= bound && len(layer) > 0; d++ {
 		var next []int32
