@@ -154,3 +154,19 @@ func (c *Config) optimum(ctx context.Context, rep *Report, bugs []string, update
 	}
 	return nil
 }
+
+// LinkOptima sets, in the fresh-seed study, every bug's proven optimum
+// from the optimum study and every run's ratio to it (for studies measured
+// separately and merged).
+func (rep *Report) LinkOptima() {
+	for i := range rep.Fresh {
+		r := &rep.Fresh[i]
+		r.Optimum = rep.ProvenOptimum(r.Bug)
+		for k := range r.Runs {
+			r.Runs[k].OverOptimum = 0
+			if r.Optimum != nil {
+				r.Runs[k].OverOptimum = float64(r.Runs[k].Result.total()) / float64(max(r.Optimum.total(), 1))
+			}
+		}
+	}
+}

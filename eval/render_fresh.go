@@ -62,11 +62,15 @@ func (m *md) fresh(rep *Report) {
 	for i := range rep.Fresh {
 		r := &rep.Fresh[i]
 		for _, x := range r.Runs {
+			over := "–"
+			if x.OverOptimum > 0 {
+				over = fmt.Sprintf("%.2f", x.OverOptimum)
+			}
 			all = append(all, []string{r.Bug, fmt.Sprint(x.Seed), "`" + x.Fingerprint + "`", x.Initial.String(), x.Result.String(),
-				fmt.Sprintf("%.2f", x.Ratio), fmt.Sprintf("%.1f", x.Seconds), fmt.Sprint(x.Schedules)})
+				fmt.Sprintf("%.2f", x.Ratio), over, fmt.Sprintf("%.1f", x.Seconds), fmt.Sprint(x.Schedules)})
 		}
 	}
-	m.table([]string{"bug", "seed", "violation", "input", "result", "ratio", "seconds", "schedules"}, all)
+	m.table([]string{"bug", "seed", "violation", "input", "result", "ratio", "÷ optimum", "seconds", "schedules"}, all)
 	m.p("The fuzz flags of each bug (the seed is the shipped one plus 1, then onwards):")
 	m.p("")
 	for i := range rep.Fresh {
