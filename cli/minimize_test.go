@@ -67,7 +67,7 @@ func TestMinimizeBadInput(t *testing.T) {
 		{"unknown strategy", []string{"minimize", in, "--strategy", "magic"}, 2, "strategy"},
 		{"missing file", []string{"minimize", filepath.Join(t.TempDir(), "nope.trace")}, 2, "nope.trace"},
 		{"negative -j", []string{"minimize", in, "-j", "-1"}, 2, "-j"},
-		{"no file", []string{"minimize"}, 2, ""},
+		{"no file", []string{"minimize"}, 2, "demi: accepts 1 arg(s), received 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errs := run(t, tc.args...)

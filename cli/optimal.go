@@ -18,6 +18,8 @@ func optimalCmd(e *env) *cobra.Command {
 		maxDel    int
 		budget    time.Duration
 		maxStates int
+		global    bool
+		subsets   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "optimal FILE --max-deliveries K [-o OUT]",
@@ -74,7 +76,7 @@ Ctrl-C).`,
 				ctx, cancel = context.WithTimeout(ctx, budget)
 				defer cancel()
 			}
-			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates,
+			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates, Global: global, Subsets: subsets,
 				Progress: func(p optimal.Progress) {
 					fmt.Fprintf(e.stderr, "optimal: no schedule with %d deliveries; %d states, %.1fs\n", p.Deliveries, p.States, p.Elapsed.Seconds())
 				}})
@@ -113,6 +115,8 @@ Ctrl-C).`,
 	cmd.Flags().IntVar(&maxDel, "max-deliveries", 0, "the largest number of deliveries searched (required)")
 	cmd.Flags().DurationVar(&budget, "budget", 0, "stop after this long (default: no limit)")
 	cmd.Flags().IntVar(&maxStates, "max-states", 0, "stop once this many distinct states are known, expanded or queued (default 5,000,000)")
+	cmd.Flags().BoolVar(&global, "global", false, "identify states by a hash of every actor's state and the pending messages")
+	cmd.Flags().BoolVar(&subsets, "subsets", false, "also search every subsequence of the external events (implies --global; cost: deliveries + externals)")
 	return cmd
 }
 

@@ -32,7 +32,9 @@
 //     wildcards and TFB checks), clock-clusters-N, ddmin-internals-N and
 //     one-at-a-time-N. A round that finds nothing multiplies the schedules
 //     per check by 4, up to 64; the pipeline ends after a round at the
-//     largest budget that finds nothing.
+//     largest budget that finds nothing. Before the schedules per check
+//     grow, reorder-N tries, once per trace, moves that reorder rather
+//     than remove (reorder.go); when one helps, another round follows.
 //  11. final: the result is replayed exactly and must reproduce the
 //     violation.
 //
@@ -159,6 +161,9 @@ type minimizer struct {
 	// escalation multiplies the schedule budget of TFB checks; it grows
 	// when a round finds nothing.
 	escalation int
+	// dropped holds the input's external events the reorder stage may
+	// re-insert (reorder.go).
+	dropped []record.Event
 
 	start     time.Time
 	budget    time.Duration
@@ -234,6 +239,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 			m.maxComponents[name] = max(m.maxComponents[name], sh.Components())
 		}
 	}
+	m.dropped = reinsertable(m.best.Events)
 	m.recordPace()
 	m.endStage()
 
@@ -323,6 +329,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	// the schedules per check (DPOR may stray further from the guide), up to
 	// maxEscalation; the pipeline ends after a round at the largest budget
 	// that finds nothing. The escalation depends on rounds, not on time.
+	var reordered *record.Trace // the last trace the reorder stage started from
 	for round := 2; ctx.Err() == nil; round++ {
 		before := m.snapshotBest()
 		for _, s := range []stage{
@@ -336,6 +343,17 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			}
 		}
 		if m.snapshotBest() == before {
+			// Removals found nothing: once per trace, try the moves that
+			// reorder (reorder.go) before granting more schedules.
+			if reordered != before {
+				reordered = before
+				if err := m.runStage(ctx, RoundStage(StageReorder, round), 1, m.reorder); err != nil {
+					return err
+				}
+				if m.snapshotBest() != before {
+					continue
+				}
+			}
 			if m.escalation >= maxEscalation {
 				return nil
 			}

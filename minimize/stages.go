@@ -31,6 +31,11 @@ const (
 	// StageOneAtATime tries removing every remaining causal cone,
 	// delivery and external event once more.
 	StageOneAtATime = "one-at-a-time"
+	// StageReorder tries moves that reorder rather than remove (swaps,
+	// external events moved or re-inserted, contents shrunk), each
+	// followed by a descent; it runs at the end of a round that found
+	// nothing, once per trace, as RoundStage(StageReorder, n).
+	StageReorder = "reorder"
 	// StageFinal replays the result exactly; it must reproduce the
 	// violation before anything is written.
 	StageFinal = "final"

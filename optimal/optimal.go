@@ -52,6 +52,12 @@ type Config struct {
 	// Progress, when set, is called after each completed layer (number of
 	// deliveries).
 	Progress func(Progress)
+	// Global identifies states by a hash of the global state rather than
+	// by the actors' histories (global.go).
+	Global bool
+	// Subsets also chooses which external events happen (implies Global);
+	// the cost is deliveries plus external events (global.go).
+	Subsets bool
 }
 
 // Progress reports a finished layer of the breadth-first search.
@@ -77,6 +83,9 @@ type Result struct {
 	Searched int
 	// States is the number of distinct states expanded.
 	States int
+	// Replays is the number of schedules replayed (global search only;
+	// some end in a state already expanded).
+	Replays int
 	// Seconds is the wall time of the search.
 	Seconds float64
 }
@@ -111,6 +120,9 @@ func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config
 		if e.Kind == record.Send && e.Msg == nil {
 			return nil, fmt.Errorf("optimal: external event %d sends a nil message", i)
 		}
+	}
+	if cfg.Global || cfg.Subsets {
+		return s.runGlobal(ctx, cfg)
 	}
 	return s.run(ctx, cfg)
 }
