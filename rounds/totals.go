@@ -19,13 +19,17 @@ import (
 // the order they first appear). The residue is the rest: late deliveries
 // (the receiver had moved on) and deliveries out of lockstep order.
 type Totals struct {
-	Rounds, QuorumRounds int
-	Phases, QuorumPhases int
-	InRoundForm          int
+	Rounds       int `json:"rounds"`
+	QuorumRounds int `json:"quorum_rounds"`
+	Phases       int `json:"phases"`
+	QuorumPhases int `json:"quorum_phases"`
+	InRoundForm  int `json:"in_round_form"`
 	// Residue = Late + OutOfOrder.
-	Residue, Late, OutOfOrder int
-	NoRound                   int
-	Members                   int
+	Residue    int `json:"residue"`
+	Late       int `json:"late"`
+	OutOfOrder int `json:"out_of_order"`
+	NoRound    int `json:"no_round"`
+	Members    int `json:"members"`
 }
 
 // Totals returns the layout's totals. A round has a quorum when a majority
@@ -99,7 +103,11 @@ func (l *Layout) outOfOrder() int {
 // the columns mean.
 func (t Totals) write(p *printer) {
 	p.line("totals (✓: with a quorum, a majority of the %d members heard a message of the round or phase;", t.Members)
-	p.line("        late and out of order: the asynchronous residue, %d deliveries)", t.Residue)
+	unit := "deliveries"
+	if t.Residue == 1 {
+		unit = "delivery"
+	}
+	p.line("        late and out of order make the asynchronous residue: %d %s)", t.Residue, unit)
 	head := []string{"#rnds", "#rnds✓", "#phs", "#phs✓", "in round form", "late", "out of order", "no round"}
 	vals := []int{t.Rounds, t.QuorumRounds, t.Phases, t.QuorumPhases, t.InRoundForm, t.Late, t.OutOfOrder, t.NoRound}
 	var h, v string
