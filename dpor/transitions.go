@@ -25,7 +25,7 @@ func Observe(sys *record.System, opts record.Options, seed uint64, events []reco
 	if err != nil {
 		return nil, err
 	}
-	c := &Checker{fp: fingerprint.New(user)}
+	c := &Checker{fp: fingerprint.For(sys, user)}
 	gen := c.nextGen()
 	t := &Transitions{set: map[uint64]struct{}{}}
 	for i, e := range events {
