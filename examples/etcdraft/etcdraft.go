@@ -140,10 +140,11 @@ func System() *record.System {
 		New: func(id record.ActorID, o record.Options) record.Actor {
 			return newMember(id, o)
 		},
-		Messages:  messages(),
-		Invariant: invariant,
-		Setup:     Setup,
-		Externals: []record.Generator{{Name: "etcdraft-external", Weight: 1, Make: makeExternal}},
+		Messages:    messages(),
+		Fingerprint: fingerprint,
+		Invariant:   invariant,
+		Setup:       Setup,
+		Externals:   []record.Generator{{Name: "etcdraft-external", Weight: 1, Make: makeExternal}},
 		Conditions: map[string]func(record.View) bool{
 			"leader-elected": func(v record.View) bool {
 				for _, id := range v.Members() {

@@ -50,7 +50,7 @@ type Member struct {
 	// deferred are stable-storage writes that a buggy member has not
 	// done yet; they happen when it next handles something (as a
 	// background flush would), and are lost if it crashes first.
-	deferred []func(record.Storage)
+	deferred []func(*record.Context)
 }
 
 func newMember(id record.ActorID, o record.Options) *Member {
@@ -151,7 +151,7 @@ func (n *Member) ready(ctx *record.Context) {
 			// Bug: send first, write later (asynchronously): a crash in
 			// between forgets a vote or entries others were told about.
 			n.send(ctx, rd.Messages)
-			n.later(func(st record.Storage) { n.persist(st, rd) })
+			n.later(func(ctx *record.Context) { n.persist(ctx.Storage(), rd) })
 		} else {
 			n.write(ctx, func(st record.Storage) { n.persist(st, rd) })
 		}
@@ -192,7 +192,7 @@ func (n *Member) persist(st record.Storage, rd raft.Ready) {
 		if !raft.IsEmptyHardState(rd.HardState) {
 			saveHardState(st, rd.HardState)
 		}
-		n.deferred = append(n.deferred, func(st record.Storage) { saveEntries(st, rd.Entries) })
+		n.later(func(ctx *record.Context) { saveEntries(ctx.Storage(), rd.Entries) })
 		return
 	}
 	saveEntries(st, rd.Entries)
@@ -216,24 +216,35 @@ func (n *Member) mirror(rd raft.Ready) {
 // member has deferred (in order).
 func (n *Member) write(ctx *record.Context, w func(record.Storage)) {
 	if len(n.deferred) > 0 {
-		n.later(w)
+		n.later(func(ctx *record.Context) { w(ctx.Storage()) })
 		return
 	}
 	w(ctx.Storage())
 }
 
-func (n *Member) later(w func(record.Storage)) { n.deferred = append(n.deferred, w) }
+// later defers a write (or a send that must follow deferred writes) to the
+// member's next handler, as a background write completes later.
+func (n *Member) later(w func(*record.Context)) { n.deferred = append(n.deferred, w) }
 
-// flush does the deferred writes.
+// flush does what was deferred, in order.
 func (n *Member) flush(ctx *record.Context) {
 	ws := n.deferred
 	n.deferred = nil
 	for _, w := range ws {
-		w(ctx.Storage())
+		w(ctx)
 	}
 }
 
+// send sends raft's messages, after the writes still deferred (unless the
+// send-before-persist bug sends them first anyway).
 func (n *Member) send(ctx *record.Context, msgs []*raftpb.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	if len(n.deferred) > 0 && !n.bugs.sendBeforePersist {
+		n.later(func(ctx *record.Context) { n.send(ctx, msgs) })
+		return
+	}
 	for _, m := range msgs {
 		ctx.Send(memberID(m.GetTo()), wrap(m))
 	}
@@ -320,7 +331,7 @@ func (n *Member) Snapshot() any {
 	return map[string]any{
 		"state": s.RaftState.String(), "term": s.HardState.GetTerm(), "vote": s.HardState.GetVote(),
 		"commit": s.HardState.GetCommit(), "lead": s.Lead, "applied": n.applied,
-		"log": fmt.Sprintf("[%d, %d]", first, last), "snapshot": n.snapshot, "kv": maps.Clone(n.kv),
+		"log": fmt.Sprintf("[%d, %d]", first, last), "snapshot": n.snapshot, "kv": map[string]string(maps.Clone(n.kv)),
 	}
 }
 
