@@ -45,6 +45,7 @@ type Member struct {
 	kv       kvStore
 	applied  uint64 // index of the last entry applied to kv
 	snapshot uint64 // index of the last snapshot
+	writes   uint64 // client writes applied since the last snapshot
 	conf     *raftpb.ConfState
 	leader   bool
 	// deferred are stable-storage writes that a buggy member has not
@@ -283,8 +284,9 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 		if !early && e.GetIndex() <= n.applied {
 			continue
 		}
-		if e.GetType() == raftpb.EntryNormal {
+		if e.GetType() == raftpb.EntryNormal && len(e.GetData()) > 0 {
 			n.kv.apply(e.GetData())
+			n.writes++
 		}
 		n.applied = max(n.applied, e.GetIndex())
 		if rec == nil {
@@ -304,11 +306,13 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 }
 
 // compact takes a snapshot of the key-value store and drops the log
-// entries it covers, every n.every applied entries (as etcd's server does
-// every --snapshot-count): a follower that needs dropped entries gets the
-// snapshot instead.
+// entries it covers, every n.every applied client writes (as etcd's server
+// does every --snapshot-count applied entries; the empty entries new
+// leaders append do not count here, so that snapshots follow the clients'
+// load rather than the number of elections): a follower that needs dropped
+// entries gets the snapshot instead.
 func (n *Member) compact(ctx *record.Context) {
-	if n.every == 0 || n.applied < n.snapshot+n.every {
+	if n.every == 0 || n.writes < n.every || n.applied <= n.snapshot {
 		return
 	}
 	snap, err := n.ms.CreateSnapshot(n.applied, n.conf, n.kv.encode())
@@ -318,6 +322,7 @@ func (n *Member) compact(ctx *record.Context) {
 	n.write(ctx, func(st record.Storage) { saveSnapshot(st, snap) })
 	must(n.ms.Compact(n.applied))
 	n.snapshot = n.applied
+	n.writes = 0
 }
 
 // Snapshot shows the member's state in demi show.

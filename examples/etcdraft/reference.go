@@ -138,7 +138,11 @@ func (b *builder) deliver(from, to int, match func(record.Message) bool) {
 			return
 		}
 	}
-	b.fail("no matching message deliverable %s→%s", src, m(to))
+	var pending []string
+	for _, p := range b.sim.Enabled(nil) {
+		pending = append(pending, fmt.Sprintf("%s→%s %s", p.From, p.To, record.FormatMessage(p.Msg)))
+	}
+	b.fail("no matching message deliverable %s→%s (deliverable: %v)", src, m(to), pending)
 }
 
 // is matches messages of type T.
@@ -182,41 +186,41 @@ func references() map[string]func(*builder) {
 			b.deliver(1, 3, is[Vote]) // etcd-3 learns term 2
 			b.elect(3, 2)             // etcd-3 leads term 3, applies its entry at index 2
 		},
-		// The leader compacts its log after five applied entries; the
-		// lagging etcd-3 gets the snapshot, applies it without writing it,
-		// writes the HardState whose commit index is the snapshot's, and
-		// crashes: on restart its commit index is beyond its log, and the
-		// library panics.
+		// The leader compacts its log after its first applied write
+		// (snapshot-every=1); the lagging etcd-3 gets the snapshot, applies
+		// it without writing it, writes the HardState whose commit index is
+		// the snapshot's, and crashes: on restart its commit index is
+		// beyond its log, and the library panics.
 		BugSkipSnapshotPersist: func(b *builder) {
 			b.start(1, 2, 3)
 			b.elect(1, 2, 3)
-			for i := range 4 {
-				b.put(1, fmt.Sprintf("k%d", i), "v")
-			}
+			b.put(1, "k", "v")       // index 3
 			b.deliver(1, 2, is[App]) // index 2
 			b.deliver(2, 1, is[AppResp])
-			b.deliver(1, 2, is[App])     // indices 3-6
-			b.deliver(2, 1, is[AppResp]) // committed and applied: snapshot at 6, log compacted
+			b.deliver(1, 2, is[App])     // index 3
+			b.deliver(2, 1, is[AppResp]) // the write is applied: snapshot at 3, log compacted
 			b.deliver(1, 3, is[App])     // the probe of index 2, sent at the election
 			b.deliver(3, 1, is[AppResp])
-			b.deliver(1, 3, is[Snap]) // applied, not written; commit 6 is written
+			b.deliver(1, 3, is[Snap]) // applied, not written; commit 3 is written
 			b.restart(3)
 		},
-		// etcd-3 starts late; the leader's first append to it carries an
-		// entry and a commit index that covers it. etcd-3 writes the
-		// HardState, and crashes before the entry is written: on restart
-		// its commit index is beyond its log, and the library panics. (A
-		// member sends its messages only once its deferred entries are
-		// written, that is on its next handler: the ticks and the first
-		// heartbeat are what gets etcd-1's and etcd-2's messages out.)
+		// etcd-3 is cut off from the leader while it is elected and while
+		// its first entry commits; when the link heals, the leader's first
+		// append to etcd-3 carries the entry and a commit index that covers
+		// it. etcd-3 writes the HardState, and crashes before the entry is
+		// written: on restart its commit index is beyond its log, and the
+		// library panics. (A member sends its messages only once its
+		// deferred entries are written, on its next handler: the first
+		// tick and heartbeat get etcd-1's and etcd-2's messages out.)
 		BugHardStateFirst: func(b *builder) {
-			b.start(1, 2)
+			b.start(1, 2, 3)
+			b.apply(record.PartitionEvent([]record.ActorID{m(1)}, []record.ActorID{m(3)}))
 			b.elect(1, 2)
 			b.fire(1, timerTick) // etcd-1 has written its entry: the append goes out
 			b.deliver(1, 2, is[App])
 			b.deliver(1, 2, is[Heartbeat]) // etcd-2 has written the entry: its answer goes out
 			b.deliver(2, 1, is[AppResp])   // index 2 committed
-			b.start(3)
+			b.apply(record.HealEvent([]record.ActorID{m(1)}, []record.ActorID{m(3)}))
 			b.fire(1, timerTick)
 			b.deliver(1, 3, is[Heartbeat])
 			b.deliver(3, 1, is[HeartbeatResp]) // the leader probes etcd-3 from index 2

@@ -58,8 +58,9 @@ func TraceName(bug string) string { return "etcdraft-" + bug }
 // every delivery) from seed 1, keeping the first violation after at least
 // 1,000 deliveries. apply-before-commit runs without snapshots: with them,
 // its member compacts its log beyond what raft has applied and the library
-// panics within the first hundred deliveries of every run
-// (docs/examples.md).
+// panics within the first hundred deliveries of every run; skip-snapshot-
+// persist runs with a snapshot after every applied write, so that
+// snapshots are frequent (docs/examples.md).
 func ShippedFuzz() []FuzzCase {
 	c := func(bug string, opts map[string]string) FuzzCase {
 		return FuzzCase{Bug: bug, Opts: opts, Config: record.SearchConfig{
@@ -70,7 +71,7 @@ func ShippedFuzz() []FuzzCase {
 	return []FuzzCase{
 		c(BugSendBeforePersist, nil),
 		c(BugApplyBeforeCommit, map[string]string{OptSnapshotEvery: "0"}),
-		c(BugSkipSnapshotPersist, nil),
+		c(BugSkipSnapshotPersist, map[string]string{OptSnapshotEvery: "1"}),
 		c(BugHardStateFirst, nil),
 	}
 }
