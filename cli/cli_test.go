@@ -57,7 +57,7 @@ func TestFuzzIsDeterministic(t *testing.T) {
 
 func TestFuzzWithoutViolationExitsOne(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none.trace")
-	code, _, errs := run(t, "fuzz", "--system", "tokenring", "--max-steps", "200", "-o", path)
+	code, _, errs := run(t, "fuzz", "--system", "tokenring", "--max-steps", "200", "--runs", "3", "-o", path)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "no violation")
 	assert.NoFileExists(t, path)

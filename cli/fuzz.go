@@ -1,12 +1,30 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
+	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/demi-project/demi/record"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+)
+
+// Limits of the fuzz flags: a run's event log is reserved up front for its
+// step limit, so the limit is bounded like any other untrusted size.
+const (
+	maxFuzzSteps     = 5_000_000
+	maxFuzzExternals = 1_000_000
+	// DefaultFuzzBudget is how long fuzz searches seeds when --runs is not
+	// given.
+	DefaultFuzzBudget = time.Minute
 )
 
 func fuzzCmd(e *env) *cobra.Command {
@@ -17,19 +35,26 @@ func fuzzCmd(e *env) *cobra.Command {
 		cfg      record.SearchConfig
 		network  string
 		extCount int
+		budget   time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "fuzz --system S [--bug B] [--seed N] [--max-steps N] -o FILE",
+		Use:   "fuzz --system S [--bug B] [--seed N] [--runs R] [--budget D] [--max-steps N] [-o FILE]",
 		Short: "Run a system at random until an invariant breaks, and record the trace",
 		Long: `fuzz runs the system's setup events, then random external events (by the
 system's weights) interleaved with random deliveries that respect the network
 semantics, checking the invariant every --check-every deliveries, until a
-violation or --max-steps deliveries. With --runs R it tries seeds N, N+1, ...
-until a run ends in a violation with at least --min-deliveries deliveries.
-The same flags give the same trace, byte for byte.
+violation or --max-steps deliveries. It tries seeds N, N+1, ... until a run
+ends in a violation with at least --min-deliveries deliveries, for at most
+--runs seeds (default: no limit) and at most --budget (default 1m). On a
+terminal it shows the seeds tried, the deliveries per second and the longest
+violating run so far. It prints the exact command that regenerates the trace
+it wrote; the same flags give the same trace, byte for byte.
+
+The trace goes to -o, default SYSTEM.trace or BUG.trace, which must not
+exist yet (fuzz overwrites only a file -o names).
 
 Exit status 0 when a violation was found and written, 1 when none was found
-within the limits, 2 on bad input.`,
+within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if system == "" {
@@ -46,43 +71,63 @@ within the limits, 2 on bad input.`,
 			if network != "" {
 				return badInput(errors.New("--network is chosen by the system's options (see demi systems)"))
 			}
+			if err := checkFuzzFlags(cmd.Flags(), &cfg, extCount, budget); err != nil {
+				return err
+			}
 			cfg.MaxExternals = extCount
 			if extCount == 0 {
 				cfg.MaxExternals = -1
 			}
+			if !cmd.Flags().Changed("runs") {
+				cfg.Runs = math.MaxInt // until a violation or the budget
+			}
+			flag := "-o"
 			if out == "" {
 				name := system
 				if len(of.bugs) > 0 {
 					name = strings.Join(of.bugs, "+")
 				}
-				out = name + ".trace"
+				out, flag = name+".trace", "output"
 			}
-			t, runs, err := record.Search(cmd.Context(), sys, given, cfg)
-			if err != nil {
-				if cmd.Context().Err() != nil {
-					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
-				}
+			if err := checkOutput(flag, out, flag != "-o"); err != nil {
+				return err
+			}
+			prog := newFuzzProgress(e.stderr, budget)
+			cfg.Progress = prog.update
+			ctx, cancel := context.WithTimeout(cmd.Context(), budget)
+			defer cancel()
+			t, runs, err := record.Search(ctx, sys, given, cfg)
+			prog.done()
+			if cmd.Context().Err() != nil {
+				return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted after %d run(s); no trace written", runs)}
+			}
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 				return err
 			}
 			if t == nil {
-				return notFound(fmt.Errorf("no violation with at least %d deliveries in %d run(s) of %d steps from seed %d",
-					cfg.MinDeliveries, runs, cfg.MaxSteps, cfg.Seed))
+				limit := fmt.Sprintf("in %d run(s) of %d steps from seed %d", runs, cfg.MaxSteps, cfg.Seed)
+				if err != nil {
+					limit += fmt.Sprintf(" (--budget %s ran out)", budget)
+				}
+				return notFound(fmt.Errorf("no violation with at least %d deliveries %s", cfg.MinDeliveries, limit))
 			}
 			if err := t.WriteFile(out); err != nil {
 				return err
 			}
 			h := t.Header
-			fmt.Fprintf(e.stdout, "violation %s\n  %s\nafter %d deliveries and %d externals (seed %d, run %d of at most %d)\nwrote %s\n",
-				h.Violation.Fingerprint, h.Violation.Detail, h.Deliveries, h.Externals, h.Seed, runs, max(cfg.Runs, 1), out)
+			fmt.Fprintf(e.stdout, "violation %s\n  %s\nafter %d deliveries and %d externals (seed %d, run %d)\nwrote %s\nregenerate with: %s\n",
+				record.Escape(h.Violation.Fingerprint), record.Escape(h.Violation.Detail), h.Deliveries, h.Externals,
+				h.Seed, runs, out, regenerateCommand(cmd.Root().Name(), cmd.Flags(), h.Seed, out))
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&system, "system", "", "system to run (see demi systems)")
 	of.register(cmd, "")
-	f.StringVarP(&out, "output", "o", "", "trace file to write (default SYSTEM.trace or BUG.trace)")
+	f.StringVarP(&out, "output", "o", "", "trace file to write (default SYSTEM.trace or BUG.trace, which must not exist)")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "random seed of the first run")
-	f.IntVar(&cfg.Runs, "runs", 1, "number of seeds to try")
+	f.IntVar(&cfg.Runs, "runs", 0, "number of seeds to try (default: until a violation or the budget)")
+	f.DurationVar(&budget, "budget", DefaultFuzzBudget, "wall-clock budget of the search")
 	f.IntVar(&cfg.MaxSteps, "max-steps", 3000, "maximum deliveries per run")
 	f.IntVar(&extCount, "externals", 100, "maximum random external events per run, after setup")
 	f.Float64Var(&cfg.ExternalProb, "external-prob", 0, "chance a step injects an external event (default 2*externals/max-steps)")
@@ -92,4 +137,119 @@ within the limits, 2 on bad input.`,
 	f.StringVar(&network, "network", "", "")
 	_ = f.MarkHidden("network")
 	return cmd
+}
+
+// checkFuzzFlags validates every numeric flag of fuzz before anything runs.
+func checkFuzzFlags(f *pflag.FlagSet, cfg *record.SearchConfig, externals int, budget time.Duration) error {
+	bad := func(flag string, v any, want string) error {
+		return badInput(fmt.Errorf("--%s %v: %s", flag, v, want))
+	}
+	switch {
+	case cfg.MaxSteps < 1 || cfg.MaxSteps > maxFuzzSteps:
+		return bad("max-steps", cfg.MaxSteps, fmt.Sprintf("want 1 to %d", maxFuzzSteps))
+	case f.Changed("runs") && cfg.Runs < 1:
+		return bad("runs", cfg.Runs, "want at least 1")
+	case externals < 0 || externals > maxFuzzExternals:
+		return bad("externals", externals, fmt.Sprintf("want 0 to %d", maxFuzzExternals))
+	case !(cfg.ExternalProb >= 0 && cfg.ExternalProb <= 1):
+		return bad("external-prob", cfg.ExternalProb, "want a probability from 0 to 1 (0: 2*externals/max-steps)")
+	case !(cfg.TimerProb > 0 && cfg.TimerProb <= 1):
+		return bad("timer-prob", cfg.TimerProb, "want a probability above 0, at most 1")
+	case cfg.CheckEvery < 1:
+		return bad("check-every", cfg.CheckEvery, "want at least 1")
+	case cfg.MinDeliveries < 0 || cfg.MinDeliveries > cfg.MaxSteps:
+		return bad("min-deliveries", cfg.MinDeliveries, fmt.Sprintf("want 0 to --max-steps (%d)", cfg.MaxSteps))
+	case budget <= 0:
+		return bad("budget", budget, "want a positive duration")
+	}
+	return nil
+}
+
+// regenerateCommand is the demi fuzz command line that writes the same
+// trace again: the flags the user gave, with the seed of the run found and
+// a single run.
+func regenerateCommand(program string, f *pflag.FlagSet, seed uint64, out string) string {
+	args := []string{program, "fuzz"}
+	f.Visit(func(fl *pflag.Flag) {
+		switch fl.Name {
+		case "seed", "runs", "budget", "output":
+			return
+		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+fl.Name, shellQuote(v))
+			}
+			return
+		}
+		args = append(args, "--"+fl.Name, shellQuote(fl.Value.String()))
+	})
+	args = append(args, "--seed", fmt.Sprint(seed), "--runs", "1", "-o", shellQuote(out))
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,/=+:") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// fuzzProgress shows a search's progress on stderr when it is a terminal:
+// seeds tried, deliveries per second, the longest violating run so far.
+type fuzzProgress struct {
+	w      io.Writer
+	tty    bool
+	budget time.Duration
+	start  time.Time
+	mu     sync.Mutex
+	last   time.Time
+	live   bool
+}
+
+func newFuzzProgress(w io.Writer, budget time.Duration) *fuzzProgress {
+	p := &fuzzProgress{w: w, budget: budget, start: time.Now()}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+	}
+	return p
+}
+
+func (p *fuzzProgress) update(s record.SearchProgress) {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	every := 200 * time.Millisecond
+	if !p.tty {
+		every = 10 * time.Second // a log: a plain line now and then
+	}
+	if p.last.IsZero() {
+		p.last = p.start
+	}
+	if now.Sub(p.last) < every {
+		return
+	}
+	p.last = now
+	el := now.Sub(p.start)
+	best := "no violation yet"
+	if s.Best >= 0 {
+		best = fmt.Sprintf("longest violation %d deliveries (%s)", s.Best, record.Escape(s.BestViolation))
+	}
+	line := fmt.Sprintf("fuzz: %d seeds  %.0f deliveries/s  %s  %.0fs left",
+		s.Runs, float64(s.Deliveries)/max(el.Seconds(), 1e-3), best, max(p.budget-el, 0).Seconds())
+	if !p.tty {
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	fmt.Fprint(p.w, "\r\x1b[K"+line)
+	p.live = true
+}
+
+func (p *fuzzProgress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.live = false
+	}
 }

@@ -78,6 +78,11 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if workers < 0 {
 				return badInput(errors.New("-j must be at least 1"))
 			}
+			if stats != "" {
+				if err := checkOutput("--stats", stats, false); err != nil {
+					return err
+				}
+			}
 			t, sys, out, err := e.loadFailingTrace("minimize", in, out, ".min.trace")
 			if err != nil {
 				return err

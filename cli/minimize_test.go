@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/demi-project/demi/minimize"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,14 +18,14 @@ func TestMinimizeCommand(t *testing.T) {
 	stats := filepath.Join(t.TempDir(), "s.json")
 	code, out, errs := run(t, "minimize", in, "--budget", "30s", "--stats", stats, "-j", "2")
 	require.Equal(t, 0, code, out+errs)
-	require.Contains(t, out, "ddmin-externals")
-	require.Contains(t, out, "wrote ")
+	minPath := strings.TrimSuffix(in, ".trace") + ".min.trace"
+	require.Contains(t, out, "│ "+minimize.StageDdminExternals+" ")
+	require.True(t, strings.HasSuffix(out, in+": 7 deliveries and 6 externals → 3 deliveries and 4 externals (two-tokens)\nwrote "+minPath+"\n"), out)
 
 	after, err := os.ReadFile(in)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "the input is never touched")
 
-	minPath := strings.TrimSuffix(in, ".trace") + ".min.trace"
 	code, out, errs = run(t, "replay", minPath, "--times", "3")
 	require.Equal(t, 0, code, out+errs)
 
@@ -39,14 +40,19 @@ func TestMinimizeCommand(t *testing.T) {
 		Final struct {
 			Name       string `json:"name"`
 			Deliveries int    `json:"deliveries"`
+			Externals  int    `json:"externals"`
 		} `json:"final"`
 	}
 	b, err := os.ReadFile(stats)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &st))
-	require.Equal(t, "initial", st.Stages[0].Name)
-	require.Equal(t, "final", st.Final.Name)
-	require.LessOrEqual(t, st.Final.Deliveries, st.Stages[0].Deliveries)
+	require.Equal(t, minimize.StageInitial, st.Stages[0].Name)
+	require.Equal(t, minimize.StageFinal, st.Final.Name)
+	// fuzzRing's trace: 7 deliveries and 6 externals; two tokens need
+	// the injected token to be passed (3 deliveries) after 4 externals.
+	require.Equal(t, [2]int{7, 6}, [2]int{st.Stages[0].Deliveries, st.Stages[0].Externals}, "the input")
+	require.Equal(t, [2]int{3, 4}, [2]int{st.Final.Deliveries, st.Final.Externals}, "the result")
+
 }
 
 func TestMinimizeBadInput(t *testing.T) {
@@ -61,7 +67,7 @@ func TestMinimizeBadInput(t *testing.T) {
 		{"unknown strategy", []string{"minimize", in, "--strategy", "magic"}, 2, "strategy"},
 		{"missing file", []string{"minimize", filepath.Join(t.TempDir(), "nope.trace")}, 2, "nope.trace"},
 		{"negative -j", []string{"minimize", in, "-j", "-1"}, 2, "-j"},
-		{"no file", []string{"minimize"}, 2, ""},
+		{"no file", []string{"minimize"}, 2, "demi: accepts 1 arg(s), received 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errs := run(t, tc.args...)

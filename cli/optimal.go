@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/demi-project/demi/optimal"
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -16,6 +18,8 @@ func optimalCmd(e *env) *cobra.Command {
 		maxDel    int
 		budget    time.Duration
 		maxStates int
+		global    bool
+		subsets   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "optimal FILE --max-deliveries K [-o OUT]",
@@ -31,9 +35,12 @@ it to -o (default NAME.optimal.trace next to the input), verified by exact
 replay. The search grows exponentially with the bound: it suits traces of a
 few dozen deliveries.
 
-Exit status 0 when the search finished (whatever it found), 1 when it stopped
-on --budget or --max-states before finishing, 2 on bad input, 130 when
-interrupted.`,
+The input must reproduce its violation (checked first by exact replay).
+
+Exit status 0 when the search finished (whatever it found), 1 when the input
+does not reproduce its violation or the search stopped on --budget or
+--max-states before finishing, 2 on bad input, 128+N on signal N (130 for
+Ctrl-C).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := args[0]
@@ -50,13 +57,26 @@ interrupted.`,
 			if err != nil {
 				return err
 			}
+			// The input must reproduce its own violation, or there is
+			// nothing to search for.
+			rep, err := replay.Run(cmd.Context(), sys, t)
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+				}
+				return err
+			}
+			if !rep.Reproduced {
+				return notFound(fmt.Errorf("%s does not reproduce its violation %s (%s); nothing to search for",
+					in, record.Escape(t.Header.Violation.Fingerprint), notReproducedWhy(rep)))
+			}
 			ctx := cmd.Context()
 			if budget > 0 {
 				var cancel func()
 				ctx, cancel = context.WithTimeout(ctx, budget)
 				defer cancel()
 			}
-			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates,
+			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates, Global: global, Subsets: subsets,
 				Progress: func(p optimal.Progress) {
 					fmt.Fprintf(e.stderr, "optimal: no schedule with %d deliveries; %d states, %.1fs\n", p.Deliveries, p.States, p.Elapsed.Seconds())
 				}})
@@ -94,6 +114,20 @@ interrupted.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write a smaller schedule (default NAME.optimal.trace next to the input)")
 	cmd.Flags().IntVar(&maxDel, "max-deliveries", 0, "the largest number of deliveries searched (required)")
 	cmd.Flags().DurationVar(&budget, "budget", 0, "stop after this long (default: no limit)")
-	cmd.Flags().IntVar(&maxStates, "max-states", 0, "stop after expanding this many states (default 5,000,000)")
+	cmd.Flags().IntVar(&maxStates, "max-states", 0, "stop once this many distinct states are known, expanded or queued (default 5,000,000)")
+	cmd.Flags().BoolVar(&global, "global", false, "identify states by a hash of every actor's state and the pending messages")
+	cmd.Flags().BoolVar(&subsets, "subsets", false, "also search every subsequence of the external events (implies --global; cost: deliveries + externals)")
 	return cmd
+}
+
+// notReproducedWhy says what a replay that did not reproduce its violation
+// got instead.
+func notReproducedWhy(r *replay.Result) string {
+	switch {
+	case r.Divergence != nil:
+		return r.Divergence.String()
+	case r.Violation != nil:
+		return "got " + record.Escape(r.Violation.Fingerprint)
+	}
+	return "no violation"
 }

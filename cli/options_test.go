@@ -62,7 +62,7 @@ func TestShowWithOptionsChanged(t *testing.T) {
 
 	code, _, errs := run(t, "show", raft45Min, "--rounds", "--no-bug", "raft-45")
 	assert.Equal(t, 1, code)
-	assert.Equal(t, "demi: with the options changed, the run leaves the trace: event 22: trace does not replay: message #34 is not pending\n", errs)
+	assert.Equal(t, "demi: with the options changed, the run leaves the trace: trace does not replay: diverged at event 22: expected deliver #34 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}; got no message #34 pending\n", errs)
 }
 
 func TestMinimizeWithOptionsChanged(t *testing.T) {

@@ -10,8 +10,9 @@ import (
 
 func replayCmd(e *env) *cobra.Command {
 	var (
-		times int
-		of    optionFlags
+		times       int
+		of          optionFlags
+		stepThrough bool
 	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
@@ -23,6 +24,11 @@ and what happened. --times N replays N times to catch nondeterminism.
 --opt name=value, --bug NAME and --no-bug NAME replay the same schedule with
 options changed from the trace's header (after a fix, for example: the run
 then leaves the schedule where the fix changes what a handler sends).
+
+--step walks through the trace step by step instead (see the README):
+a terminal UI when stdin is a terminal, else commands read from stdin, one
+a line, each screen printed as plain text (try: echo help | demi replay
+--step FILE).
 
 Exit status 0 when the violation reproduces every time, 1 when it does not,
 2 on bad input.`,
@@ -38,6 +44,9 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 			t, err := of.apply(orig, sys)
 			if err != nil {
 				return err
+			}
+			if stepThrough {
+				return e.stepThrough(cmd, args[0], t, sys, describeChanges(sys, orig, t))
 			}
 			if ch := describeChanges(sys, orig, t); ch != "" {
 				fmt.Fprintf(e.stdout, "replaying with options changed from the trace's: %s\n", ch)
@@ -77,5 +86,6 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 	}
 	cmd.Flags().IntVar(&times, "times", 1, "replay N times")
 	of.register(cmd, " instead of the trace's")
+	cmd.Flags().BoolVar(&stepThrough, "step", false, "step through the trace (terminal UI; scripted when stdin is not a terminal)")
 	return cmd
 }

@@ -8,7 +8,11 @@
 //
 // Exit status: 0 success; 1 the thing asked for was not found (no violation
 // found by fuzz, a replay that does not reproduce); 2 bad input (a corrupted
-// or truncated trace, an unknown system, a bad flag); 130 interrupted.
+// or truncated trace, an unknown system, a bad flag, an output path that
+// cannot be written); 128+N interrupted by signal N: 130 for Ctrl-C
+// (SIGINT), 143 for SIGTERM, 129 for SIGHUP. An interrupted command keeps
+// its best result so far (minimize verifies and writes it); a second signal
+// exits at once.
 package cli
 
 import (
@@ -17,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -62,8 +65,9 @@ type env struct {
 }
 
 // New returns the root command for a catalog of systems. Commands read
-// ctx from cmd.Context(); Main cancels it on SIGINT, and a command that
-// stops because of that returns an ExitError with ExitInterrupted.
+// ctx from cmd.Context(); Main cancels it on SIGINT, SIGTERM or SIGHUP, and
+// a command that stops because of that returns an ExitError with
+// ExitInterrupted (Main turns it into 128 + the signal's number).
 func New(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
 	e := &env{cat: cat, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
@@ -96,6 +100,7 @@ func commands(e *env) []*cobra.Command {
 		minimizeCmd(e),
 		optimalCmd(e),
 		checkCmd(e),
+		reportCmd(e),
 	}
 }
 
@@ -124,16 +129,16 @@ func Execute(ctx context.Context, root *cobra.Command, args []string, stderr io.
 			return code
 		}
 	}
-	fmt.Fprintln(stderr, root.Name()+": "+oneLine(err.Error()))
+	fmt.Fprintln(stderr, root.Name()+": "+record.Escape(oneLine(err.Error())))
 	return code
 }
 
 // Main runs the demi command line on os.Args and exits.
 func Main(cat *record.Catalog) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, got, stop := signalContext(context.Background(), os.Stderr)
 	code := Run(ctx, cat, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	os.Exit(code)
+	os.Exit(exitStatus(code, got()))
 }
 
 func oneLine(s string) string {
@@ -153,14 +158,21 @@ func (e *env) loadTrace(path string) (*record.Trace, *record.System, error) {
 // (minimize, optimal): out defaults to the input's name with its .trace
 // suffix replaced by suffix, must not be the input itself, and the input
 // must record a violation. It returns the trace, its system and out.
+// out is checked before the input is read (see checkOutput): a default name
+// must not exist yet, a path given with -o must be writable.
 func (e *env) loadFailingTrace(command, in, out, suffix string) (*record.Trace, *record.System, string, error) {
+	flag := "-o"
 	if out == "" {
 		out = strings.TrimSuffix(in, ".trace") + suffix
+		flag = "output"
 	}
 	if same, err := samePath(in, out); err != nil {
 		return nil, nil, "", badInput(err)
 	} else if same {
 		return nil, nil, "", badInput(fmt.Errorf("-o %s is the input file; %s never overwrites its input", out, command))
+	}
+	if err := checkOutput(flag, out, flag != "-o"); err != nil {
+		return nil, nil, "", err
 	}
 	t, sys, err := e.loadTrace(in)
 	if err != nil {

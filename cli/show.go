@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/demi-project/demi/record"
-	"github.com/demi-project/demi/rounds"
 	"github.com/spf13/cobra"
 )
 
@@ -82,7 +82,7 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 				return showJSON(e, t)
 			}
 			if byRound {
-				lay, err := rounds.Build(cmd.Context(), sys, t)
+				lay, err := buildRounds(cmd.Context(), e.stderr, sys, t, time.Second)
 				if err != nil && of.set() {
 					return notFound(fmt.Errorf("with the options changed, the run leaves the trace: %w", err))
 				}
@@ -97,13 +97,13 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 			tb := newTable(e.stdout, "step", "kind", "from", "to", "message")
 			for i, ev := range t.Events {
 				kind, from, to, msg := describe(ev)
-				tb.Append(strconv.Itoa(i), kind, from, to, msg)
+				tb.Append(strconv.Itoa(i), kind, record.Escape(from), record.Escape(to), record.Escape(msg))
 			}
 			if err := tb.Render(); err != nil {
 				return err
 			}
 			if v := h.Violation; v != nil {
-				fmt.Fprintf(e.stdout, "violation after step %d: %s\n  %s\n", v.Event, v.Fingerprint, v.Detail)
+				fmt.Fprintf(e.stdout, "violation after step %d: %s\n  %s\n", v.Event, record.Escape(v.Fingerprint), record.Escape(v.Detail))
 			} else {
 				fmt.Fprintln(e.stdout, "no violation recorded")
 			}

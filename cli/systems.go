@@ -24,7 +24,11 @@ func systemsCmd(e *env) *cobra.Command {
 					if o.Bug {
 						kind = "bug"
 					}
-					t.Append(o.Name, o.Default, kind, o.Usage)
+					usage := o.Usage
+					if o.Bounded() {
+						usage += fmt.Sprintf(" (%d to %d)", o.Min, o.Max)
+					}
+					t.Append(o.Name, o.Default, kind, usage)
 				}
 				if err := t.Render(); err != nil {
 					return err

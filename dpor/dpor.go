@@ -45,6 +45,7 @@ import (
 	"slices"
 
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/hashing"
 	"github.com/demi-project/demi/record"
 )
 
@@ -248,11 +249,6 @@ type altKey struct {
 	fp   uint64
 }
 
-func mixKey(h, x uint64) uint64 {
-	h ^= x + 0x9e3779b97f4a7c15 + h<<6 + h>>2
-	return h * 0xbf58476d1ce4e5b9
-}
-
 // Check explores plan's schedules and reports the first that reproduces
 // the target violation. It returns ctx's error if ctx ends first.
 func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
@@ -260,7 +256,8 @@ func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
 	clear(c.explored)
 	c.queue = c.queue[:0]
 	c.room = c.cfg.MaxSchedules - 1
-	_, tr, err := c.run(ctx, plan, nil, 0, backtrack{step: -1})
+	events := plan.Events()
+	_, tr, err := c.run(ctx, plan, events, nil, 0, backtrack{step: -1})
 	res.Schedules++
 	if err != nil || tr != nil {
 		res.Trace = tr
@@ -274,12 +271,12 @@ func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
 			return res, err
 		}
 		b := heap.Pop(&c.queue).(backtrack)
-		h := mixKey(b.parent.hashes[b.n], uint64(b.alt))
+		h := hashing.Mix(b.parent.hashes[b.n], uint64(b.alt))
 		if _, done := c.explored[h]; done {
 			continue
 		}
 		c.room = c.cfg.MaxSchedules - res.Schedules - 1
-		_, tr, err := c.run(ctx, plan, b.parent, b.n, b)
+		_, tr, err := c.run(ctx, plan, events, b.parent, b.n, b)
 		res.Schedules++
 		if err != nil || tr != nil {
 			res.Trace = tr
@@ -306,13 +303,11 @@ func (c *Checker) fpOf(gen uint32, p *record.Pending) fingerprint.FP {
 }
 
 // run executes one schedule: parent's first n decisions exactly, then b's
-// alternative (if any), then STSSched over the rest of the plan. It returns
-// the executed schedule and, when the target violation occurred, the trace.
-func (c *Checker) run(ctx context.Context, plan Plan, parent *schedule, n int, b backtrack) (*schedule, *record.Trace, error) {
-	sim, err := record.NewSim(c.cfg.System, c.cfg.Options, c.cfg.Seed)
-	if err != nil {
-		return nil, nil, err
-	}
+// alternative (if any), then STSSched over the rest of the plan, all through
+// one record.Driver (the plan's events are its schedule, match its loose matching
+// rule, the target its wanted violation). It returns the executed schedule
+// and, when the target violation occurred, the trace.
+func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, parent *schedule, n int, b backtrack) (*schedule, *record.Trace, error) {
 	gen := c.nextGen()
 	s := &schedule{}
 	if c.cfg.Mode == TFB {
@@ -324,91 +319,97 @@ func (c *Checker) run(ctx context.Context, plan Plan, parent *schedule, n int, b
 		if c.cfg.Mode != TFB {
 			return
 		}
-		h = mixKey(h, d.key())
+		h = hashing.Mix(h, d.key())
 		s.decisions = append(s.decisions, d)
 		s.hashes = append(s.hashes, h)
 		c.explored[h] = struct{}{}
 	}
-	// after checks the invariant; it reports the trace on the target
-	// violation and whether the schedule must stop.
-	after := func() (*record.Trace, bool) {
-		v := sim.Check()
-		if v == nil {
-			return nil, false
-		}
-		if v.Fingerprint == c.cfg.Target {
-			return sim.Trace(v), true
-		}
-		return nil, sim.Halted() != nil
+	aborted := false
+	fifo := false // set from the run below, before the first step
+	d, err := record.NewDriver(c.setup(), events, record.Follow{
+		Want: record.Want(c.cfg.Target),
+		Loose: func(sim *record.Sim, k int, _ *record.Event) (record.MsgID, bool) {
+			at := c.match(sim, gen, &plan[k], fifo)
+			if at < 0 {
+				return 0, false // absent: skip the step
+			}
+			m := sim.InFlight()[at]
+			if c.cfg.Mode == TFB && s.pushed < c.room {
+				c.addBacktracks(gen, sim, s, &m, fifo, int32(k))
+			}
+			return m.ID, true
+		},
+		Observe: func(sim *record.Sim, o *record.Outcome) bool {
+			if o.Step < 0 || o.Skipped {
+				return true // the prefix is pushed below; absent steps are not decisions
+			}
+			push(decision{step: int32(o.Step), id: o.Delivered.ID})
+			if c.cfg.Mode == NoDiverge && o.Delivered.ID != 0 && !c.cfg.Allowed.has(c.transition(gen, sim, o.Event, &o.Delivered)) {
+				aborted = true // diverged: abort the schedule
+				return false
+			}
+			return true
+		},
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	fifo := sim.Semantics() == record.FIFO
-	start := 0
+	fifo = d.Sim().Semantics() == record.FIFO
+	result := func() (*schedule, *record.Trace, error) {
+		if d.Found() {
+			return s, d.Sim().Trace(d.Violation()), nil
+		}
+		return s, nil, nil
+	}
 	if parent != nil {
 		s.devs = parent.devs + 1
-		for _, d := range parent.decisions[:n] {
-			if d.id == 0 {
-				err = sim.Apply(plan[d.step].Event)
+		for _, dec := range parent.decisions[:n] {
+			if dec.id == 0 {
+				_, err = d.Apply(ctx, plan[dec.step].Event)
 			} else {
-				err = sim.Deliver(d.id)
+				_, err = d.Deliver(ctx, dec.id)
 			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("dpor: replaying a prefix: %w", err)
 			}
-			push(d)
-			if tr, stop := after(); stop {
-				return s, tr, nil
+			push(dec)
+			if d.Stopped() {
+				return result()
 			}
 		}
-		if err := sim.Deliver(b.alt); err != nil {
+		if _, err := d.Deliver(ctx, b.alt); err != nil {
 			return nil, nil, fmt.Errorf("dpor: delivering a backtrack: %w", err)
 		}
 		push(decision{step: b.step, id: b.alt})
-		if tr, stop := after(); stop {
-			return s, tr, nil
+		if d.Stopped() {
+			return result()
 		}
-		start = int(b.step) + 1
+		d.Seek(int(b.step) + 1)
 	}
-	for k := start; k < len(plan); k++ {
-		if k&255 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-		}
-		st := &plan[k]
-		if st.Event.Kind.IsExternal() {
-			if err := sim.Apply(st.Event); err != nil {
-				return nil, nil, fmt.Errorf("dpor: step %d: %w", k, err)
-			}
-			push(decision{step: int32(k)})
-			if tr, stop := after(); stop {
-				return s, tr, nil
-			}
-			continue
-		}
-		at := c.match(sim, gen, st, fifo)
-		if at < 0 {
-			continue // absent: skip the step
-		}
-		m := sim.InFlight()[at]
-		if c.cfg.Mode == TFB && s.pushed < c.room {
-			c.addBacktracks(gen, sim, s, &m, fifo, int32(k))
-		}
-		var before int
-		if c.cfg.Mode == NoDiverge {
-			before = len(sim.Events())
-		}
-		if err := sim.Deliver(m.ID); err != nil {
-			return nil, nil, fmt.Errorf("dpor: step %d: %w", k, err)
-		}
-		push(decision{step: int32(k), id: m.ID})
-		if c.cfg.Mode == NoDiverge && !c.cfg.Allowed.has(c.transition(gen, sim, before, &m)) {
-			return s, nil, nil // diverged: abort the schedule
-		}
-		if tr, stop := after(); stop {
-			return s, tr, nil
-		}
+	if err := d.Run(ctx); err != nil {
+		return nil, nil, err
 	}
-	return s, nil, nil
+	if div := d.Divergence(); div != nil {
+		return nil, nil, fmt.Errorf("dpor: %s", div)
+	}
+	if aborted {
+		return s, nil, nil
+	}
+	return result()
+}
+
+// setup is how the checker's runs are set up.
+func (c *Checker) setup() record.Setup {
+	return record.Setup{System: c.cfg.System, Options: c.cfg.Options, Seed: c.cfg.Seed}
+}
+
+// Events returns the plan's events, the schedule a check follows.
+func (p Plan) Events() []record.Event {
+	out := make([]record.Event, len(p))
+	for i := range p {
+		out[i] = p[i].Event
+	}
+	return out
 }
 
 // match returns the index in sim.InFlight() of the message that plan step

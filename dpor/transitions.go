@@ -1,9 +1,11 @@
 package dpor
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/hashing"
 	"github.com/demi-project/demi/record"
 )
 
@@ -18,35 +20,30 @@ func (t *Transitions) has(k uint64) bool {
 	return ok
 }
 
-// Observe replays events exactly on a fresh run and collects the
-// transitions of its deliveries.
+// Observe replays events exactly on a fresh run (a record.Driver, the
+// invariant checked only at the end) and collects the transitions of its
+// deliveries.
 func Observe(sys *record.System, opts record.Options, seed uint64, events []record.Event, user fingerprint.Func) (*Transitions, error) {
-	sim, err := record.NewSim(sys, opts, seed)
-	if err != nil {
-		return nil, err
-	}
 	c := &Checker{fp: fingerprint.For(sys, user)}
 	gen := c.nextGen()
 	t := &Transitions{set: map[uint64]struct{}{}}
-	for i, e := range events {
-		if e.Kind.IsExternal() {
-			if err := sim.Apply(e); err != nil {
-				return nil, fmt.Errorf("observe transitions: event %d: %w", i, err)
+	d, err := record.NewDriver(record.Setup{System: sys, Options: opts, Seed: seed}, events, record.Follow{
+		CheckEvery: record.CheckAtEnd,
+		Observe: func(sim *record.Sim, o *record.Outcome) bool {
+			if o.Delivered.ID != 0 {
+				t.set[c.transition(gen, sim, o.Event, &o.Delivered)] = struct{}{}
 			}
-			continue
-		}
-		m, ok := sim.Pending(e.ID)
-		if !ok {
-			return nil, fmt.Errorf("observe transitions: event %d: message #%d is not pending", i, e.ID)
-		}
-		before := len(sim.Events())
-		if err := sim.Deliver(e.ID); err != nil {
-			return nil, fmt.Errorf("observe transitions: event %d: %w", i, err)
-		}
-		t.set[c.transition(gen, sim, before, &m)] = struct{}{}
-		if sim.Halted() != nil {
-			break
-		}
+			return true
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Run(context.Background()); err != nil {
+		return nil, err
+	}
+	if div := d.Divergence(); div != nil {
+		return nil, fmt.Errorf("observe transitions: %s", div)
 	}
 	return t, nil
 }
@@ -54,14 +51,14 @@ func Observe(sys *record.System, opts record.Options, seed uint64, events []reco
 // transition identifies the delivery of m, which was recorded as event
 // index before: receiver, message fingerprint and what the handler sent.
 func (c *Checker) transition(gen uint32, sim *record.Sim, before int, m *record.Pending) uint64 {
-	h := mixKey(c.fp.Of(m.To).Full, c.fpOf(gen, m).Full)
+	h := hashing.Mix(c.fp.Of(m.To).Full, c.fpOf(gen, m).Full)
 	var out uint64
 	pend := sim.InFlight()
 	for i := range pend {
 		p := &pend[i]
 		if p.Cause == before {
-			out += mixKey(c.fp.Of(p.To).Full, c.fpOf(gen, p).Full)
+			out += hashing.Finish(hashing.Mix(c.fp.Of(p.To).Full, c.fpOf(gen, p).Full)) // summed: order-independent
 		}
 	}
-	return mixKey(h, out)
+	return hashing.Mix(h, out)
 }

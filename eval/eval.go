@@ -86,6 +86,8 @@ type Config struct {
 	Replays int
 	// Scaling, when set, runs the scaling study.
 	Scaling *ScalingConfig
+	// Fresh, when set, runs the fresh-seed study (freshseed.go).
+	Fresh *FreshConfig
 	// ImgDir, when set, receives the pace plots (PNG); ImgLink is the path
 	// the markdown uses for ImgDir.
 	ImgDir, ImgLink string
@@ -123,6 +125,13 @@ type Report struct {
 	Citation    string        `json:"paper_citation"`
 	Summary     Summary       `json:"summary"`
 	Scale       ScalingConfig `json:"scale"`
+	// Fresh is the fresh-seed study (freshseed.go), measured when
+	// FreshGenerated says, with FreshBudget per minimization.
+	Fresh          []FreshRow   `json:"fresh,omitempty"`
+	FreshSummary   FreshSummary `json:"fresh_summary"`
+	FreshGenerated string       `json:"fresh_generated,omitempty"`
+	FreshBudget    string       `json:"fresh_budget,omitempty"`
+	FreshWorkers   int          `json:"fresh_workers,omitempty"`
 	// Notes is free text (the analysis) appended to the markdown.
 	Notes string `json:"-"`
 }
@@ -189,11 +198,15 @@ type OptimalOutcome struct {
 	Found *Size `json:"found,omitempty"`
 	// Exhausted reports that the search finished: Found is the optimum, or
 	// there is none within Bound.
-	Exhausted bool    `json:"exhausted"`
-	Bound     int     `json:"bound"`
-	Searched  int     `json:"searched"`
-	States    int     `json:"states"`
-	Seconds   float64 `json:"seconds"`
+	Exhausted bool `json:"exhausted"`
+	// AllExternals reports that the search also covered every subset of
+	// the external events, so an exhausted search's Found is the optimum
+	// of the bug, not only of these external events.
+	AllExternals bool    `json:"all_externals,omitempty"`
+	Bound        int     `json:"bound"`
+	Searched     int     `json:"searched"`
+	States       int     `json:"states"`
+	Seconds      float64 `json:"seconds"`
 }
 
 // TotalSeconds is demi's whole tfb minimization time.
@@ -445,6 +458,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Scale = *c.Scaling
 		err := c.scaling(ctx, rep, update)
 		if err != nil {
+			return rep, err
+		}
+	}
+	if c.Fresh != nil {
+		if err := c.fresh(ctx, rep, update); err != nil {
 			return rep, err
 		}
 	}

@@ -51,3 +51,47 @@ func PaperFor(bug string) (PaperRow, bool) {
 	}
 	return PaperRow{}, false
 }
+
+// PaperFigures are the paper's own figures over a set of bugs, computed
+// from Paper: the ratio of its TFB column to its Optimal column
+// (deliveries), as demi's TFB/Reference is computed, and the range of its
+// TFB runtimes.
+type PaperFigures struct {
+	// Bugs are the bugs the paper has a row for, in the order given.
+	Bugs []string
+	// MedianTFBOverOptimal and WorstTFBOverOptimal are the median and the
+	// largest TFB/Optimal ratio; WorstBug has the largest.
+	MedianTFBOverOptimal, WorstTFBOverOptimal float64
+	WorstBug                                  string
+	// MinTFBSeconds and MaxTFBSeconds bound the paper's TFB runtimes.
+	MinTFBSeconds, MaxTFBSeconds float64
+}
+
+// PaperFiguresFor computes the paper's figures over bugs, so that they are
+// compared with demi's over the same bugs; bugs the paper has no row for
+// are left out.
+func PaperFiguresFor(bugs []string) PaperFigures {
+	var f PaperFigures
+	var ratios []float64
+	for _, b := range bugs {
+		r, ok := PaperFor(b)
+		if !ok {
+			continue
+		}
+		x, ok := Ratio(r.TFB.Deliveries, r.Optimal.Deliveries)
+		if !ok {
+			continue
+		}
+		if len(f.Bugs) == 0 || r.TFBSeconds < f.MinTFBSeconds {
+			f.MinTFBSeconds = r.TFBSeconds
+		}
+		f.MaxTFBSeconds = max(f.MaxTFBSeconds, r.TFBSeconds)
+		f.Bugs = append(f.Bugs, b)
+		ratios = append(ratios, x)
+		if x > f.WorstTFBOverOptimal {
+			f.WorstTFBOverOptimal, f.WorstBug = x, b
+		}
+	}
+	f.MedianTFBOverOptimal = median(ratios)
+	return f
+}

@@ -170,7 +170,7 @@ func findLong(ctx context.Context, sys *record.System, opts record.Options, fp s
 		if t == nil {
 			return nil, tried, nil
 		}
-		if fp == "" || t.Header.Violation.Fingerprint == fp {
+		if fp == "" || t.Header.Violation.Same(record.Want(fp)) {
 			t.Header.Note = fmt.Sprintf("scaling study: fuzz seed=%d max-steps=%d min-deliveries=%d", t.Header.Seed, cfg.MaxSteps, n)
 			return t, tried, nil
 		}

@@ -23,15 +23,15 @@
 // schedule does no reflection on struct tags.
 //
 // The violation fingerprint (record.Violation.Fingerprint) is the "same
-// bug" key: SameViolation compares two of them.
+// bug" key; record.Violation.Same is the one function that compares two.
 package fingerprint
 
 import (
 	"math"
-	"math/bits"
 	"reflect"
 	"sort"
 
+	"github.com/demi-project/demi/internal/hashing"
 	"github.com/demi-project/demi/record"
 )
 
@@ -71,7 +71,7 @@ func (f *Fingerprinter) Of(m record.Message) FP {
 	th := f.typeHash(t)
 	if f.user != nil {
 		if s, ok := f.user(m); ok {
-			return FP{Type: th, Full: mixString(th^0x5bd1e995, s)}
+			return FP{Type: th, Full: hashing.String(th^0x5bd1e995, s)}
 		}
 	}
 	h := th
@@ -82,7 +82,7 @@ func (f *Fingerprinter) Of(m record.Message) FP {
 		v.Set(reflect.ValueOf(m))
 		h = f.walk(h, v, 0)
 	}
-	return FP{Type: th, Full: finish(h)}
+	return FP{Type: th, Full: hashing.Finish(h)}
 }
 
 // TypeOf returns the coarse fingerprint of m: the hash of its type name.
@@ -103,7 +103,7 @@ func (f *Fingerprinter) typeHash(t reflect.Type) uint64 {
 			name = t.String()
 		}
 	}
-	h := mixString(0x9e3779b97f4a7c15, name)
+	h := hashing.String(hashing.Seed, name)
 	f.types[t] = h
 	return h
 }
@@ -127,39 +127,39 @@ func (f *Fingerprinter) layout(t reflect.Type) []int {
 
 func (f *Fingerprinter) walk(h uint64, v reflect.Value, depth int) uint64 {
 	if depth > maxDepth {
-		return mix(h, 0xdead)
+		return hashing.Mix(h, 0xdead)
 	}
-	h = mix(h, uint64(v.Kind()))
+	h = hashing.Mix(h, uint64(v.Kind()))
 	if k := v.Kind(); (k == reflect.Pointer || k == reflect.Struct) && f.isProto(v.Type()) && (k == reflect.Pointer || v.CanAddr()) {
 		return f.protoHash(h, v)
 	}
 	switch v.Kind() {
 	case reflect.Bool:
 		if v.Bool() {
-			return mix(h, 1)
+			return hashing.Mix(h, 1)
 		}
-		return mix(h, 0)
+		return hashing.Mix(h, 0)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return mix(h, uint64(v.Int()))
+		return hashing.Mix(h, uint64(v.Int()))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return mix(h, v.Uint())
+		return hashing.Mix(h, v.Uint())
 	case reflect.Float32, reflect.Float64:
-		return mix(h, math.Float64bits(v.Float()))
+		return hashing.Mix(h, math.Float64bits(v.Float()))
 	case reflect.Complex64, reflect.Complex128:
 		c := v.Complex()
-		return mix(mix(h, math.Float64bits(real(c))), math.Float64bits(imag(c)))
+		return hashing.Mix(hashing.Mix(h, math.Float64bits(real(c))), math.Float64bits(imag(c)))
 	case reflect.String:
-		return mixString(h, v.String())
+		return hashing.String(h, v.String())
 	case reflect.Slice:
 		if v.IsNil() {
-			return mix(h, 0)
+			return hashing.Mix(h, 0)
 		}
 		fallthrough
 	case reflect.Array:
 		n := v.Len()
-		h = mix(h, uint64(n)+1)
+		h = hashing.Mix(h, uint64(n)+1)
 		if v.Type().Elem().Kind() == reflect.Uint8 && v.Kind() == reflect.Slice {
-			return mixString(h, string(v.Bytes()))
+			return hashing.String(h, string(v.Bytes()))
 		}
 		for i := 0; i < n; i++ {
 			h = f.walk(h, v.Index(i), depth+1)
@@ -167,7 +167,7 @@ func (f *Fingerprinter) walk(h uint64, v reflect.Value, depth int) uint64 {
 		return h
 	case reflect.Map:
 		if v.IsNil() {
-			return mix(h, 0)
+			return hashing.Mix(h, 0)
 		}
 		// Order-independent: hash each entry alone, sort, then combine.
 		keys := make([]uint64, 0, v.Len())
@@ -178,66 +178,31 @@ func (f *Fingerprinter) walk(h uint64, v reflect.Value, depth int) uint64 {
 			keys = append(keys, e)
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-		h = mix(h, uint64(len(keys))+1)
+		h = hashing.Mix(h, uint64(len(keys))+1)
 		for _, k := range keys {
-			h = mix(h, k)
+			h = hashing.Mix(h, k)
 		}
 		return h
 	case reflect.Struct:
 		t := v.Type()
-		h = mix(h, f.typeHash(t))
+		h = hashing.Mix(h, f.typeHash(t))
 		for _, i := range f.layout(t) {
-			h = mix(h, uint64(i))
+			h = hashing.Mix(h, uint64(i))
 			h = f.walk(h, v.Field(i), depth+1)
 		}
 		return h
 	case reflect.Pointer:
 		if v.IsNil() {
-			return mix(h, 0)
+			return hashing.Mix(h, 0)
 		}
-		return f.walk(mix(h, 1), v.Elem(), depth+1)
+		return f.walk(hashing.Mix(h, 1), v.Elem(), depth+1)
 	case reflect.Interface:
 		if v.IsNil() {
-			return mix(h, 0)
+			return hashing.Mix(h, 0)
 		}
 		e := v.Elem()
-		return f.walk(mix(h, f.typeHash(e.Type())), e, depth+1)
+		return f.walk(hashing.Mix(h, f.typeHash(e.Type())), e, depth+1)
 	default: // func, chan, unsafe pointer: only the type takes part
-		return mix(h, f.typeHash(v.Type()))
+		return hashing.Mix(h, f.typeHash(v.Type()))
 	}
-}
-
-// mix folds x into h (a multiply-rotate round in the style of xxhash).
-func mix(h, x uint64) uint64 {
-	h ^= x * 0xc2b2ae3d27d4eb4f
-	h = bits.RotateLeft64(h, 31) * 0x9e3779b185ebca87
-	return h
-}
-
-func mixString(h uint64, s string) uint64 {
-	h = mix(h, uint64(len(s)))
-	for len(s) >= 8 {
-		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		h = mix(h, x)
-		s = s[8:]
-	}
-	var x uint64
-	for i := 0; i < len(s); i++ {
-		x |= uint64(s[i]) << (8 * i)
-	}
-	return mix(h, x)
-}
-
-func finish(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return h
-}
-
-// SameViolation reports whether two violations are the same bug: both
-// present and with equal fingerprints.
-func SameViolation(a, b *record.Violation) bool {
-	return a != nil && b != nil && a.Fingerprint == b.Fingerprint
 }

@@ -83,16 +83,6 @@ func TestCyclicValueTerminates(t *testing.T) {
 	require.Equal(t, f.Of(n), f.Of(n))
 }
 
-func TestSameViolation(t *testing.T) {
-	a := &record.Violation{Fingerprint: "two-tokens", Detail: "n1 and n2"}
-	b := &record.Violation{Fingerprint: "two-tokens", Detail: "n2 and n3"}
-	c := &record.Violation{Fingerprint: "panic: x"}
-	assert.True(t, fingerprint.SameViolation(a, b))
-	assert.False(t, fingerprint.SameViolation(a, c))
-	assert.False(t, fingerprint.SameViolation(a, nil))
-	assert.False(t, fingerprint.SameViolation(nil, nil))
-}
-
 func BenchmarkOf(b *testing.B) {
 	f := fingerprint.New(nil)
 	m := batch{Entries: []string{"a", "bb", "ccc"}, Next: &vote{Term: 3}}

@@ -59,14 +59,14 @@ func (f *Fingerprinter) protoHash(h uint64, v reflect.Value) uint64 {
 		v = v.Addr()
 	}
 	if v.IsNil() {
-		return mix(h, 0)
+		return hashing.Mix(h, 0)
 	}
 	if !v.CanInterface() { // reached through an unexported field
 		v = reflect.NewAt(v.Type().Elem(), v.UnsafePointer())
 	}
 	b, err := deterministic.Marshal(v.Interface().(proto.Message))
 	if err != nil {
-		return mixString(mix(h, 2), err.Error())
+		return hashing.String(hashing.Mix(h, 2), err.Error())
 	}
-	return mixString(mix(h, 1), unsafe.String(unsafe.SliceData(b), len(b)))
+	return hashing.String(hashing.Mix(h, 1), unsafe.String(unsafe.SliceData(b), len(b)))
 }

@@ -12,21 +12,34 @@
 //     before it, a kill or restart needs its actor's start), each
 //     subsequence checked with the single STSSched schedule. This is the
 //     paper's "STSSched" column; strategy "sts" stops here.
-//  4. shrink-contents: external messages lose components (record.Shrinkable,
-//     or slice elements, integers and strings found by reflection).
-//  5. fifo-internals: deliveries left pending one at a time, trying only the
-//     last delivery of each sender-receiver queue (removing a middle one
-//     would break FIFO).
-//  6. clock-clusters: when messages carry a logical clock (record.Clocked),
+//  4. ddmin-externals-wild: the same with every delivery a wildcard (once
+//     client commands are gone, the messages that carried them change
+//     contents and exact fingerprints stop matching).
+//  5. clock-clusters: when messages carry a logical clock (record.Clocked),
 //     whole clock clusters are removed, oldest first, with the later
 //     deliveries matched by type (wildcards) and clock-advancing timers
 //     (record.ClockAdvancer) removed one at a time along with them.
-//  7. ddmin-internals: delta debugging over the deliveries, wildcarded, each
+//  6. ddmin-internals: delta debugging over the deliveries, wildcarded, each
 //     candidate checked with type-fingerprint backtracks (package dpor).
-//  8. one-at-a-time: every remaining delivery, then every external event,
-//     tried for removal once more.
-//  9. final: the result is replayed exactly and must reproduce the
+//  7. fifo-internals: deliveries left pending one at a time, trying only the
+//     last delivery of each sender-receiver queue (removing a middle one
+//     would break FIFO).
+//  8. shrink-contents: external messages lose components (record.Shrinkable,
+//     or slice elements, integers and strings found by reflection).
+//  9. one-at-a-time: every causal cone, then every remaining delivery,
+//     then every external event, tried for removal once more.
+//  10. rounds 2, 3, ... while the budget lasts: ddmin-externals-N (with
+//     wildcards and TFB checks), clock-clusters-N, ddmin-internals-N and
+//     one-at-a-time-N. A round that finds nothing multiplies the schedules
+//     per check by 4, up to 64; the pipeline ends after a round at the
+//     largest budget that finds nothing. Before the schedules per check
+//     grow, reorder-N tries, once per trace, moves that reorder rather
+//     than remove (reorder.go); when one helps, another round follows.
+//  11. final: the result is replayed exactly and must reproduce the
 //     violation.
+//
+// The names are constants (StageInitial, ...); FirstPass and RoundStages
+// list them in this order.
 //
 // Every successful check's own run is the new trace, so every intermediate
 // best is exact and replayable. Candidates are checked on Workers
@@ -100,7 +113,8 @@ type Result struct {
 	// Trace is the best trace: exact and replayable, its header's violation
 	// has the input's fingerprint.
 	Trace *record.Trace
-	// Stages has one row per stage, in order, from "initial" to "final".
+	// Stages has one row per stage, in order, from StageInitial to
+	// StageFinal.
 	Stages []StageStats
 	// Final is the last row of Stages.
 	Final StageStats
@@ -147,6 +161,9 @@ type minimizer struct {
 	// escalation multiplies the schedule budget of TFB checks; it grows
 	// when a round finds nothing.
 	escalation int
+	// dropped holds the input's external events the reorder stage may
+	// re-insert (reorder.go).
+	dropped []record.Event
 
 	start     time.Time
 	budget    time.Duration
@@ -198,7 +215,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 
 	// Stage "initial": the input must reproduce its violation exactly.
 	m.stageT0 = m.start
-	m.setStage("initial")
+	m.setStage(StageInitial)
 	rep, err := replay.Run(ctx, sys, t)
 	if err != nil {
 		return nil, fmt.Errorf("minimize: replaying the input: %w", err)
@@ -222,6 +239,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 			m.maxComponents[name] = max(m.maxComponents[name], sh.Components())
 		}
 	}
+	m.dropped = reinsertable(m.best.Events)
 	m.recordPace()
 	m.endStage()
 
@@ -253,7 +271,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	}
 	// Stage "final": verification by exact replay, with a fresh context so
 	// that an interrupted run still verifies what it writes.
-	m.setStage("final")
+	m.setStage(StageFinal)
 	best := m.snapshotBest()
 	vctx, vcancel := context.WithTimeout(context.Background(), time.Minute)
 	defer vcancel()
@@ -285,17 +303,17 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		run   func(ctx context.Context) error
 	}
 	stages := []stage{
-		{"provenance", 0.05, m.provenance},
-		{"ddmin-externals", 0.4, m.ddminExternals},
+		{StageProvenance, 0.05, m.provenance},
+		{StageDdminExternals, 0.4, m.ddminExternals},
 	}
 	if m.mode != dpor.STS {
 		stages = append(stages,
-			stage{"ddmin-externals-wild", 0.3, m.ddminExternalsWild},
-			stage{"clock-clusters", 0.3, m.clockClusters},
-			stage{"ddmin-internals", 0.5, m.ddminInternals},
-			stage{"fifo-internals", 0.2, m.fifoInternals},
-			stage{"shrink-contents", 0.3, m.shrinkContents},
-			stage{"one-at-a-time", 1, m.oneAtATime},
+			stage{StageDdminExternalsWild, 0.3, m.ddminExternalsWild},
+			stage{StageClockClusters, 0.3, m.clockClusters},
+			stage{StageDdminInternals, 0.5, m.ddminInternals},
+			stage{StageFifoInternals, 0.2, m.fifoInternals},
+			stage{StageShrinkContents, 0.3, m.shrinkContents},
+			stage{StageOneAtATime, 1, m.oneAtATime},
 		)
 	}
 	for _, s := range stages {
@@ -311,19 +329,31 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	// the schedules per check (DPOR may stray further from the guide), up to
 	// maxEscalation; the pipeline ends after a round at the largest budget
 	// that finds nothing. The escalation depends on rounds, not on time.
+	var reordered *record.Trace // the last trace the reorder stage started from
 	for round := 2; ctx.Err() == nil; round++ {
 		before := m.snapshotBest()
 		for _, s := range []stage{
-			{"ddmin-externals", 0.2, m.ddminExternalsTFB},
-			{"clock-clusters", 0.3, m.clockClusters},
-			{"ddmin-internals", 0.5, m.ddminInternals},
-			{"one-at-a-time", 1, m.oneAtATime},
+			{StageDdminExternals, 0.2, m.ddminExternalsTFB},
+			{StageClockClusters, 0.3, m.clockClusters},
+			{StageDdminInternals, 0.5, m.ddminInternals},
+			{StageOneAtATime, 1, m.oneAtATime},
 		} {
-			if err := m.runStage(ctx, fmt.Sprintf("%s-%d", s.name, round), s.share, s.run); err != nil {
+			if err := m.runStage(ctx, RoundStage(s.name, round), s.share, s.run); err != nil {
 				return err
 			}
 		}
 		if m.snapshotBest() == before {
+			// Removals found nothing: once per trace, try the moves that
+			// reorder (reorder.go) before granting more schedules.
+			if reordered != before {
+				reordered = before
+				if err := m.runStage(ctx, RoundStage(StageReorder, round), 1, m.reorder); err != nil {
+					return err
+				}
+				if m.snapshotBest() != before {
+					continue
+				}
+			}
 			if m.escalation >= maxEscalation {
 				return nil
 			}

@@ -22,7 +22,12 @@ const maxVariants = 48
 // string becomes empty or half as long. The deliveries of a changed message
 // are matched with its new fingerprint.
 func (m *minimizer) shrinkContents(ctx context.Context) error {
-	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, m.shrinkEdits)
+}
+
+// shrinkEdits lists the content shrinking edits of base, in order.
+func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
+	{
 		var es []edit
 		groups := map[uint64][]int{}
 		var order []uint64
@@ -71,7 +76,7 @@ func (m *minimizer) shrinkContents(ctx context.Context) error {
 			}
 		}
 		return es
-	})
+	}
 }
 
 // minComponents is the fewest components a message of msg's type sent to

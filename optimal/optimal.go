@@ -32,12 +32,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"slices"
 	"time"
 
+	"github.com/demi-project/demi/internal/hashing"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Config bounds a search.
@@ -45,12 +45,19 @@ type Config struct {
 	// MaxDeliveries is the largest number of deliveries a schedule may have
 	// (required, at least 0).
 	MaxDeliveries int
-	// MaxStates bounds the states expanded (default 5,000,000), so memory
-	// stays bounded; the search reports Exhausted=false when it stops there.
+	// MaxStates bounds the distinct states known to the search, expanded
+	// or still queued (default 5,000,000), so memory stays bounded; the
+	// search reports Exhausted=false when it stops there.
 	MaxStates int
 	// Progress, when set, is called after each completed layer (number of
 	// deliveries).
 	Progress func(Progress)
+	// Global identifies states by a hash of the global state rather than
+	// by the actors' histories (global.go).
+	Global bool
+	// Subsets also chooses which external events happen (implies Global);
+	// the cost is deliveries plus external events (global.go).
+	Subsets bool
 }
 
 // Progress reports a finished layer of the breadth-first search.
@@ -76,6 +83,9 @@ type Result struct {
 	Searched int
 	// States is the number of distinct states expanded.
 	States int
+	// Replays is the number of schedules replayed (global search only;
+	// some end in a state already expanded).
+	Replays int
 	// Seconds is the wall time of the search.
 	Seconds float64
 }
@@ -100,26 +110,36 @@ func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config
 	if cfg.MaxStates <= 0 {
 		cfg.MaxStates = 5_000_000
 	}
-	s := &searcher{sys: sys, t: t, want: t.Header.Violation.Fingerprint, externals: t.Externals(), start: time.Now()}
+	s := &searcher{sys: sys, setup: t.Setup(sys), want: t.Header.Violation, externals: t.Externals(), start: time.Now()}
+	sim, err := s.setup.NewSim()
+	if err != nil {
+		return nil, fmt.Errorf("optimal: %w", err)
+	}
+	s.members = sim.Members()
 	for i, e := range s.externals {
 		if e.Kind == record.Send && e.Msg == nil {
 			return nil, fmt.Errorf("optimal: external event %d sends a nil message", i)
 		}
+	}
+	if cfg.Global || cfg.Subsets {
+		return s.runGlobal(ctx, cfg)
 	}
 	return s.run(ctx, cfg)
 }
 
 type searcher struct {
 	sys       *record.System
-	t         *record.Trace
-	want      string
+	setup     record.Setup
+	members   []record.ActorID
+	want      *record.Violation
 	externals []record.Event
 	start     time.Time
 
 	nodes []node
 	seen  map[uint64]struct{}
 	buf   []record.Pending
-	path  []int16
+	path  []int16        // a node's steps, first step first
+	sched []record.Event // the schedule they make
 }
 
 func (s *searcher) run(ctx context.Context, cfg Config) (*Result, error) {
@@ -140,7 +160,10 @@ func (s *searcher) run(ctx context.Context, cfg Config) (*Result, error) {
 				}
 			}
 			res.States++
-			st, err := s.expand(layer[i], d < cfg.MaxDeliveries)
+			st, err := s.expand(ctx, layer[i], d < cfg.MaxDeliveries)
+			if err != nil && ctx.Err() != nil {
+				return s.finish(res, nil, false)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -178,62 +201,95 @@ type expansion struct {
 	sameLayer, nextLayer []int32
 }
 
-// startPath sets s.path to node id's steps, last step first, and returns a
-// fresh run to replay them on.
-func (s *searcher) startPath(id int32) (*record.Sim, error) {
+// follow replays node id's schedule on a fresh run through a
+// record.Driver: its steps as a schedule whose deliveries name an index
+// among the enabled messages, the invariant checked after the last step.
+// With hist set, it records every actor's local history in it. It returns
+// the driver and the number of external events applied.
+func (s *searcher) follow(ctx context.Context, id int32, hist []uint64, index map[record.ActorID]int) (*record.Driver, int, error) {
 	s.path = s.path[:0]
 	for n := id; n > 0; n = s.nodes[n].parent {
 		s.path = append(s.path, s.nodes[n].step)
 	}
-	sim, err := record.NewSim(s.sys, s.t.Header.OptionMap(), s.t.Header.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("optimal: %w", err)
+	slices.Reverse(s.path)
+	s.sched = s.sched[:0]
+	ext := 0
+	for _, st := range s.path {
+		if st < 0 {
+			s.sched = append(s.sched, s.externals[ext])
+			ext++
+		} else {
+			s.sched = append(s.sched, record.Event{Kind: record.Deliver})
+		}
 	}
-	return sim, nil
+	ext = 0
+	var failed error
+	d, err := record.NewDriver(s.setup, s.sched, record.Follow{
+		Want:       s.want,
+		CheckEvery: record.CheckAtEnd,
+		Loose: func(sim *record.Sim, k int, _ *record.Event) (record.MsgID, bool) {
+			s.buf = sim.Enabled(s.buf[:0])
+			return s.buf[s.path[k]].ID, true
+		},
+		Observe: func(_ *record.Sim, o *record.Outcome) bool {
+			if o.Delivered.ID == 0 { // an external event
+				if hist != nil {
+					s.externalHistory(ext, hist, index)
+				}
+				ext++
+				return true
+			}
+			if hist != nil {
+				p := &o.Delivered
+				ck, err := contentKey(p)
+				if err != nil {
+					failed = err
+					return false
+				}
+				hist[index[p.To]] = mix(hist[index[p.To]], ck, uint64(ext))
+			}
+			return true
+		},
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("optimal: %w", err)
+	}
+	if err := d.Run(ctx); err != nil {
+		return nil, 0, err
+	}
+	if failed != nil {
+		return nil, 0, failed
+	}
+	if div := d.Divergence(); div != nil {
+		return nil, 0, fmt.Errorf("optimal: replaying a schedule: %s", div)
+	}
+	if len(s.sched) == 0 { // nothing to follow: check the initial state
+		d.Check()
+	}
+	return d, ext, nil
 }
 
 // expand replays node id's schedule, checks the violation, and adds the
 // unseen successor states.
-func (s *searcher) expand(id int32, mayDeliver bool) (expansion, error) {
+func (s *searcher) expand(ctx context.Context, id int32, mayDeliver bool) (expansion, error) {
 	var out expansion
-	sim, err := s.startPath(id)
-	if err != nil {
-		return out, err
-	}
-	members := sim.Members()
+	members := s.members
 	index := make(map[record.ActorID]int, len(members))
 	for i, m := range members {
 		index[m] = i
 	}
 	hist := make([]uint64, len(members)) // per-actor local history hashes
-	ext := 0
-	for i := len(s.path) - 1; i >= 0; i-- {
-		if s.path[i] < 0 {
-			if err := s.applyExternal(sim, ext, hist, index); err != nil {
-				return out, err
-			}
-			ext++
-			continue
-		}
-		s.buf = sim.Enabled(s.buf[:0])
-		p := s.buf[s.path[i]]
-		ck, err := contentKey(p)
-		if err != nil {
-			return out, err
-		}
-		hist[index[p.To]] = mix(hist[index[p.To]], ck, uint64(ext))
-		if err := sim.Deliver(p.ID); err != nil {
-			return out, fmt.Errorf("optimal: replaying a schedule: %w", err)
-		}
+	d, ext, err := s.follow(ctx, id, hist, index)
+	if err != nil {
+		return out, err
 	}
-	if v := sim.Check(); v != nil {
-		if v.Fingerprint == s.want {
-			out.found = true
-			return out, nil
-		}
-		if sim.Halted() != nil {
-			return out, nil // another panic: the run cannot go on
-		}
+	sim := d.Sim()
+	if d.Found() {
+		out.found = true
+		return out, nil
+	}
+	if sim.Halted() != nil {
+		return out, nil // another panic: the run cannot go on
 	}
 	base := stateKey(hist, ext)
 	if ext < len(s.externals) {
@@ -248,10 +304,11 @@ func (s *searcher) expand(id int32, mayDeliver bool) (expansion, error) {
 	}
 	s.buf = sim.Enabled(s.buf[:0])
 	var keys []uint64
-	for i, p := range s.buf {
+	for i := range s.buf {
 		if i > 1<<14 {
 			break
 		}
+		p := &s.buf[i]
 		ck, err := contentKey(p)
 		if err != nil {
 			return out, err
@@ -273,15 +330,6 @@ func (s *searcher) expand(id int32, mayDeliver bool) (expansion, error) {
 		}
 	}
 	return out, nil
-}
-
-func (s *searcher) applyExternal(sim *record.Sim, ext int, hist []uint64, index map[record.ActorID]int) error {
-	e := s.externals[ext]
-	if err := sim.Apply(e); err != nil {
-		return fmt.Errorf("optimal: external event %d (%s): %w", ext, e, err)
-	}
-	s.externalHistory(ext, hist, index)
-	return nil
 }
 
 // externalHistory records external event ext in the histories of the
@@ -311,31 +359,15 @@ func (s *searcher) add(parent int32, step int16) int32 {
 
 // build replays node id's schedule into a trace and verifies it.
 func (s *searcher) build(ctx context.Context, id int32) (*record.Trace, error) {
-	sim, err := s.startPath(id)
+	d, _, err := s.follow(ctx, id, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	ext := 0
-	for i := len(s.path) - 1; i >= 0; i-- {
-		if s.path[i] < 0 {
-			if err := sim.Apply(s.externals[ext]); err != nil {
-				return nil, fmt.Errorf("optimal: %w", err)
-			}
-			ext++
-			continue
-		}
-		s.buf = sim.Enabled(s.buf[:0])
-		if err := sim.Deliver(s.buf[s.path[i]].ID); err != nil {
-			return nil, fmt.Errorf("optimal: %w", err)
-		}
+	if !d.Found() {
+		return nil, fmt.Errorf("optimal: internal error: the schedule found does not reproduce %s", s.want.Fingerprint)
 	}
-	v := sim.Check()
-	if v == nil || v.Fingerprint != s.want {
-		return nil, fmt.Errorf("optimal: internal error: the schedule found does not reproduce %s", s.want)
-	}
-	events := append([]record.Event(nil), sim.Events()...)
-	tr := sim.Trace(v)
-	tr.Events = events
+	sim := d.Sim()
+	tr := sim.Trace(d.Violation())
 	tr.Header.Note = fmt.Sprintf("optimal: smallest schedule with the external events of the input (%d deliveries)", sim.Deliveries())
 	r, err := replay.Run(ctx, s.sys, tr)
 	if err != nil {
@@ -348,48 +380,33 @@ func (s *searcher) build(ctx context.Context, id int32) (*record.Trace, error) {
 }
 
 // contentKey identifies a pending message by what it is, not by its ID:
-// sender, receiver, timer key, type and encoded content.
-func contentKey(p record.Pending) (uint64, error) {
-	h := fnv.New64a()
-	h.Write([]byte(p.From))
-	h.Write([]byte{0})
-	h.Write([]byte(p.To))
-	h.Write([]byte{0})
-	h.Write([]byte(p.Timer))
-	h.Write([]byte{0})
-	h.Write([]byte(record.TypeName(p.Msg)))
-	h.Write([]byte{0})
-	b, err := msgpack.Marshal(p.Msg)
+// sender, receiver, timer key, type and canonical encoding.
+func contentKey(p *record.Pending) (uint64, error) {
+	b, err := record.EncodeMessage(p.Msg)
 	if err != nil {
 		return 0, fmt.Errorf("optimal: encode message %s: %w", record.TypeName(p.Msg), err)
 	}
-	h.Write(b)
-	return h.Sum64(), nil
+	h := hashing.String(hashing.Seed, string(p.From))
+	h = hashing.String(h, string(p.To))
+	h = hashing.String(h, p.Timer)
+	h = hashing.String(h, record.TypeName(p.Msg))
+	return hashing.Bytes(h, b), nil
 }
 
 // mix extends a history hash with one event (its key and the number of
 // external events before it).
 func mix(h, key, ext uint64) uint64 {
-	h ^= key + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-	h = splitmix(h ^ (ext * 0xbf58476d1ce4e5b9))
-	return h
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	return hashing.Finish(hashing.Mix(hashing.Mix(h, key), ext))
 }
 
 // actorTerm is actor a's contribution to a state key.
-func actorTerm(a int, h uint64) uint64 { return splitmix(h ^ splitmix(uint64(a)+1)) }
+func actorTerm(a int, h uint64) uint64 { return hashing.Finish(hashing.Mix(h, uint64(a)+1)) }
 
 // stateKey combines the per-actor histories and the number of external
 // events applied; it is updated incrementally when one actor's history
 // changes.
 func stateKey(hist []uint64, ext int) uint64 {
-	k := splitmix(uint64(ext) + 0x51ed)
+	k := hashing.Finish(hashing.Mix(hashing.Seed, uint64(ext)))
 	for a, h := range hist {
 		k += actorTerm(a, h)
 	}

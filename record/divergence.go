@@ -15,7 +15,7 @@ type Divergence struct {
 	Event int `json:"event"`
 	// Expected is the step as the schedule has it; Got what the run had
 	// instead (the pending message with that ID, or why none could be
-	// delivered). Both are escaped (see Escape).
+	// delivered). Both are escaped: printed as they are when valid UTF-8 without control characters, strconv-quoted otherwise.
 	Expected string `json:"expected"`
 	Got      string `json:"got"`
 	// Fields lists the fields that differ between the scheduled delivery
@@ -45,10 +45,10 @@ func (d *Divergence) String() string {
 	return s
 }
 
-// Escape returns s as it is when it is valid UTF-8 without control
+// escape returns s as it is when it is valid UTF-8 without control
 // characters, and otherwise quoted the way strconv.Quote does, so that a
 // report never prints raw control bytes or invalid UTF-8.
-func Escape(s string) string {
+func escape(s string) string {
 	for i, r := range s {
 		if r == utf8.RuneError {
 			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
@@ -67,7 +67,7 @@ func Escape(s string) string {
 func deliveryDiff(want *Event, p *Pending) []FieldDiff {
 	var out []FieldDiff
 	add := func(field, exp, got string) {
-		out = append(out, FieldDiff{Field: field, Expected: Escape(exp), Got: Escape(got)})
+		out = append(out, FieldDiff{Field: field, Expected: escape(exp), Got: escape(got)})
 	}
 	if p.ID != want.ID {
 		add("id", fmt.Sprintf("#%d", want.ID), fmt.Sprintf("#%d", p.ID))

@@ -364,7 +364,7 @@ func (d *Driver) Rewind(ctx context.Context, m int) error {
 			err = sim.Deliver(e.ID)
 		}
 		if err != nil {
-			return fmt.Errorf("stepping back: re-executing event %d (%s): %w (is the system deterministic?)", i, Escape(e.String()), err)
+			return fmt.Errorf("stepping back: re-executing event %d (%s): %w (is the system deterministic?)", i, escape(e.String()), err)
 		}
 	}
 	d.sim = sim
@@ -435,7 +435,7 @@ func (d *Driver) leave() {
 
 // diverged records that step o could not be taken.
 func (d *Driver) diverged(o Outcome, e *Event, got string, fields []FieldDiff) Outcome {
-	o.Divergence = &Divergence{Event: o.Step, Expected: Escape(e.String()), Got: Escape(got), Fields: fields}
+	o.Divergence = &Divergence{Event: o.Step, Expected: escape(e.String()), Got: escape(got), Fields: fields}
 	d.div = o.Divergence
 	return o
 }
@@ -466,24 +466,33 @@ func (d *Driver) after(o Outcome, executed bool) Outcome {
 		return o
 	}
 	d.since = 0
-	v := d.sim.Check()
+	v := d.record(d.sim.Check())
 	if v == nil {
 		return o
 	}
-	o.Violation = v
-	if v.Same(d.f.Want) {
-		o.Found = true
-		if d.found == nil {
-			d.found = v
-		}
-		return o
-	}
-	if d.first == nil {
-		d.first = v
-	}
-	if d.sim.halted != nil && d.exact() && o.Step >= 0 {
-		o.Divergence = &Divergence{Event: o.Step, Expected: "the run to go on", Got: Escape(v.String())}
+	o.Violation, o.Found = v, v.Same(d.f.Want)
+	if !o.Found && d.sim.halted != nil && d.exact() && o.Step >= 0 {
+		o.Divergence = &Divergence{Event: o.Step, Expected: "the run to go on", Got: escape(v.String())}
 		d.div = o.Divergence
 	}
 	return o
+}
+
+// Check checks the invariant now, outside the driver's rhythm (a state
+// no step led to, such as an empty schedule's, or a display that wants the
+// invariant's status), and records the violation as a step's check would.
+func (d *Driver) Check() *Violation { return d.record(d.sim.Check()) }
+
+// record notes violation v (nil: none): the wanted one, or the first seen.
+func (d *Driver) record(v *Violation) *Violation {
+	switch {
+	case v == nil:
+	case v.Same(d.f.Want):
+		if d.found == nil {
+			d.found = v
+		}
+	case d.first == nil:
+		d.first = v
+	}
+	return v
 }

@@ -111,13 +111,6 @@ func TestDriverDivergenceIsEscaped(t *testing.T) {
 	assert.NotContains(t, div.String(), "\x1b")
 }
 
-func TestEscape(t *testing.T) {
-	assert.Equal(t, "plain → text", record.Escape("plain → text"))
-	assert.Equal(t, `"a\nb"`, record.Escape("a\nb"))
-	assert.Equal(t, `"\xff"`, record.Escape("\xff"))
-	assert.Equal(t, "\uFFFD", record.Escape("\uFFFD"), "an encoded replacement character is valid UTF-8")
-}
-
 // violateAt returns sys with an invariant that fails once actor c has
 // received n messages, and counts its calls.
 func violateAt(sys *record.System, n int, calls *int) *record.System {
@@ -369,4 +362,17 @@ func TestSetup(t *testing.T) {
 	s, err := su.NewSim()
 	require.NoError(t, err)
 	assert.Equal(t, su, s.Setup())
+}
+
+func TestSimTraceIsTheCallers(t *testing.T) {
+	sys := forwardSystem(record.FIFO)
+	s := newSim(t, sys, startAll(sys)...)
+	apply(t, s, record.SendEvent("a", Ping{N: 3}))
+	tr := s.Trace(nil)
+	require.Len(t, tr.Events, 4)
+	tr.Events[0] = record.KillEvent("zz")
+	assert.Equal(t, record.StartEvent("a").String(), s.Events()[0].String(), "changing the trace leaves the run alone")
+	require.Equal(t, 1, deliverAll(t, s, 1))
+	assert.Len(t, tr.Events, 4, "the run goes on without the trace")
+	assert.Len(t, s.Events(), 5)
 }

@@ -92,8 +92,10 @@ func WaitConditionEvent(cond string, limit int) Event {
 	return Event{Kind: WaitCondition, Cond: cond, Limit: limit, Cause: -1}
 }
 
-// String renders the event on one line.
-func (e Event) String() string {
+// String renders the event on one line, escaped (see Escape).
+func (e Event) String() string { return Escape(e.format()) }
+
+func (e Event) format() string {
 	switch e.Kind {
 	case Deliver:
 		if e.Timer != "" {
@@ -114,7 +116,8 @@ func (e Event) String() string {
 	return e.Kind.String()
 }
 
-// FormatMessage renders a message as Type{fields}.
+// FormatMessage renders a message as Type{fields}, as is: pass the result
+// through Escape before printing it (Event.String does).
 func FormatMessage(m Message) string {
 	if s, ok := m.(fmt.Stringer); ok {
 		return s.String()

@@ -70,7 +70,7 @@ func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trac
 
 // fuzzTrace is the trace of a finished fuzz run.
 func fuzzTrace(sim *Sim, v *Violation, cfg FuzzConfig) *Trace {
-	t := sim.Trace(v)
+	t := sim.handOver(v)
 	t.Header.Note = fmt.Sprintf("fuzz seed=%d max-steps=%d", cfg.Seed, cfg.MaxSteps)
 	return t
 }
@@ -128,8 +128,10 @@ func (f *fuzzer) run(ctx context.Context) (*Violation, error) {
 		}
 	}
 	injected := 0
-	for s.deliveries < f.cfg.MaxSteps {
-		if s.deliveries%1024 == 0 {
+	for step := 0; s.deliveries < f.cfg.MaxSteps; step++ {
+		// Every 1024 iterations, not deliveries: a run may start past a
+		// multiple of 1024 (setup waits) and end before the next.
+		if step&1023 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -311,6 +313,22 @@ type SearchConfig struct {
 	// MinDeliveries discards violations found with fewer deliveries (the
 	// DEMi evaluation kept the first violation with at least 300).
 	MinDeliveries int
+	// Progress, when set, is called after every run (it should be cheap:
+	// a run can take well under a millisecond).
+	Progress func(SearchProgress)
+}
+
+// SearchProgress is a snapshot of a running Search.
+type SearchProgress struct {
+	// Runs is the number of seeds tried so far.
+	Runs int
+	// Deliveries is the total of the deliveries of every run so far.
+	Deliveries int64
+	// Best is the number of deliveries of the longest run that ended in a
+	// violation (kept or discarded by MinDeliveries), or -1 if none did;
+	// BestViolation is its fingerprint.
+	Best          int
+	BestViolation string
 }
 
 // Search fuzzes seed after seed until a run ends in a violation with at
@@ -319,12 +337,24 @@ type SearchConfig struct {
 func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*Trace, int, error) {
 	runs := max(cfg.Runs, 1)
 	var spare []entry
+	prog := SearchProgress{Best: -1}
 	for i := 0; i < runs; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, i, err
+		}
 		c := cfg.FuzzConfig.withDefaults()
 		c.Seed = cfg.Seed + uint64(i)
 		sim, v, err := fuzz(ctx, sys, opts, c, true, spare)
 		if err != nil {
 			return nil, i + 1, err
+		}
+		if cfg.Progress != nil {
+			prog.Runs = i + 1
+			prog.Deliveries += int64(sim.Deliveries())
+			if v != nil && sim.Deliveries() > prog.Best {
+				prog.Best, prog.BestViolation = sim.Deliveries(), v.Fingerprint
+			}
+			cfg.Progress(prog)
 		}
 		if v != nil && sim.Deliveries() >= cfg.MinDeliveries {
 			return fuzzTrace(sim, v, c), i + 1, nil

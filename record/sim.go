@@ -137,7 +137,7 @@ func NewSim(sys *System, opts Options, seed uint64) (*Sim, error) {
 			return nil, fmt.Errorf("system %s: actor ID %q is reserved", sys.Name, External)
 		}
 		s.index[id] = i
-		h := fnv.New64a()
+		h := fnv.New64a() // part of what a seed means: never change it
 		h.Write([]byte(id))
 		s.slots[i] = slot{id: id, index: int32(i), storage: Storage{}, seed: seed ^ h.Sum64()}
 	}
@@ -282,8 +282,18 @@ func (s *Sim) Halted() *Violation { return s.halted }
 // View returns a read-only view of the actors for invariants and display.
 func (s *Sim) View() View { return View{s} }
 
-// Trace returns the run so far as a trace (sharing the event slice).
+// Trace returns the run so far as a trace whose header holds violation v
+// (nil: none). The trace is the caller's: its events are a copy, so the
+// run may go on, or be rebuilt, without changing it.
 func (s *Sim) Trace(v *Violation) *Trace {
+	t := s.handOver(v)
+	t.Events = slices.Clone(t.Events)
+	return t
+}
+
+// handOver is Trace sharing the event log, for a run that ends here (a
+// fuzz run hands its log over instead of copying it).
+func (s *Sim) handOver(v *Violation) *Trace {
 	return &Trace{Header: Header{
 		Format: FormatVersion, System: s.sys.Name, Options: s.opts.Pairs(), Seed: s.seed,
 		Network: s.sem.String(), Violation: v, Deliveries: s.deliveries, Externals: s.externals,

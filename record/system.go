@@ -80,7 +80,16 @@ type OptionSpec struct {
 	Usage   string
 	// Bug marks a bug switch: a boolean option that turns on one bug.
 	Bug bool
+	// Min and Max bound an integer option (both inclusive). Values read
+	// from a trace header or a flag are untrusted: an option that sizes
+	// anything (a cluster, a weight) must state its bounds, so that a
+	// header with members=100000000 is refused before anything is built.
+	// Both zero means unbounded.
+	Min, Max int
 }
+
+// Bounded reports whether the option states bounds.
+func (o OptionSpec) Bounded() bool { return o.Min != 0 || o.Max != 0 }
 
 // Options holds option values by name. Use System.Resolve to fill defaults.
 type Options map[string]string
@@ -133,8 +142,12 @@ func (s *System) Resolve(given Options) (Options, error) {
 		// Bug switches and "true"/"false" defaults are booleans; other
 		// numeric defaults (including "0" and "1") are integers.
 		if _, err := strconv.Atoi(spec.Default); err == nil && !spec.Bug {
-			if _, err := strconv.Atoi(v); err != nil {
+			n, err := strconv.Atoi(v)
+			if err != nil {
 				return nil, fmt.Errorf("option %s: %q is not an integer", k, v)
+			}
+			if spec.Bounded() && (n < spec.Min || n > spec.Max) {
+				return nil, fmt.Errorf("option %s=%d is out of range: system %s accepts %d to %d", k, n, s.Name, spec.Min, spec.Max)
 			}
 		} else if _, err := strconv.ParseBool(spec.Default); err == nil {
 			if _, err := strconv.ParseBool(v); err != nil {

@@ -261,7 +261,10 @@ type Reader struct {
 	header Header
 	types  *MessageTypes
 	sys    *System
-	n      int
+	// members are the actors the header's options give the system: every
+	// actor an event names must be one of them (or External as a sender).
+	members map[ActorID]bool
+	n       int
 }
 
 // NewReader reads the header from r and checks it against the catalog: the
@@ -292,7 +295,8 @@ func NewReader(r io.Reader, cat *Catalog) (*Reader, error) {
 	if err != nil {
 		return nil, &FormatError{Event: -1, Err: err}
 	}
-	if _, err := sys.Resolve(h.OptionMap()); err != nil {
+	opts, err := sys.Resolve(h.OptionMap())
+	if err != nil {
 		return nil, &FormatError{Event: -1, Err: err}
 	}
 	types, err := sys.Types()
@@ -300,6 +304,12 @@ func NewReader(r io.Reader, cat *Catalog) (*Reader, error) {
 		return nil, err
 	}
 	rd.sys, rd.types = sys, types
+	if sys.Members != nil {
+		rd.members = map[ActorID]bool{}
+		for _, id := range sys.Members(opts) {
+			rd.members[id] = true
+		}
+	}
 	return rd, nil
 }
 
@@ -359,6 +369,9 @@ func (r *Reader) fromWire(w *wireEvent) (Event, error) {
 	if (w.Kind == Deliver || w.Kind == Send) && w.Type == "" {
 		return Event{}, fmt.Errorf("%s event without a message", w.Kind)
 	}
+	if err := r.checkActors(&e); err != nil {
+		return Event{}, err
+	}
 	if w.Type != "" {
 		t, ok := r.types.Lookup(w.Type)
 		if !ok {
@@ -380,6 +393,41 @@ func (r *Reader) fromWire(w *wireEvent) (Event, error) {
 		}
 	}
 	return e, nil
+}
+
+// checkActors checks that every actor e names is a member of the run (a
+// sender may also be External): a malformed event is bad input for every command alike, found when the
+// trace is read rather than when some command first applies it.
+func (r *Reader) checkActors(e *Event) error {
+	if r.members == nil {
+		return nil
+	}
+	member := func(role string, id ActorID) error {
+		if !r.members[id] {
+			return fmt.Errorf("%s names %s %q, not a member of this %s run", e.Kind, role, string(id), r.sys.Name)
+		}
+		return nil
+	}
+	switch e.Kind {
+	case Deliver:
+		if e.From != External {
+			if err := member("sender", e.From); err != nil {
+				return err
+			}
+		}
+		return member("receiver", e.To)
+	case Send:
+		return member("receiver", e.To)
+	case Start, Kill, Restart:
+		return member("actor", e.Actor)
+	case Partition, Heal:
+		for _, id := range append(slices.Clip(e.A), e.B...) {
+			if err := member("actor", id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Decode reads a whole trace and returns it with its system.

@@ -108,12 +108,11 @@ func TestMermaidEscapes(t *testing.T) {
 	assert.Equal(t, "    participant a0 as n#59;1", lines[1])
 }
 
-// TestMermaidParses parses the diagram of every shipped minimized trace,
-// and of a story full of characters Mermaid reads as syntax, with the
-// mermaid package itself in headless Chromium.
-func TestMermaidParses(t *testing.T) {
-	browsertest.Require(t, true)
-	parse := browsertest.New(t).MermaidParser(t)
+// mermaidParses parses the diagram of every shipped minimized trace, and
+// of a story full of characters Mermaid reads as syntax, with the mermaid
+// package itself in headless Chromium.
+func mermaidParses(t *testing.T, b *browsertest.Browser) {
+	parse := b.MermaidParser(t)
 	require.Error(t, parse("sequenceDiagram\n    a;b->>c: x\n    participant ;;"), "the parser rejects broken input")
 	stories := map[string]*report.Story{"odd": oddStory()}
 	for _, bug := range shippedMin(t) {

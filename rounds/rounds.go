@@ -105,22 +105,30 @@ type Layout struct {
 	Violation *record.Violation
 	// Rounded reports whether any message of the trace carried a round.
 	Rounded bool
+	// Members are the system's actors that the trace starts (all of them
+	// when it starts none); a quorum is a majority of them.
+	Members []record.ActorID
 }
 
-// Build replays t on sys and lays it out in rounds.
+// Build replays t on sys exactly (a record.Driver: every delivery checked
+// against the trace, the invariant after every event, stopping at the
+// trace's violation) and lays it out in rounds. A trace that does not
+// replay is an error.
 func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, error) {
-	sim, err := record.NewSim(sys, t.Header.OptionMap(), t.Header.Seed)
-	if err != nil {
-		return nil, err
-	}
-	members := sim.Members()
+	return BuildProgress(ctx, sys, t, nil)
+}
+
+// BuildProgress is Build that calls progress (when not nil) with the index
+// of each trace event once it is laid out, for a progress display.
+func BuildProgress(ctx context.Context, sys *record.System, t *record.Trace, progress func(step int)) (*Layout, error) {
 	lay := &Layout{Violation: t.Header.Violation}
 	byNum := map[int]*Round{}
 	actorRound := map[record.ActorID]int{}
 	current := -1 // highest round seen; -1 before the first
 	heard := map[int]map[record.ActorID]bool{}
-	state := snapshots(sim)
+	var state map[record.ActorID]map[string]string
 	changes := map[int]*changeSet{}
+	started := map[record.ActorID]bool{}
 
 	round := func(n int) *Round {
 		r := byNum[n]
@@ -132,16 +140,14 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 		}
 		return r
 	}
-	for i, e := range t.Events {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+	// place lays out trace event i, just executed on sim.
+	place := func(sim *record.Sim, o *record.Outcome) bool {
+		i, e := o.Step, t.Events[o.Step]
+		if progress != nil {
+			progress(i)
 		}
-		if e.Kind.IsExternal() {
-			if err := sim.Apply(e); err != nil {
-				return nil, fmt.Errorf("event %d: %w", i, err)
-			}
-		} else if err := sim.Deliver(e.ID); err != nil {
-			return nil, fmt.Errorf("event %d: trace does not replay: %w", i, err)
+		if e.Kind == record.Start {
+			started[e.Actor] = true
 		}
 		at := current
 		if rm, ok := e.Msg.(record.Rounded); ok && e.Kind == record.Deliver {
@@ -168,7 +174,7 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 		}
 		// Messages this step sent move their sender to their round.
 		for _, p := range sim.InFlight() {
-			if p.Cause == i {
+			if p.Cause == o.Event {
 				if rm, ok := p.Msg.(record.Rounded); ok {
 					n, _ := rm.Round()
 					actorRound[p.From] = max(actorRound[p.From], n)
@@ -183,8 +189,24 @@ func Build(ctx context.Context, sys *record.System, t *record.Trace) (*Layout, e
 			}
 			state[id] = after
 		}
-		if sim.Halted() != nil {
-			break
+		return true
+	}
+	d, err := record.NewDriver(t.Setup(sys), t.Events, record.Follow{Want: t.Header.Violation, Observe: place})
+	if err != nil {
+		return nil, err
+	}
+	sim := d.Sim()
+	members := sim.Members()
+	state = snapshots(sim)
+	if err := d.Run(ctx); err != nil {
+		return nil, err
+	}
+	if div := d.Divergence(); div != nil {
+		return nil, fmt.Errorf("trace does not replay: %s", div)
+	}
+	for _, id := range members {
+		if started[id] || len(started) == 0 {
+			lay.Members = append(lay.Members, id)
 		}
 	}
 	nums := make([]int, 0, len(byNum))

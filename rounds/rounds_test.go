@@ -77,3 +77,48 @@ func TestUnroundedSystemSaysSo(t *testing.T) {
 	require.NoError(t, lay.Write(&out))
 	assert.Contains(t, out.String(), "no message in this trace carries a round")
 }
+
+func TestBuildRefusesATraceThatDoesNotReplay(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-45.min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	k := -1
+	for i, e := range tr.Events {
+		if e.Kind == record.Deliver && e.Timer == "" && e.From != record.External {
+			k = i
+			break
+		}
+	}
+	require.GreaterOrEqual(t, k, 0)
+	// The same message ID, pretending to come from another sender: the
+	// round view used to lay it out as if it did.
+	bad := *tr
+	bad.Events = append([]record.Event(nil), tr.Events...)
+	bad.Events[k].From = bad.Events[k].To
+	_, err = rounds.Build(context.Background(), sys, &bad)
+	require.Error(t, err)
+	assert.Regexp(t, `^trace does not replay: diverged at event \d+: .* \(differs in from raft-\d ≠ raft-\d\)$`, err.Error())
+}
+
+// TestTotals checks the totals of raft-58b's reference trace (shown in
+// docs/rounds.md) against its layout, and that they add up to its
+// deliveries.
+func TestTotals(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-58b.reference.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	lay, err := rounds.Build(context.Background(), sys, tr)
+	require.NoError(t, err)
+	tot := lay.Totals()
+	assert.Equal(t, rounds.Totals{Rounds: 3, QuorumRounds: 3, Phases: 8, QuorumPhases: 0, InRoundForm: 16, Residue: 0,
+		NoRound: 10, Members: 4}, tot)
+	assert.Equal(t, tr.Header.Deliveries, tot.InRoundForm+tot.Residue+tot.NoRound, "every delivery is counted once")
+	for _, bug := range raft.BugNames() {
+		tr, sys, err := record.ReadFile("../examples/traces/"+bug+".min.trace", record.NewCatalog(raft.System()))
+		require.NoError(t, err)
+		lay, err := rounds.Build(context.Background(), sys, tr)
+		require.NoError(t, err)
+		tot := lay.Totals()
+		assert.Equal(t, tr.Header.Deliveries, tot.InRoundForm+tot.Residue+tot.NoRound, bug)
+		assert.LessOrEqual(t, tot.QuorumRounds, tot.Rounds, bug)
+		assert.LessOrEqual(t, tot.QuorumPhases, tot.Phases, bug)
+	}
+}

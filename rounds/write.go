@@ -11,7 +11,7 @@ import (
 // Write prints the layout for a person: the prelude, then each round with
 // its phases (senders, the message, each receiver's HO set), the other
 // events of the round, the isolated actors and the state changes, then the
-// asynchronous residue and the violation.
+// asynchronous residue, the violation, and the totals (see Totals).
 func (l *Layout) Write(w io.Writer) error {
 	p := &printer{w: w}
 	if !l.Rounded {
@@ -75,6 +75,10 @@ func (l *Layout) Write(w io.Writer) error {
 		p.line("")
 		p.line("violation: %s", v.Fingerprint)
 		p.line("  %s", v.Detail)
+	}
+	if l.Rounded {
+		p.line("")
+		l.Totals().write(p)
 	}
 	return p.err
 }

@@ -17,15 +17,12 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/demi-project/demi/examples/raft"
-	"github.com/demi-project/demi/examples/tokenring"
-	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/examples"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	cat := record.NewCatalog(raft.System(), tokenring.System())
-	code := run(ctx, cat, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, examples.Catalog(), os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -44,8 +44,8 @@ func TestWritesResultsDirectoryByDefault(t *testing.T) {
 	ringTrace(t, traces)
 	work := t.TempDir()
 	t.Chdir(work)
-	code, out, errs := runEval(t, "--traces", traces, "--budget", "10s", "--peer-budget", "2s",
-		"--optimal-budget", "5s", "--no-scaling", "-j", "1")
+	code, out, errs := runEval(t, "--traces", traces, "--budget", "1m", "--peer-budget", "1m",
+		"--optimal-budget", "1m", "--no-scaling", "-j", "1")
 	require.Equal(t, 0, code, out+errs)
 	assert.Contains(t, out, "wrote demi-eval-results/evaluation.md and demi-eval-results/evaluation.json\n")
 

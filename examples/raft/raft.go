@@ -79,6 +79,14 @@ const (
 	OptPartitionWeight = "partition-weight"
 )
 
+// Bounds of the options (see record.OptionSpec): every run of n members
+// keeps n² links, so the cluster size is capped well below what would
+// exhaust memory; weights are relative, so 1000 is plenty.
+const (
+	MaxMembers = 64
+	MaxWeight  = 1000
+)
+
 // Members returns the actor IDs raft-1 … raft-n.
 func Members(o record.Options) []record.ActorID {
 	n := o.Int(OptMembers)
@@ -109,12 +117,12 @@ func Setup(o record.Options) []record.Event {
 // System returns the Raft system definition.
 func System() *record.System {
 	opts := []record.OptionSpec{
-		{Name: OptMembers, Default: "4", Usage: "number of cluster members"},
+		{Name: OptMembers, Default: "4", Usage: "number of cluster members", Min: 1, Max: MaxMembers},
 		{Name: OptUnordered, Default: "false", Usage: "unordered (UDP-like) network instead of per-pair FIFO"},
-		{Name: OptClientWeight, Default: "30", Usage: "fuzzing weight of client commands"},
-		{Name: OptRestartWeight, Default: "0", Usage: "fuzzing weight of crash-restarts"},
-		{Name: OptKillWeight, Default: "0", Usage: "fuzzing weight of kills (or starts of killed members)"},
-		{Name: OptPartitionWeight, Default: "0", Usage: "fuzzing weight of partitions and heals between two members"},
+		{Name: OptClientWeight, Default: "30", Usage: "fuzzing weight of client commands", Min: 0, Max: MaxWeight},
+		{Name: OptRestartWeight, Default: "0", Usage: "fuzzing weight of crash-restarts", Min: 0, Max: MaxWeight},
+		{Name: OptKillWeight, Default: "0", Usage: "fuzzing weight of kills (or starts of killed members)", Min: 0, Max: MaxWeight},
+		{Name: OptPartitionWeight, Default: "0", Usage: "fuzzing weight of partitions and heals between two members", Min: 0, Max: MaxWeight},
 	}
 	docs := map[string]string{
 		Bug45:  "a candidate counts a duplicate vote from the same follower in the same term",

@@ -134,7 +134,7 @@ func System() *record.System {
 		Name: "tokenring",
 		Doc:  "a token passed around a ring (the runtime's smoke test)",
 		Options: []record.OptionSpec{
-			{Name: "size", Default: "3", Usage: "number of actors"},
+			{Name: "size", Default: "3", Usage: "number of actors", Min: 1, Max: 64},
 			{Name: "restore-token", Default: "false", Usage: "restarted actors restore the token from storage", Bug: true},
 			{Name: "panic-on-lap", Default: "false", Usage: "an actor panics when the token completes a lap", Bug: true},
 		},

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/demi-project/demi/demitest"
 	"github.com/demi-project/demi/examples/tokenring"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
@@ -235,4 +236,11 @@ func BenchmarkFuzz(b *testing.B) {
 	ns := float64(b.Elapsed().Nanoseconds()) / float64(deliveries)
 	b.ReportMetric(ns, "ns/delivery")
 	b.ReportMetric(1e9/ns, "deliveries/s")
+}
+
+// TestTokenRingUnderDemi is how the ring's own test suite uses demi: fuzz
+// the correct ring (crash-restarts, kills, partitions) inside `go test`,
+// after checking the traces kept under testdata/demi/TestTokenRingUnderDemi/.
+func TestTokenRingUnderDemi(t *testing.T) {
+	demitest.Check(t, tokenring.System(), demitest.Fuzz(record.FuzzConfig{MaxSteps: 300}), demitest.Runs(50))
 }

@@ -80,9 +80,13 @@ func Require(t testing.TB, mermaid bool) {
 	t.Skip(msg)
 }
 
-// Browser is one headless Chromium.
+// Browser is one headless Chromium with one tab. It records, for the page
+// being loaded, every request and every console error.
 type Browser struct {
 	ctx context.Context
+	mu  sync.Mutex
+	cur *Load // what the current page recorded
+	url string
 }
 
 // New starts a headless Chromium; it stops when the test ends.
@@ -104,12 +108,46 @@ func New(t testing.TB) *Browser {
 		chromedp.WindowSize(1280, 900),
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
+	b := &Browser{cur: &Load{}}
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(b.record))
 	t.Cleanup(func() { cancel(); acancel() })
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	return &Browser{ctx: ctx}
+	b.ctx = ctx
+	return b
+}
+
+// record notes a request or an error of the current page.
+func (b *Browser) record(ev any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ld := b.cur
+	switch e := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		if e.Request.URL != b.url {
+			ld.Requests = append(ld.Requests, e.Request.URL)
+		}
+	case *runtime.EventConsoleAPICalled:
+		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+			var parts []string
+			for _, a := range e.Args {
+				parts = append(parts, string(a.Value)+a.Description)
+			}
+			ld.Errors = append(ld.Errors, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+		}
+	case *runtime.EventExceptionThrown:
+		d := e.ExceptionDetails
+		msg := d.Text
+		if d.Exception != nil {
+			msg += " " + d.Exception.Description
+		}
+		ld.Errors = append(ld.Errors, "exception: "+msg)
+	case *log.EventEntryAdded:
+		if e.Entry.Level == log.EntryLevelError {
+			ld.Errors = append(ld.Errors, "log: "+e.Entry.Text+" "+e.Entry.URL)
+		}
+	}
 }
 
 // run runs an action with a time limit.
@@ -164,9 +202,9 @@ type Load struct {
 	Screenshot []byte
 }
 
-// LoadPage opens the HTML file path in a new tab, waits for it to load,
-// and takes a screenshot of the first element matching the CSS selector
-// shot. Evaluate then runs scripts on the loaded page.
+// LoadPage opens the HTML file path, waits for it to load, and takes a
+// screenshot of the first element matching the CSS selector shot. Eval
+// and Click then work on the loaded page, until the next LoadPage.
 func (b *Browser) LoadPage(t testing.TB, path, shot string) (*Load, *Page) {
 	t.Helper()
 	abs, err := filepath.Abs(path)
@@ -174,64 +212,29 @@ func (b *Browser) LoadPage(t testing.TB, path, shot string) (*Load, *Page) {
 		t.Fatal(err)
 	}
 	url := "file://" + abs
-	tab, cancel := chromedp.NewContext(b.ctx)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("open a tab: %v", err)
+	if _, err := run(b, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("blank the tab: %v", err)
 	}
-	ld := &Load{}
-	var mu sync.Mutex
-	err = chromedp.Listen(tab, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			if e.Request.URL != url {
-				ld.Requests = append(ld.Requests, e.Request.URL)
-			}
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
-				var parts []string
-				for _, a := range e.Args {
-					parts = append(parts, string(a.Value)+a.Description)
-				}
-				ld.Errors = append(ld.Errors, "console."+string(e.Type)+": "+strings.Join(parts, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			d := e.ExceptionDetails
-			msg := d.Text
-			if d.Exception != nil {
-				msg += " " + d.Exception.Description
-			}
-			ld.Errors = append(ld.Errors, "exception: "+msg)
-		case *log.EventEntryAdded:
-			if e.Entry.Level == log.EntryLevelError {
-				ld.Errors = append(ld.Errors, "log: "+e.Entry.Text+" "+e.Entry.URL)
-			}
-		}
-	})
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	p := &Page{b: &Browser{ctx: tab}}
-	if _, err := run(p.b, chromedp.Steps(chromedp.Navigate(url), chromedp.WaitReady("body"))); err != nil {
+	b.mu.Lock()
+	b.cur, b.url = &Load{}, url
+	b.mu.Unlock()
+	if _, err := run(b, chromedp.Steps(chromedp.Navigate(url), chromedp.WaitReady("body"))); err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}
+	var png []byte
 	if shot != "" {
-		png, err := run(p.b, chromedp.Screenshot(chromedp.CSS(shot), chromedp.NodeVisible))
-		if err != nil {
+		if png, err = run(b, chromedp.Screenshot(chromedp.CSS(shot), chromedp.NodeVisible)); err != nil {
 			t.Fatalf("screenshot of %s: %v", shot, err)
 		}
-		ld.Screenshot = png
 	}
 	// Let late events (a request a script starts after load) arrive.
-	if _, err := run(p.b, chromedp.Sleep(300*time.Millisecond)); err != nil {
+	if _, err := run(b, chromedp.Sleep(100*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	return &Load{Requests: append([]string(nil), ld.Requests...), Errors: append([]string(nil), ld.Errors...),
-		Screenshot: ld.Screenshot}, p
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return &Load{Requests: append([]string(nil), b.cur.Requests...), Errors: append([]string(nil), b.cur.Errors...),
+		Screenshot: png}, &Page{b: b}
 }
 
 // Page is a loaded page.
@@ -243,8 +246,15 @@ func Eval[T any](p *Page, expr string) (T, error) {
 	return run(p.b, chromedp.Evaluate[T](expr))
 }
 
-// Click clicks the first element matching the CSS selector.
+// Click dispatches a click event to the first element matching the CSS
+// selector (an SVG arrow's bounding box is mostly other things, so a
+// mouse click at its center would not test its handler).
 func (p *Page) Click(sel string) error {
-	_, err := run(p.b, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+	arg, _ := json.Marshal(sel)
+	ok, err := run(p.b, chromedp.Evaluate[bool](`(function () { var el = document.querySelector(`+string(arg)+
+		`); if (!el) { return false; } el.dispatchEvent(new MouseEvent("click", {bubbles: true})); return true; })()`))
+	if err == nil && !ok {
+		err = fmt.Errorf("no element matches %s", sel)
+	}
 	return err
 }

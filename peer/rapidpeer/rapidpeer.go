@@ -267,9 +267,7 @@ func (p *property) check(t *rapid.T) {
 	if v == nil {
 		return
 	}
-	events := append([]record.Event(nil), sim.Events()...)
 	tr := sim.Trace(v)
-	tr.Events = events
 	tr.Header.Note = fmt.Sprintf("rapid peer: seed=%d", p.cfg.Seed)
 	if p.first == nil {
 		p.first, p.firstCase, p.foundAt = tr, p.cases, time.Now()
@@ -292,7 +290,7 @@ type run struct {
 
 // wanted returns v when it is the violation looked for.
 func (r *run) wanted(v *record.Violation) *record.Violation {
-	if v != nil && (r.p.cfg.Fingerprint == "" || v.Fingerprint == r.p.cfg.Fingerprint) {
+	if v != nil && (r.p.cfg.Fingerprint == "" || v.Same(record.Want(r.p.cfg.Fingerprint))) {
 		return v
 	}
 	return nil

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// checkOutput checks, before any work starts, that a command will be able
+// to write the file path (given by flag, as the user typed it): it must not
+// be a directory, its directory must exist and be writable. A command that
+// runs for minutes must not lose its result to a typo in -o. When mustBeNew
+// is set (the path is a default name the user did not type), an existing
+// file is refused too: demi overwrites only what -o names.
+func checkOutput(flag, path string, mustBeNew bool) error {
+	if path == "" {
+		return badInput(fmt.Errorf("%s: empty path", flag))
+	}
+	show := func(format string, args ...any) error {
+		return badInput(fmt.Errorf("%s %s: %s", flag, path, fmt.Sprintf(format, args...)))
+	}
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return show("is a directory")
+		}
+		if !st.Mode().IsRegular() {
+			return show("is not a regular file")
+		}
+		if mustBeNew {
+			return show("exists; demi does not overwrite a file it was not told to write (pass -o %s to replace it, or another name)", path)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		return show("%v", unwrapPath(err))
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return show("directory %s does not exist", dir)
+	case err != nil:
+		return show("%v", unwrapPath(err))
+	case !st.IsDir():
+		return show("%s is not a directory", dir)
+	}
+	// The only reliable test of writability: create (and remove) a file
+	// there, as the atomic write will.
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check*")
+	if err != nil {
+		return show("cannot write in %s: %v", dir, unwrapPath(err))
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return nil
+}
+
+// unwrapPath drops the *PathError wrapper, whose message repeats a path
+// (often a temporary name) the user never typed.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/report"
+	"github.com/spf13/cobra"
+)
+
+func reportCmd(e *env) *cobra.Command {
+	var out, stats string
+	cmd := &cobra.Command{
+		Use:   "report FILE [--stats STATS.json] [-o OUT.html]",
+		Short: "Write a self-contained HTML page about a trace, to attach to a bug report",
+		Long: `report writes one HTML page that opens offline (every style and script inline,
+nothing fetched): what broke, a space-time diagram (one line per actor, an
+arrow per delivery, dotted for messages never delivered, round and phase
+bands, external events, crashes and the violation marked; hover or click an
+arrow for its message), the event table, the round view and the commands
+that reproduce the failure. With --stats (the file demi minimize --stats
+wrote) it adds the minimization stages and the pace plot.
+
+OUT defaults to FILE with its .trace suffix replaced by .html; it is written
+atomically and never overwrites FILE.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := args[0]
+			if out == "" {
+				out = strings.TrimSuffix(in, ".trace") + ".html"
+			}
+			if err := checkOutput(in, out); err != nil {
+				return err
+			}
+			var st *report.Stats
+			if stats != "" {
+				var err error
+				if st, err = report.ReadStats(stats); err != nil {
+					return badInput(fmt.Errorf("--stats: %w", err))
+				}
+			}
+			t, sys, err := e.loadTrace(in)
+			if err != nil {
+				return err
+			}
+			story, err := report.Build(cmd.Context(), in, sys, t)
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return &ExitError{Code: ExitInterrupted, Err: err}
+				}
+				return badInput(err)
+			}
+			var b bytes.Buffer
+			if err := story.WriteHTML(&b, st); err != nil {
+				return err
+			}
+			if err := record.WriteFileAtomic(out, b.Bytes()); err != nil {
+				return fmt.Errorf("write report: %w", err)
+			}
+			fmt.Fprintf(e.stdout, "wrote %s (%d bytes): %d actors, %d events\n", out, b.Len(), len(story.Actors), len(t.Events))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (default FILE with .html for .trace)")
+	cmd.Flags().StringVar(&stats, "stats", "", "statistics written by demi minimize --stats, to show its stages and pace")
+	return cmd
+}
+
+// checkOutput rejects an output path that is the input or whose directory
+// does not exist, before any work.
+func checkOutput(in, out string) error {
+	if same, err := samePath(in, out); err != nil {
+		return badInput(err)
+	} else if same {
+		return badInput(fmt.Errorf("-o %s is the input file; report never overwrites its input", out))
+	}
+	dir := filepath.Dir(out)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return badInput(fmt.Errorf("-o %s: directory %s does not exist", out, dir))
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return badInput(fmt.Errorf("-o %s is a directory", out))
+	}
+	return nil
+}

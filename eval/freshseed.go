@@ -1,0 +1,407 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/demi-project/demi/minimize"
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/replay"
+)
+
+// The fresh-seed study answers "how well does demi minimize a failing trace
+// it has never seen?": for every bug, the fuzz run of its shipped trace is
+// repeated with the seeds after the shipped one, and the first N failing
+// traces that break the same invariant are minimized. The seeds are the
+// first ones the procedure gives, never chosen for how well they minimize;
+// the table reports the spread (best, median, worst) against the best known
+// size of the bug.
+
+// FreshCase is how one bug's shipped trace was fuzzed: `demi fuzz` with
+// these options and this search configuration, whose Seed is the shipped
+// seed.
+type FreshCase struct {
+	Bug     string
+	System  string
+	Options record.Options
+	Search  record.SearchConfig
+}
+
+// FreshConfig configures the fresh-seed study.
+type FreshConfig struct {
+	Cases []FreshCase
+	// N is the number of fresh failing traces per bug (default 5).
+	N int
+	// Budget is each minimization's time budget (default 60s).
+	Budget time.Duration
+	// MaxSeeds bounds the seeds tried per bug (default 3000).
+	MaxSeeds int
+	// Workers is minimize's -j (default: Config.Workers).
+	Workers int
+}
+
+// FreshRun is the minimization of one fresh failing trace.
+type FreshRun struct {
+	Seed        uint64  `json:"seed"`
+	Fingerprint string  `json:"fingerprint"`
+	Initial     Size    `json:"initial"`
+	Result      Size    `json:"result"`
+	Seconds     float64 `json:"seconds"`
+	Schedules   int64   `json:"schedules"`
+	HitBudget   bool    `json:"hit_budget"`
+	// Ratio is the result's deliveries plus externals over the bug's best
+	// known size's.
+	Ratio float64 `json:"ratio"`
+	// OverOptimum is the same over the proven optimum, when there is one.
+	OverOptimum float64 `json:"over_optimum,omitempty"`
+}
+
+// FreshRow is the fresh-seed study of one bug.
+type FreshRow struct {
+	Bug string `json:"bug"`
+	// Invariant is the shipped violation's fingerprint with the member
+	// names replaced by "*": a fresh trace counts when it breaks the same
+	// invariant, whichever members it names.
+	Invariant string `json:"invariant"`
+	// ShippedSeed is the seed of the shipped trace; the fresh seeds are
+	// the first after it. SeedsTried counts the fuzz runs.
+	ShippedSeed uint64 `json:"shipped_seed"`
+	SeedsTried  int    `json:"seeds_tried"`
+	FuzzArgs    string `json:"fuzz_args"`
+	// Best is the best known size: the smaller (deliveries plus externals)
+	// of the reference and the shipped .min.trace; BestOf names it.
+	Best   Size   `json:"best"`
+	BestOf string `json:"best_of"`
+	// Optimum is the proven optimum, when a search proved one.
+	Optimum *Size      `json:"optimum,omitempty"`
+	Runs    []FreshRun `json:"runs"`
+	Err     string     `json:"error,omitempty"`
+}
+
+// Spread returns the best, median and worst ratio of the runs.
+func (r *FreshRow) Spread() (best, med, worst float64, ok bool) {
+	var xs []float64
+	for _, x := range r.Runs {
+		xs = append(xs, x.Ratio)
+	}
+	if len(xs) == 0 {
+		return 0, 0, 0, false
+	}
+	sort.Float64s(xs)
+	return xs[0], median(xs), xs[len(xs)-1], true
+}
+
+// FreshSummary is the study's targets' measurements over every run of
+// every bug.
+type FreshSummary struct {
+	Runs         int     `json:"runs"`
+	Median       float64 `json:"median"`
+	Worst        float64 `json:"worst"`
+	WithinBudget int     `json:"within_budget"`
+}
+
+// SummarizeFresh computes the summary of rows.
+func SummarizeFresh(rows []FreshRow) FreshSummary {
+	var s FreshSummary
+	var xs []float64
+	for _, r := range rows {
+		for _, x := range r.Runs {
+			xs = append(xs, x.Ratio)
+			s.Worst = max(s.Worst, x.Ratio)
+			if !x.HitBudget {
+				s.WithinBudget++
+			}
+		}
+	}
+	s.Runs = len(xs)
+	s.Median = median(xs)
+	return s
+}
+
+func (f *FreshConfig) withDefaults(workers int) FreshConfig {
+	out := *f
+	if out.N <= 0 {
+		out.N = 5
+	}
+	if out.Budget <= 0 {
+		out.Budget = time.Minute
+	}
+	if out.MaxSeeds <= 0 {
+		out.MaxSeeds = 3000
+	}
+	if out.Workers <= 0 {
+		out.Workers = workers
+	}
+	return out
+}
+
+// Invariant returns fingerprint with every member ID of members replaced
+// by "*" (longest IDs first, whole words only), so that violations of one
+// invariant by different members compare equal.
+func Invariant(fingerprint string, members []record.ActorID) string {
+	ids := make([]string, 0, len(members))
+	for _, m := range members {
+		ids = append(ids, string(m))
+	}
+	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	out := fingerprint
+	for _, id := range ids {
+		var b strings.Builder
+		for off := 0; ; {
+			i := strings.Index(out[off:], id)
+			if i < 0 {
+				b.WriteString(out[off:])
+				break
+			}
+			i += off
+			j := i + len(id)
+			if (i == 0 || !isWord(out[i-1])) && (j == len(out) || !isWord(out[j])) {
+				b.WriteString(out[off:i])
+				b.WriteString("*")
+			} else {
+				b.WriteString(out[off:j])
+			}
+			off = j
+		}
+		out = b.String()
+	}
+	return out
+}
+
+func isWord(b byte) bool {
+	return b == '_' || b == '-' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// BestKnown returns the smaller (deliveries plus externals, then
+// deliveries) of dir/<bug>.reference.trace and dir/<bug>.min.trace, and
+// which it is ("reference" or "shipped .min.trace").
+func BestKnown(dir, bug string, cat *record.Catalog) (Size, string, error) {
+	var best Size
+	of := ""
+	for _, c := range []struct{ file, name string }{
+		{bug + ".reference.trace", "reference"},
+		{bug + ".min.trace", "shipped .min.trace"},
+	} {
+		t, _, err := record.ReadFile(filepath.Join(dir, c.file), cat)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Size{}, "", err
+		}
+		s := sizeOf(t)
+		if of == "" || s.total() < best.total() || s.total() == best.total() && s.Deliveries < best.Deliveries {
+			best, of = s, c.name
+		}
+	}
+	if of == "" {
+		return Size{}, "", fmt.Errorf("eval: neither %s.reference.trace nor %s.min.trace in %s", bug, bug, dir)
+	}
+	return best, of, nil
+}
+
+func (s Size) total() int { return s.Deliveries + s.Externals }
+
+// FreshSeeds runs the fresh-seed study: for each case, the seeds after the
+// shipped one, in order, until N runs fail with the shipped violation's
+// invariant after at least the case's MinDeliveries deliveries; each
+// failing trace is minimized with the budget and checked by one exact
+// replay. optimum gives the proven optimum of a bug, if any (nil: none).
+func (c *Config) FreshSeeds(ctx context.Context, fc FreshConfig, optimum func(bug string) *Size, update func(FreshRow) error) ([]FreshRow, error) {
+	f := fc.withDefaults(c.Workers)
+	var rows []FreshRow
+	for _, fcase := range f.Cases {
+		if err := ctx.Err(); err != nil {
+			return rows, err
+		}
+		row, err := c.freshBug(ctx, f, fcase, optimum)
+		if err != nil {
+			if ctx.Err() != nil {
+				return rows, ctx.Err()
+			}
+			row = FreshRow{Bug: fcase.Bug, Err: err.Error()}
+			c.Log("fresh %s: %v", fcase.Bug, err)
+		}
+		rows = append(rows, row)
+		if update != nil {
+			if err := update(row); err != nil {
+				return rows, err
+			}
+		}
+	}
+	return rows, nil
+}
+
+func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, optimum func(string) *Size) (FreshRow, error) {
+	sys, err := c.Catalog.Lookup(fc.System)
+	if err != nil {
+		return FreshRow{}, err
+	}
+	shipped, _, err := record.ReadFile(filepath.Join(c.TraceDir, fc.Bug+".trace"), c.Catalog)
+	if err != nil {
+		return FreshRow{}, err
+	}
+	if shipped.Header.Violation == nil {
+		return FreshRow{}, fmt.Errorf("%s.trace records no violation", fc.Bug)
+	}
+	resolved, err := sys.Resolve(fc.Options)
+	if err != nil {
+		return FreshRow{}, err
+	}
+	members := sys.Members(resolved)
+	row := FreshRow{Bug: fc.Bug, Invariant: Invariant(shipped.Header.Violation.Fingerprint, members),
+		ShippedSeed: fc.Search.Seed, FuzzArgs: fuzzArgs(fc)}
+	if row.Best, row.BestOf, err = BestKnown(c.TraceDir, fc.Bug, c.Catalog); err != nil {
+		return FreshRow{}, err
+	}
+	if optimum != nil {
+		row.Optimum = optimum(fc.Bug)
+	}
+	next := fc.Search.Seed + 1
+	for len(row.Runs) < f.N && row.SeedsTried < f.MaxSeeds {
+		sc := fc.Search
+		sc.Seed = next
+		sc.Runs = f.MaxSeeds - row.SeedsTried
+		t, runs, err := record.Search(ctx, sys, fc.Options, sc)
+		row.SeedsTried += runs
+		if err != nil {
+			return FreshRow{}, fmt.Errorf("fuzz: %w", err)
+		}
+		if t == nil {
+			break
+		}
+		next = t.Header.Seed + 1
+		if Invariant(t.Header.Violation.Fingerprint, members) != row.Invariant {
+			continue
+		}
+		run, err := c.freshRun(ctx, f, sys, t, row)
+		if err != nil {
+			return FreshRow{}, fmt.Errorf("seed %d: %w", t.Header.Seed, err)
+		}
+		row.Runs = append(row.Runs, run)
+	}
+	if len(row.Runs) < f.N {
+		return row, fmt.Errorf("only %d of %d failing traces with %s in %d seeds after %d",
+			len(row.Runs), f.N, row.Invariant, row.SeedsTried, fc.Search.Seed)
+	}
+	return row, nil
+}
+
+func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System, t *record.Trace, row FreshRow) (FreshRun, error) {
+	run := FreshRun{Seed: t.Header.Seed, Fingerprint: t.Header.Violation.Fingerprint, Initial: sizeOf(t)}
+	c.Log("fresh %s: seed %d, %s, %s: minimizing (budget %s, -j %d)", row.Bug, run.Seed, run.Initial, run.Fingerprint, f.Budget, f.Workers)
+	res, err := minimize.Run(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers})
+	if err != nil {
+		return FreshRun{}, fmt.Errorf("minimize: %w", err)
+	}
+	if res.Interrupted {
+		return FreshRun{}, context.Canceled
+	}
+	for _, s := range res.Stages {
+		run.Seconds += s.Seconds
+		run.Schedules += s.Schedules
+	}
+	run.Result = sizeOf(res.Trace)
+	run.HitBudget = run.Seconds >= 0.97*f.Budget.Seconds()
+	rep, err := replay.Run(ctx, sys, res.Trace)
+	if err != nil {
+		return FreshRun{}, fmt.Errorf("replaying the result: %w", err)
+	}
+	if !rep.Reproduced {
+		return FreshRun{}, errors.New("the minimized trace does not replay its violation")
+	}
+	run.Ratio = float64(run.Result.total()) / float64(max(row.Best.total(), 1))
+	if row.Optimum != nil {
+		run.OverOptimum = float64(run.Result.total()) / float64(max(row.Optimum.total(), 1))
+	}
+	c.Log("fresh %s: seed %d: %s in %.1fs (%d schedules), %.2fx the best known %s", row.Bug, run.Seed, run.Result,
+		run.Seconds, run.Schedules, run.Ratio, row.Best)
+	return run, nil
+}
+
+// fuzzArgs renders a case as demi fuzz flags (without the seed).
+func fuzzArgs(fc FreshCase) string {
+	s := fc.Search
+	args := []string{"--system", fc.System}
+	keys := make([]string, 0, len(fc.Options))
+	for k := range fc.Options {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if fc.Options[k] == "true" {
+			args = append(args, "--bug", k)
+		} else {
+			args = append(args, "--opt", k+"="+fc.Options[k])
+		}
+	}
+	args = append(args, "--max-steps", fmt.Sprint(s.MaxSteps), "--externals", fmt.Sprint(s.MaxExternals),
+		"--timer-prob", fmt.Sprint(s.TimerProb), "--check-every", fmt.Sprint(s.CheckEvery),
+		"--min-deliveries", fmt.Sprint(s.MinDeliveries))
+	if s.ExternalProb > 0 {
+		args = append(args, "--external-prob", fmt.Sprint(s.ExternalProb))
+	}
+	return strings.Join(args, " ")
+}
+
+// fresh runs the fresh-seed study into rep, calling update after each bug.
+func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) error {
+	f := c.Fresh.withDefaults(c.Workers)
+	rep.Fresh = nil
+	rep.FreshGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	rep.FreshBudget, rep.FreshWorkers = f.Budget.String(), f.Workers
+	optimum := func(bug string) *Size { return rep.ProvenOptimum(bug) }
+	_, err := c.FreshSeeds(ctx, f, optimum, func(r FreshRow) error {
+		rep.Fresh = append(rep.Fresh, r)
+		rep.FreshSummary = SummarizeFresh(rep.Fresh)
+		return update()
+	})
+	return err
+}
+
+// RunFresh runs only the fresh-seed study and adds it to base (a report
+// read with ReadJSON, whose other sections are kept as they were
+// measured), or to a new report when base is nil.
+func RunFresh(ctx context.Context, cfg Config, base *Report) (*Report, error) {
+	if cfg.Catalog == nil || cfg.Fresh == nil {
+		return nil, errors.New("eval: the fresh-seed study needs a catalog and its cases")
+	}
+	c := cfg.withDefaults()
+	rep := base
+	if rep == nil {
+		rep = &Report{Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+			Machine: Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+			Budget:  c.Budget.String(), Workers: c.Workers, Citation: PaperCitation}
+	}
+	update := func() error {
+		if c.OnUpdate != nil {
+			return c.OnUpdate(rep)
+		}
+		return nil
+	}
+	if err := c.fresh(ctx, rep, update); err != nil {
+		return rep, err
+	}
+	return rep, update()
+}
+
+// ProvenOptimum returns the size a finished exhaustive search proved
+// smallest for bug, or nil.
+func (rep *Report) ProvenOptimum(bug string) *Size {
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Bug == bug && r.Optimal != nil && r.Optimal.Exhausted && r.Optimal.Found != nil && r.Optimal.AllExternals {
+			s := *r.Optimal.Found
+			return &s
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package eval_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/demi-project/demi/eval"
+	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/examples/tokenring"
+	"github.com/demi-project/demi/record"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestInvariantReplacesMembersAsWholeWords(t *testing.T) {
+	members := []record.ActorID{"raft-1", "raft-2", "raft-10"}
+	assert.Equal(t, "ElectionSafety(*,*)", eval.Invariant("ElectionSafety(raft-1,raft-10)", members))
+	assert.Equal(t, "panic: leader * has a nextIndex beyond its log @ raft.assertf (assert.go:12)",
+		eval.Invariant("panic: leader raft-2 has a nextIndex beyond its log @ raft.assertf (assert.go:12)", members))
+	assert.Equal(t, "LogMatching(raft-3,*)", eval.Invariant("LogMatching(raft-3,raft-2)", members), "raft-3 is no member")
+	assert.Equal(t, "x-raft-1y", eval.Invariant("x-raft-1y", members), "not a whole word")
+}
+
+func TestBestKnownIsTheSmallerOfReferenceAndMinTrace(t *testing.T) {
+	cat := record.NewCatalog(raft.System())
+	s, of, err := eval.BestKnown("../examples/traces", "raft-46", cat)
+	require.NoError(t, err)
+	assert.Equal(t, eval.Size{Deliveries: 10, Externals: 6}, s)
+	assert.Equal(t, "shipped .min.trace", of)
+	s, of, err = eval.BestKnown("../examples/traces", "raft-58b", cat)
+	require.NoError(t, err)
+	assert.Equal(t, eval.Size{Deliveries: 26, Externals: 11}, s)
+	assert.Equal(t, "reference", of)
+	_, _, err = eval.BestKnown(t.TempDir(), "raft-46", cat)
+	require.ErrorContains(t, err, "neither raft-46.reference.trace nor raft-46.min.trace")
+}
+
+func TestSummarizeFreshAndSpread(t *testing.T) {
+	run := func(r float64, hit bool) eval.FreshRun { return eval.FreshRun{Ratio: r, HitBudget: hit} }
+	rows := []eval.FreshRow{
+		{Bug: "a", Runs: []eval.FreshRun{run(1.5, false), run(1, false), run(0.9, true)}},
+		{Bug: "b", Runs: []eval.FreshRun{run(1.2, false), run(1.1, false)}},
+	}
+	b, m, w, ok := rows[0].Spread()
+	require.True(t, ok)
+	assert.Equal(t, []float64{0.9, 1, 1.5}, []float64{b, m, w})
+	s := eval.SummarizeFresh(rows)
+	assert.Equal(t, eval.FreshSummary{Runs: 5, Median: 1.1, Worst: 1.5, WithinBudget: 4}, s)
+	_, _, _, ok = (&eval.FreshRow{}).Spread()
+	assert.False(t, ok)
+}
+
+// TestFreshSeedsTokenring runs the whole study on tokenring: the seeds
+// after the shipped one that fail with the same invariant, each minimized.
+func TestFreshSeedsTokenring(t *testing.T) {
+	sys := tokenring.System()
+	cat := record.NewCatalog(sys)
+	opts := record.Options{"restore-token": "true"}
+	sc := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: 600, MaxExternals: 40}, Runs: 200, MinDeliveries: 12}
+	shipped, _, err := record.Search(context.Background(), sys, opts, sc)
+	require.NoError(t, err)
+	require.NotNil(t, shipped)
+	dir := t.TempDir()
+	require.NoError(t, shipped.WriteFile(filepath.Join(dir, "tok.trace")))
+	require.NoError(t, shipped.WriteFile(filepath.Join(dir, "tok.min.trace")))
+	sc.Seed = shipped.Header.Seed
+	var logs bytes.Buffer
+	cfg := eval.Config{Catalog: cat, TraceDir: dir, Workers: 1, Log: func(f string, a ...any) {}}
+	cfg.Fresh = &eval.FreshConfig{Cases: []eval.FreshCase{{Bug: "tok", System: sys.Name, Options: opts, Search: sc}},
+		N: 2, Budget: 20 * time.Second}
+	cfg.OnUpdate = func(r *eval.Report) error { logs.WriteString(r.Fresh[len(r.Fresh)-1].Bug); return nil }
+	rep, err := eval.RunFresh(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	require.Len(t, rep.Fresh, 1)
+	row := rep.Fresh[0]
+	require.Empty(t, row.Err)
+	require.Len(t, row.Runs, 2)
+	assert.Equal(t, shipped.Header.Seed, row.ShippedSeed)
+	assert.Greater(t, row.Runs[0].Seed, shipped.Header.Seed)
+	assert.Greater(t, row.Runs[1].Seed, row.Runs[0].Seed)
+	for _, x := range row.Runs {
+		assert.LessOrEqual(t, x.Result.Deliveries, x.Initial.Deliveries)
+		assert.InDelta(t, float64(x.Result.Deliveries+x.Result.Externals)/float64(row.Best.Deliveries+row.Best.Externals), x.Ratio, 1e-9)
+	}
+	assert.Equal(t, "toktok", logs.String(), "after the bug, and at the end")
+	var md bytes.Buffer
+	rep.Rows = []eval.Row{{Bug: "tok"}}
+	require.NoError(t, eval.Markdown(&md, rep))
+	assert.Contains(t, md.String(), "## Fresh seeds: failing traces demi has never seen")
+	assert.Contains(t, md.String(), "- tok (shipped seed 3): `demi fuzz --system tokenring --bug restore-token --max-steps 600 --externals 40 --timer-prob 0 --check-every 0 --min-deliveries 12`")
+	assert.Contains(t, md.String(), "| tok | 5, 6 | 39 (E:33) (shipped .min.trace) | – | 5 (E:5), 3 (E:4) | 0.10 / 0.12 / 0.14 |")
+}

@@ -1,0 +1,192 @@
+package step
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/replay"
+)
+
+func open(t testing.TB, path string) (Session, *record.System, *record.Trace) {
+	t.Helper()
+	tr, sys, err := record.ReadFile(path, catalog())
+	require.NoError(t, err)
+	s, err := Open(context.Background(), sys, tr, false)
+	require.NoError(t, err)
+	return s, sys, tr
+}
+
+// Going back (re-execution) and forward give the very same points as a
+// fresh session going straight there.
+func TestAtIsTheSameFromAnywhere(t *testing.T) {
+	ctx := context.Background()
+	s, _, tr := open(t, "../../examples/traces/raft-45.min.trace")
+	require.Equal(t, len(tr.Events), s.Len())
+	order := []int{23, 0, 17, 16, 5, 23, 22, 1, 12}
+	for _, k := range order {
+		got, err := s.At(ctx, k)
+		require.NoError(t, err)
+		fresh, _, _ := open(t, "../../examples/traces/raft-45.min.trace")
+		want, err := fresh.At(ctx, k)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "step %d", k)
+		assert.Equal(t, tr.Events[k].String(), got.Event.String())
+	}
+	last, err := s.At(ctx, 23)
+	require.NoError(t, err)
+	require.NotNil(t, last.Check)
+	assert.Equal(t, tr.Header.Violation.Fingerprint, last.Check.Fingerprint)
+	before, err := s.At(ctx, 22)
+	require.NoError(t, err)
+	assert.Nil(t, before.Check)
+	_, err = s.At(ctx, 24)
+	assert.EqualError(t, err, "no step 24 (steps 0 to 23)")
+}
+
+func TestOpenFindsTheViolation(t *testing.T) {
+	s, _, tr := open(t, "../../examples/traces/raft-45.min.trace")
+	h := s.Header()
+	require.NotNil(t, h.Violation)
+	assert.Equal(t, *tr.Header.Violation, *h.Violation)
+	// Trace is a copy: changing it leaves the session alone.
+	t1 := s.Trace()
+	t1.Events[0] = record.Event{}
+	t1.Header.Violation.Event = 99
+	assert.Equal(t, record.Start, s.Event(0).Kind)
+	assert.Equal(t, 23, s.Header().Violation.Event)
+}
+
+func TestOpenRejectsATraceThatDoesNotReplay(t *testing.T) {
+	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.min.trace", catalog())
+	require.NoError(t, err)
+	tr.Events = append(tr.Events[:10:10], tr.Events[12:]...) // lose two deliveries
+	_, err = Open(context.Background(), sys, tr, false)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the trace does not replay: ")
+	assert.Contains(t, err.Error(), "event 11")
+}
+
+func TestWhatIfFollowsTheRestAndReplays(t *testing.T) {
+	ctx := context.Background()
+	s, sys, _ := open(t, "../../examples/traces/raft-45.min.trace")
+	p, err := s.At(ctx, 16)
+	require.NoError(t, err)
+	var other record.MsgID
+	for _, q := range p.Pending {
+		if q.Deliverable && q.ID != s.Event(17).ID && q.Timer == "" {
+			other = q.ID
+			break
+		}
+	}
+	require.Equal(t, record.MsgID(11), other)
+	next, o, err := s.WhatIf(ctx, 16, Change{Event: record.Event{Kind: record.Deliver, ID: other}})
+	require.NoError(t, err)
+	assert.Equal(t, 17, o.At)
+	assert.Equal(t, other, next.Event(17).ID)
+	assert.Equal(t, 7, o.Followed)
+	assert.Equal(t, 0, o.Skipped)
+	require.NotNil(t, o.Violation)
+	assert.Equal(t, "ElectionSafety(raft-1,raft-2)", o.Violation.Fingerprint)
+	assert.Equal(t, 24, o.Violation.Event)
+	assert.Equal(t, 25, next.Len())
+	// The first 17 steps are the original's.
+	for i := 0; i <= 16; i++ {
+		assert.Equal(t, s.Event(i).String(), next.Event(i).String())
+	}
+	// The new execution replays exactly.
+	res, err := replay.Run(ctx, sys, next.Trace())
+	require.NoError(t, err)
+	assert.True(t, res.Reproduced)
+	assert.Equal(t, 25, res.Events)
+	// The old one is untouched.
+	assert.Equal(t, 24, s.Len())
+}
+
+func TestWhatIfDropAndKill(t *testing.T) {
+	ctx := context.Background()
+	s, sys, _ := open(t, "../../examples/traces/raft-45.min.trace")
+	next, o, err := s.WhatIf(ctx, 16, Change{Drop: 12})
+	require.NoError(t, err)
+	assert.Equal(t, -1, o.At)
+	assert.Nil(t, o.Violation)
+	assert.Equal(t, Outcome{Change: Change{Drop: 12}, At: -1, Followed: 3, Skipped: 4}, *o)
+	for i := 17; i < next.Len(); i++ {
+		assert.NotEqual(t, record.MsgID(12), next.Event(i).ID, "step %d delivers the dropped message", i)
+	}
+	res, err := replay.Run(ctx, sys, next.Trace())
+	require.NoError(t, err)
+	assert.Nil(t, res.Divergence)
+	assert.Equal(t, next.Len(), res.Events)
+
+	_, _, err = s.WhatIf(ctx, 16, Change{Drop: 999})
+	assert.EqualError(t, err, "message #999 is not pending at step 16")
+
+	next, o, err = s.WhatIf(ctx, 22, Change{Event: record.KillEvent("raft-2")})
+	require.NoError(t, err)
+	assert.Equal(t, 23, o.At)
+	assert.Equal(t, record.Kill, next.Event(23).Kind)
+	assert.Nil(t, o.Violation, "raft-2 never hears its last vote")
+	assert.Equal(t, 1, o.Skipped)
+}
+
+// BenchmarkStepBack is a step back on the 2,038-event raft-45 trace, from
+// its end: the run is re-executed from the start to the step before, and
+// the screen rebuilt, as the terminal UI does on "p".
+func BenchmarkStepBack(b *testing.B) {
+	ctx := context.Background()
+	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.trace", catalog())
+	require.NoError(b, err)
+	s, err := Open(ctx, sys, tr, false)
+	require.NoError(b, err)
+	require.Equal(b, 2038, s.Len())
+	w, err := NewWalk(ctx, sys, "raft-45.trace", s)
+	require.NoError(b, err)
+	w.Screen(ctx) // builds the round layout once
+	last := s.Len() - 1
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		require.NoError(b, w.Exec(ctx, Command{Op: OpGoto, N: last}))
+		b.StartTimer()
+		require.NoError(b, w.Exec(ctx, Command{Op: OpPrev, N: 1}))
+		_ = w.Screen(ctx).Text(ScriptWidth)
+	}
+}
+
+// BenchmarkStepForward is a step forward in the middle of the same trace.
+func BenchmarkStepForward(b *testing.B) {
+	ctx := context.Background()
+	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.trace", catalog())
+	require.NoError(b, err)
+	s, err := Open(ctx, sys, tr, false)
+	require.NoError(b, err)
+	w, err := NewWalk(ctx, sys, "raft-45.trace", s)
+	require.NoError(b, err)
+	w.Screen(ctx)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		require.NoError(b, w.Exec(ctx, Command{Op: OpGoto, N: 1000}))
+		b.StartTimer()
+		require.NoError(b, w.Exec(ctx, Command{Op: OpNext, N: 1}))
+		_ = w.Screen(ctx).Text(ScriptWidth)
+	}
+}
+
+// BenchmarkOpen is opening the 2,038-event trace: one replay to find the
+// violation.
+func BenchmarkOpen(b *testing.B) {
+	ctx := context.Background()
+	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.trace", catalog())
+	require.NoError(b, err)
+	for i := 0; i < b.N; i++ {
+		s, err := Open(ctx, sys, tr, false)
+		require.NoError(b, err)
+		_, err = NewWalk(ctx, sys, "raft-45.trace", s)
+		require.NoError(b, err)
+	}
+}

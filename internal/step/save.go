@@ -1,0 +1,120 @@
+package step
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// save writes the current execution as a trace. With no name it picks a
+// fresh one next to the walked file (NAME.whatif.trace, then
+// NAME.whatif-2.trace, ...). It never writes over the walked file, and
+// over another existing file only when force is set (save! FILE). The
+// write is atomic: a temporary file in the same directory, synced, then
+// linked (or, with force, renamed) to its name.
+func (w *Walk) save(name string, force bool) error {
+	if name == "" {
+		name = w.SaveName()
+	}
+	if same, err := samePath(name, w.path); err == nil && same {
+		return fmt.Errorf("save: %s is the trace being walked through; it is never overwritten", name)
+	}
+	if _, err := os.Stat(name); err == nil && !force {
+		return fmt.Errorf("save: %s exists (save! %s overwrites it)", name, name)
+	}
+	t := w.Session().Trace()
+	t.Header.Note = fmt.Sprintf("demi replay --step of %s", filepath.Base(w.path))
+	if len(w.outcomes) > 0 {
+		var parts []string
+		for _, o := range w.outcomes {
+			parts = append(parts, describeChange(o.Change))
+		}
+		t.Header.Note += ", what-if: " + strings.Join(parts, "; ")
+	}
+	var buf bytes.Buffer
+	if err := t.Encode(&buf); err != nil {
+		return fmt.Errorf("save: %w", err)
+	}
+	if err := writeNew(name, buf.Bytes(), force); err != nil {
+		return fmt.Errorf("save: %w", err)
+	}
+	w.status = fmt.Sprintf("saved %d events to %s", len(t.Events), name)
+	if t.Header.Violation == nil {
+		w.status += " (it reaches no violation: demi replay and demi minimize need one)"
+	}
+	return nil
+}
+
+// SaveName is the file a save without a name writes: a fresh name next to
+// the walked file.
+func (w *Walk) SaveName() string {
+	base := strings.TrimSuffix(w.path, ".trace")
+	base = strings.TrimSuffix(base, ".min")
+	for i := 1; ; i++ {
+		name := base + ".whatif.trace"
+		if i > 1 {
+			name = fmt.Sprintf("%s.whatif-%d.trace", base, i)
+		}
+		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+	}
+}
+
+// writeNew writes data to path atomically. Unless overwrite is set it
+// fails, leaving path alone, when path exists (even if it appeared while
+// writing): the temporary file is hard-linked to path, which never
+// replaces a file.
+func writeNew(path string, data []byte, overwrite bool) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	if overwrite {
+		return os.Rename(tmp, path)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s exists", path)
+		}
+		return err
+	}
+	return nil
+}
+
+// samePath reports whether a and b name the same file.
+func samePath(a, b string) (bool, error) {
+	aa, err := filepath.Abs(a)
+	if err != nil {
+		return false, err
+	}
+	bb, err := filepath.Abs(b)
+	if err != nil {
+		return false, err
+	}
+	if aa == bb {
+		return true, nil
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb), nil
+}

@@ -1,0 +1,264 @@
+package tui_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/examples/tokenring"
+	"github.com/demi-project/demi/record"
+)
+
+// childEnv makes the test binary act as demi (see TestMain), so that tmux
+// runs the real command line in a real terminal without building it.
+const childEnv = "DEMI_STEP_TUI_CHILD"
+
+func catalog() *record.Catalog { return record.NewCatalog(raft.System(), tokenring.System()) }
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(cli.Run(context.Background(), catalog(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// terminal is a tmux session running `demi replay --step` on its own
+// server socket.
+type terminal struct {
+	t    *testing.T
+	sock string
+	last string
+}
+
+// start opens the terminal UI on trace in a 120×60 tmux window. Without
+// tmux the test is skipped, except in CI (CI set), where .ci/run installs
+// it and its absence is a failure.
+func start(t *testing.T, trace string) *terminal {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("tmux is missing in CI: .ci/run should install it")
+		}
+		t.Skip("tmux is not installed")
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	// A short socket path: unix socket paths are limited to ~100 bytes.
+	dir, err := os.MkdirTemp("", "tmx")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	tm := &terminal{t: t, sock: filepath.Join(dir, "s")}
+	shell := fmt.Sprintf("env %s=1 TERM=xterm-256color %q replay --step %q", childEnv, exe, trace)
+	tm.tmux("new-session", "-d", "-s", "demi", "-x", "120", "-y", "60", shell)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
+	tm.tmux("set-option", "-t", "demi", "remain-on-exit", "on")
+	tm.tmux("set-option", "-s", "escape-time", "0")
+	tm.waitFor("step 0 of 23")
+	return tm
+}
+
+func (tm *terminal) tmux(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
+	require.NoError(tm.t, err, "tmux %s: %s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// keys types keys (tmux key names: "n", "Enter", "Left").
+func (tm *terminal) keys(keys ...string) {
+	tm.t.Helper()
+	tm.tmux(append([]string{"send-keys", "-t", "demi"}, keys...)...)
+}
+
+// screen is what the window shows now.
+func (tm *terminal) screen() string {
+	tm.t.Helper()
+	tm.last = tm.tmux("capture-pane", "-p", "-t", "demi")
+	return tm.last
+}
+
+// waitFor waits until every text is on the screen, and returns it. It
+// fails after ten seconds (a generous bound on a loaded machine; a screen
+// normally comes within milliseconds).
+func (tm *terminal) waitFor(texts ...string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := tm.screen()
+		missing := ""
+		for _, text := range texts {
+			if !strings.Contains(s, text) {
+				missing = text
+				break
+			}
+		}
+		if missing == "" {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the screen never showed %q; it shows:\n%s", missing, s)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// waitGone waits until text is no longer on the screen.
+func (tm *terminal) waitGone(text string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(tm.screen(), text) {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the screen still shows %q:\n%s", text, tm.last)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// line returns the screen line that starts with prefix.
+func line(screen, prefix string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return strings.TrimRight(l, " ")
+		}
+	}
+	return ""
+}
+
+// trace copies the shipped minimized raft-45 trace into a fresh directory
+// (so that saves land there).
+func trace(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../../examples/traces/raft-45.min.trace")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "raft-45.min.trace")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
+}
+
+const helpLine = "n/→ next · p/← prev · g goto · b break · c continue · v violation · r rounds · / search · s state · d deliver · x drop"
+
+func TestTerminalForwardAndBack(t *testing.T) {
+	tm := start(t, trace(t))
+	s := tm.screen()
+	assert.Equal(t, "demi step · raft-45.min.trace · raft (raft-45) · seed 45 · fifo network", line(s, "demi step"))
+	assert.Equal(t, helpLine, line(s, "n/→"), "the help line is always visible")
+
+	tm.keys("n")
+	tm.waitFor("step 1 of 23")
+	tm.keys("n", "Right")
+	s = tm.waitFor("step 3 of 23")
+	assert.Equal(t, "event     start raft-4", line(s, "event"))
+	assert.Equal(t, "raft-4  started by this step", line(s, "raft-4"))
+
+	tm.keys("p")
+	s = tm.waitFor("step 2 of 23")
+	assert.Equal(t, "event     start raft-3", line(s, "event"))
+
+	// Three steps forward from 13 ends on a delivery: its message shows.
+	tm.keys("g")
+	tm.waitFor("go to step:")
+	tm.keys("13", "Enter")
+	tm.waitFor("step 13 of 23")
+	tm.keys("n", "n", "n")
+	s = tm.waitFor("step 16 of 23")
+	assert.Equal(t, "event     deliver #20 raft-4→raft-1 Vote{t1 granted}", line(s, "event"))
+	assert.Equal(t, "message   delivered raft-4→raft-1: Vote{Term:1 Granted:true}", line(s, "message"))
+	assert.Equal(t, "step 16 of 23 (24 events) · round 1 · phase vote", line(s, "step"))
+	assert.Equal(t, " *> #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}", line(s, " *> "))
+	assert.Equal(t, helpLine, line(s, "n/→"))
+
+	tm.keys("Left")
+	s = tm.waitFor("step 15 of 23")
+	assert.Equal(t, "event     timer retry fires at raft-1: RetryVotes{Term:1}", line(s, "event"))
+}
+
+func TestTerminalBreakpointAndViolation(t *testing.T) {
+	tm := start(t, trace(t))
+	tm.keys("g")
+	tm.waitFor("go to step:")
+	tm.keys("16", "Enter")
+	tm.waitFor("step 16 of 23")
+	tm.keys("b")
+	tm.waitFor("run to the next event of")
+	tm.keys("raft-3", "Enter")
+	s := tm.waitFor("step 17 of 23")
+	assert.Equal(t, "event     deliver #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}", line(s, "event"))
+	assert.Equal(t, "» breakpoint raft-3: stopped at step 17", line(s, "»"))
+	assert.Equal(t, "raft-3  changed", line(s, "raft-3"))
+
+	tm.keys("c")
+	s = tm.waitFor("step 21 of 23")
+	assert.Equal(t, "event     deliver #26 raft-3→raft-2 Vote{t1 granted}", line(s, "event"))
+
+	tm.keys("v")
+	s = tm.waitFor("step 23 of 23")
+	assert.Equal(t, "invariant VIOLATED: ElectionSafety(raft-1,raft-2): raft-1 and raft-2 were both leader in term 1", line(s, "invariant"))
+	assert.Equal(t, "» the invariant breaks at step 23", line(s, "»"))
+
+	tm.keys("r")
+	s = tm.waitFor("round view of steps 0-23 (r leaves it)")
+	assert.Equal(t, "  election   {raft-1,raft-2} → 4 × RequestVote", line(s, "  election"))
+	tm.keys("r")
+	tm.waitFor("pending  18")
+
+	tm.keys("/")
+	tm.waitFor("search:")
+	tm.keys("g")
+	tm.waitFor("search: g")
+	tm.keys("Escape")
+	tm.waitGone("search:")
+
+	tm.keys("?")
+	s = tm.waitFor("commands (scripted mode")
+	assert.Equal(t, "violation              v          run to the step where the invariant breaks", line(s, "violation "))
+
+	tm.keys("q")
+	tm.waitFor("Pane is dead")
+}
+
+func TestTerminalWhatIfSaved(t *testing.T) {
+	path := trace(t)
+	tm := start(t, path)
+	tm.keys("g")
+	tm.waitFor("go to step:")
+	tm.keys("16", "Enter")
+	tm.waitFor("step 16 of 23")
+	tm.keys("d")
+	s := tm.waitFor("what-if: deliver now pending message #11")
+	tm.keys("Enter")
+	s = tm.waitFor("step 17 of 24")
+	assert.Equal(t, "event     deliver #11 raft-2→raft-1 RequestVote{t1 raft-2 last=0/t0}", line(s, "event"))
+	assert.True(t, strings.HasPrefix(line(s, "what-if"), "what-if   1. violation still reached, at step 24 ← deliver #11"), line(s, "what-if"))
+
+	tm.keys("w")
+	want := filepath.Join(filepath.Dir(path), "raft-45.whatif.trace")
+	tm.waitFor("save the execution as: " + want)
+	tm.keys("Enter")
+	s = tm.waitFor("» saved 25 events to " + want)
+
+	// Saving again over it asks first; n keeps the file.
+	tm.keys("w")
+	tm.waitFor("save the execution as: ")
+	tm.keys("C-u", want, "Enter")
+	tm.waitFor("exists: overwrite it? (y/n)")
+	tm.keys("n")
+	tm.waitFor("not saved")
+
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), catalog(), []string{"replay", want}, &out, &errb)
+	assert.Equal(t, 0, code, errb.String())
+	assert.Equal(t, want+": 1/1 replays reproduced ElectionSafety(raft-1,raft-2) after 25 of 25 events\n", out.String())
+	code = cli.Run(context.Background(), catalog(), []string{"minimize", want, "-o", filepath.Join(filepath.Dir(path), "m.trace")}, &out, &errb)
+	assert.Equal(t, 0, code, errb.String())
+}

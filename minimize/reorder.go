@@ -1,0 +1,328 @@
+package minimize
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// The reorder stage escapes local minima of the removal stages. Every
+// earlier stage only removes events and keeps the order of the rest, so a
+// smaller execution that needs a different interleaving (which of two
+// candidates' votes arrives first, a member started later, a client
+// command where the removals had left an election) is out of their reach.
+// A move changes the best trace without making it smaller:
+//
+//   - swap: a delivery goes before the previous delivery to the same actor
+//     (deliveries to different actors commute, so only those are worth
+//     trying);
+//   - later / earlier: an external event moves to just after a later
+//     delivery, or to just before an earlier one;
+//   - re-insert: an external event of the input that the removals dropped
+//     (one of each kind, receiver and message type) comes back, at every
+//     position.
+//
+// The moved plan is checked with type-fingerprint backtracks (the
+// deliveries after the move are wildcards), and from the trace it produces
+// a descent removes events one at a time while they go; the move is kept
+// only when the descent ends smaller than the best trace. Moves are tried
+// in a fixed order, each one's descent is a fixed sequence of checks, and
+// the first improving move in that order wins (as in the other stages), so
+// the result does not depend on the number of workers.
+
+// reorderDescentChecks bounds the checks of one move's descent.
+const reorderDescentChecks = 400
+
+// reorderSchedules is the schedule budget of a check in the reorder stage.
+const reorderSchedules = 8
+
+// maxReorderMoves bounds the moves generated from one trace.
+const maxReorderMoves = 4000
+
+// reorder runs the reorder stage until no move improves the best trace.
+func (m *minimizer) reorder(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		base := m.snapshotBest()
+		moves := m.moves(base)
+		bp := dpor.FromEvents(m.fp, base.Events)
+		_, tr, err := m.firstTrace(ctx, len(moves), func(c *dpor.Checker, i int) (*record.Trace, error) {
+			return m.tryMove(ctx, c, base, moves[i](c.Fingerprinter(), bp))
+		})
+		if err != nil {
+			return err
+		}
+		if tr == nil || !m.offer(tr) {
+			return nil
+		}
+	}
+}
+
+// tryMove checks plan, then descends from its trace; it returns a trace
+// smaller than base, or nil.
+func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, error) {
+	c.SetMode(dpor.TFB)
+	c.SetMaxSchedules(reorderSchedules)
+	c.SetBroad(false)
+	r, err := c.Check(ctx, plan)
+	m.schedules.Add(int64(r.Schedules))
+	if err != nil || r.Trace == nil {
+		return nil, err
+	}
+	cur := r.Trace
+	fifo := m.fifo()
+	checks := 0
+	for improved := true; improved && checks < reorderDescentChecks; {
+		improved = false
+		cp := dpor.FromEvents(c.Fingerprinter(), cur.Events)
+		for _, drop := range removals(cur.Events, fifo) {
+			if checks >= reorderDescentChecks {
+				break
+			}
+			checks++
+			r, err := c.Check(ctx, removal(drop, drop[0])(c.Fingerprinter(), cp))
+			m.schedules.Add(int64(r.Schedules))
+			if err != nil {
+				return nil, err
+			}
+			if r.Trace != nil && smaller(r.Trace, cur) {
+				cur, improved = r.Trace, true
+				break
+			}
+		}
+	}
+	if smaller(cur, base) {
+		return cur, nil
+	}
+	return nil, nil
+}
+
+// fifo reports whether the system's network is FIFO.
+func (m *minimizer) fifo() bool {
+	return m.sys.Network == nil || m.sys.Network(m.resolved) == record.FIFO
+}
+
+// removals lists the single removals of a descent, in order: every external
+// unit, then every delivery from the last (under FIFO with the later
+// deliveries of its queue; a timer firing alone).
+func removals(events []record.Event, fifo bool) [][]int {
+	var out [][]int
+	out = append(out, externalUnits(events)...)
+	dels := deliveryIndices(events)
+	for k := len(dels) - 1; k >= 0; k-- {
+		i := dels[k]
+		drop := []int{i}
+		if e := events[i]; fifo && e.Timer == "" {
+			for j := i + 1; j < len(events); j++ {
+				if f := events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
+					drop = append(drop, j)
+				}
+			}
+		}
+		out = append(out, drop)
+	}
+	return out
+}
+
+// moves lists the moves of the best trace, in a fixed order: swaps,
+// external events later, earlier, then re-inserted externals.
+func (m *minimizer) moves(base *record.Trace) []edit {
+	ev := base.Events
+	// Content shrinking (shrink.go) as a move: a smaller configuration
+	// opens other routes, which only the descent can take.
+	out := m.shrinkEdits(base)
+	// Swaps: delivery j before the previous delivery i to the same actor.
+	last := map[record.ActorID]int{}
+	for j, e := range ev {
+		if e.Kind != record.Deliver {
+			continue
+		}
+		if i, ok := last[e.To]; ok {
+			out = append(out, moveTo(j, i))
+		}
+		last[e.To] = j
+	}
+	// External events later, then earlier.
+	for i, e := range ev {
+		if !e.Kind.IsExternal() {
+			continue
+		}
+		for j := i + 1; j < len(ev); j++ {
+			if ev[j].Kind == record.Deliver {
+				out = append(out, moveTo(i, j+1))
+			}
+		}
+	}
+	for i, e := range ev {
+		if !e.Kind.IsExternal() {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			if ev[j].Kind == record.Deliver {
+				out = append(out, moveTo(i, j))
+			}
+		}
+	}
+	// Re-inserted externals: one of each shape the input had and the best
+	// trace lacks, at every position after the first event.
+	have := map[shape]bool{}
+	for _, e := range ev {
+		if e.Kind.IsExternal() {
+			have[shapeOf(e)] = true
+		}
+	}
+	for _, x := range m.dropped {
+		if have[shapeOf(x)] {
+			continue
+		}
+		for p := 1; p <= len(ev); p++ {
+			out = append(out, insertAt(x, p))
+		}
+	}
+	if len(out) > maxReorderMoves {
+		out = out[:maxReorderMoves]
+	}
+	return out
+}
+
+// shape is what identifies an external event for re-insertion: its kind,
+// actor, receiver and message type.
+type shape struct {
+	kind      record.Kind
+	actor, to record.ActorID
+	msg       string
+}
+
+func shapeOf(e record.Event) shape {
+	s := shape{kind: e.Kind, actor: e.Actor, to: e.To}
+	if e.Msg != nil {
+		s.msg = record.TypeName(e.Msg)
+	}
+	return s
+}
+
+// reinsertable returns, in input order, the first external event of each
+// shape of the input that can be re-inserted alone: a start, a send, a
+// kill or a restart (a partition needs its heal, a wait marker its event).
+func reinsertable(events []record.Event) []record.Event {
+	seen := map[shape]bool{}
+	var out []record.Event
+	for _, e := range events {
+		switch e.Kind {
+		case record.Start, record.Send, record.Kill, record.Restart:
+		default:
+			continue
+		}
+		if s := shapeOf(e); !seen[s] {
+			seen[s] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// moveTo moves the event at from to position to (counted in the original
+// plan, before removing from); the deliveries from the earlier of the two
+// positions on are wildcards.
+func moveTo(from, to int) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := make(dpor.Plan, 0, len(bp))
+		wild := min(from, to)
+		for i := 0; i <= len(bp); i++ {
+			if i == to {
+				p = append(p, bp[from])
+			}
+			if i == len(bp) {
+				break
+			}
+			if i != from {
+				p = append(p, bp[i])
+			}
+		}
+		for k := range p {
+			if k >= wild && !p[k].Event.Kind.IsExternal() {
+				p[k].Wildcard = true
+			}
+		}
+		return p
+	}
+}
+
+// insertAt inserts external event x at position at; the deliveries after it
+// are wildcards.
+func insertAt(x record.Event, at int) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := make(dpor.Plan, 0, len(bp)+1)
+		p = append(p, bp[:at]...)
+		p = append(p, dpor.Step{Event: x})
+		for _, st := range bp[at:] {
+			if !st.Event.Kind.IsExternal() {
+				st.Wildcard = true
+			}
+			p = append(p, st)
+		}
+		return p
+	}
+}
+
+// firstTrace runs try for candidates 0..n-1 on the workers and returns the
+// lowest index whose try returned a trace, and that trace, or -1.
+// Candidates after a success are abandoned, candidates before it are
+// always finished, so the answer is the one a sequential scan would give.
+func (m *minimizer) firstTrace(ctx context.Context, n int, try func(c *dpor.Checker, i int) (*record.Trace, error)) (int, *record.Trace, error) {
+	if n <= 0 {
+		return -1, nil, nil
+	}
+	var (
+		next    atomic.Int64
+		found   atomic.Int64
+		mu      sync.Mutex
+		traces  = map[int]*record.Trace{}
+		errOnce error
+	)
+	found.Store(int64(n))
+	work := func(c *dpor.Checker) {
+		for {
+			i := next.Add(1) - 1
+			if i >= int64(n) || i > found.Load() {
+				return
+			}
+			tr, err := try(c, int(i))
+			if err != nil {
+				mu.Lock()
+				if errOnce == nil {
+					errOnce = err
+				}
+				mu.Unlock()
+				return
+			}
+			if tr != nil {
+				mu.Lock()
+				traces[int(i)] = tr
+				mu.Unlock()
+				for {
+					cur := found.Load()
+					if i >= cur || found.CompareAndSwap(cur, i) {
+						break
+					}
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for _, c := range m.checks[:min(len(m.checks), n)] {
+		wg.Add(1)
+		go func(c *dpor.Checker) { defer wg.Done(); work(c) }(c)
+	}
+	wg.Wait()
+	if f := int(found.Load()); f < n {
+		return f, traces[f], nil
+	}
+	return -1, nil, errOnce
+}

@@ -1,0 +1,60 @@
+package minimize
+
+import "fmt"
+
+// Stage names: the rows of demi minimize's table, StageStats.Name and
+// Progress.Stage. The package doc lists them in the order they run; a test
+// checks that it lists every one.
+const (
+	// StageInitial replays the input exactly; it must reproduce its violation.
+	StageInitial = "initial"
+	// StageProvenance drops deliveries outside the violation's causal past.
+	StageProvenance = "provenance"
+	// StageDdminExternals delta-debugs the external events, each
+	// subsequence checked with the single STSSched schedule (the paper's
+	// STSSched column; strategy "sts" stops after it).
+	StageDdminExternals = "ddmin-externals"
+	// StageDdminExternalsWild delta-debugs the external events again with
+	// every delivery a wildcard.
+	StageDdminExternalsWild = "ddmin-externals-wild"
+	// StageClockClusters removes whole clusters of deliveries that share a
+	// logical clock value, with the timers that advance the clock.
+	StageClockClusters = "clock-clusters"
+	// StageDdminInternals delta-debugs the deliveries, with wildcards and
+	// type-fingerprint backtracks.
+	StageDdminInternals = "ddmin-internals"
+	// StageFifoInternals tries leaving the last delivery of each FIFO queue
+	// pending, one at a time.
+	StageFifoInternals = "fifo-internals"
+	// StageShrinkContents shrinks the contents of external messages.
+	StageShrinkContents = "shrink-contents"
+	// StageOneAtATime tries removing every remaining causal cone,
+	// delivery and external event once more.
+	StageOneAtATime = "one-at-a-time"
+	// StageReorder tries moves that reorder rather than remove (swaps,
+	// external events moved or re-inserted, contents shrunk), each
+	// followed by a descent; it runs at the end of a round that found
+	// nothing, once per trace, as RoundStage(StageReorder, n).
+	StageReorder = "reorder"
+	// StageFinal replays the result exactly; it must reproduce the
+	// violation before anything is written.
+	StageFinal = "final"
+)
+
+// FirstPass lists the stages of the full (tfb) pipeline before its rounds,
+// in the order they run, from StageInitial on; strategy "sts" runs the
+// first three, then StageFinal.
+func FirstPass() []string {
+	return []string{StageInitial, StageProvenance, StageDdminExternals, StageDdminExternalsWild,
+		StageClockClusters, StageDdminInternals, StageFifoInternals, StageShrinkContents, StageOneAtATime}
+}
+
+// RoundStages lists the stages each further round repeats, in order; in
+// round n (from 2) they are named RoundStage(stage, n).
+func RoundStages() []string {
+	return []string{StageDdminExternals, StageClockClusters, StageDdminInternals, StageOneAtATime}
+}
+
+// RoundStage is the name of stage in round n (2, 3, ...):
+// "ddmin-internals-2".
+func RoundStage(stage string, round int) string { return fmt.Sprintf("%s-%d", stage, round) }

@@ -1,0 +1,102 @@
+package optimal_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/demi-project/demi/optimal"
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/replay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// naiveSubsets is the reference for Subsets: iterative deepening on
+// deliveries plus externals over every subsequence of the external events
+// and every interleaving, no reduction.
+func naiveSubsets(t *testing.T, sys *record.System, tr *record.Trace, maxCost int) int {
+	t.Helper()
+	exts := tr.Externals()
+	want := tr.Header.Violation.Fingerprint
+	var try func(path []int, budget int) bool
+	try = func(path []int, budget int) bool {
+		sim, err := record.NewSim(sys, tr.Header.OptionMap(), tr.Header.Seed)
+		require.NoError(t, err)
+		ext := 0
+		for _, step := range path {
+			switch {
+			case step == -1:
+				require.NoError(t, sim.Apply(exts[ext]))
+				ext++
+			case step == -2:
+				ext++
+			default:
+				require.NoError(t, sim.Deliver(sim.Enabled(nil)[step].ID))
+			}
+		}
+		if v := sim.Check(); v != nil && v.Fingerprint == want {
+			return true
+		}
+		if sim.Halted() != nil {
+			return false
+		}
+		if ext < len(exts) {
+			if try(append(append([]int(nil), path...), -2), budget) {
+				return true
+			}
+			if budget > 0 && try(append(append([]int(nil), path...), -1), budget-1) {
+				return true
+			}
+		}
+		if budget > 0 {
+			for i := range sim.Enabled(nil) {
+				if try(append(append([]int(nil), path...), i), budget-1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for c := 0; c <= maxCost; c++ {
+		if try(nil, c) {
+			return c
+		}
+	}
+	return -1
+}
+
+func TestGlobalSearchMatchesTheHistorySearch(t *testing.T) {
+	for _, c := range []struct {
+		bug      string
+		maxSteps int
+	}{{"restore-token", 60}, {"panic-on-lap", 40}} {
+		t.Run(c.bug, func(t *testing.T) {
+			sys, tr := failing(t, c.bug, c.maxSteps)
+			old, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: tr.Header.Deliveries})
+			require.NoError(t, err)
+			g, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: tr.Header.Deliveries, Global: true})
+			require.NoError(t, err)
+			require.NotNil(t, g.Trace)
+			assert.True(t, g.Exhausted)
+			assert.Equal(t, old.Deliveries, g.Deliveries, "same optimum for the same external events")
+			assert.LessOrEqual(t, g.States, old.States, "global states are never more than history states")
+			r, err := replay.Run(context.Background(), sys, g.Trace)
+			require.NoError(t, err)
+			assert.True(t, r.Reproduced)
+		})
+	}
+}
+
+func TestSubsetsSearchMatchesNaive(t *testing.T) {
+	sys, tr := failing(t, "panic-on-lap", 40)
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: tr.Header.Deliveries, Subsets: true})
+	require.NoError(t, err)
+	require.NotNil(t, res.Trace)
+	assert.True(t, res.Exhausted)
+	cost := res.Deliveries + res.Externals
+	assert.Equal(t, naiveSubsets(t, sys, tr, cost), cost)
+	assert.LessOrEqual(t, res.Externals, len(tr.Externals()))
+	r, err := replay.Run(context.Background(), sys, res.Trace)
+	require.NoError(t, err)
+	assert.True(t, r.Reproduced)
+}
