@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/demi-project/demi/record"
@@ -30,10 +28,16 @@ atomically and never overwrites FILE.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := args[0]
+			flag := "-o"
 			if out == "" {
-				out = strings.TrimSuffix(in, ".trace") + ".html"
+				out, flag = strings.TrimSuffix(in, ".trace")+".html", "output"
 			}
-			if err := checkOutput(in, out); err != nil {
+			if same, err := samePath(in, out); err != nil {
+				return badInput(err)
+			} else if same {
+				return badInput(fmt.Errorf("-o %s is the input file; report never overwrites its input", out))
+			}
+			if err := checkOutput(flag, out, false); err != nil {
 				return err
 			}
 			var st *report.Stats
@@ -68,22 +72,4 @@ atomically and never overwrites FILE.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (default FILE with .html for .trace)")
 	cmd.Flags().StringVar(&stats, "stats", "", "statistics written by demi minimize --stats, to show its stages and pace")
 	return cmd
-}
-
-// checkOutput rejects an output path that is the input or whose directory
-// does not exist, before any work.
-func checkOutput(in, out string) error {
-	if same, err := samePath(in, out); err != nil {
-		return badInput(err)
-	} else if same {
-		return badInput(fmt.Errorf("-o %s is the input file; report never overwrites its input", out))
-	}
-	dir := filepath.Dir(out)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return badInput(fmt.Errorf("-o %s: directory %s does not exist", out, dir))
-	}
-	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return badInput(fmt.Errorf("-o %s is a directory", out))
-	}
-	return nil
 }

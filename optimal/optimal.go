@@ -412,3 +412,6 @@ func stateKey(hist []uint64, ext int) uint64 {
 	}
 	return k
 }
+
+// splitmix scrambles x into a well-spread key (a seed for a combined hash).
+func splitmix(x uint64) uint64 { return hashing.Finish(x + hashing.Seed) }
