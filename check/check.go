@@ -8,10 +8,15 @@
 // re-checks the trace the way minimization checks a candidate (package
 // dpor): the same external events, injected in order; each recorded
 // delivery matched to a pending message by sender, receiver and message
-// type (the same contents preferred); and, when that one schedule does not
-// reach the violation, type-fingerprint backtracks (other messages of the
-// same type to the same receiver delivered instead), then backtracks on
-// messages of other types, within a budget of schedules. The search stops at
+// type (the same contents preferred); and, when that does not reach the
+// violation, type-fingerprint backtracks (other messages of the same type
+// to the same receiver delivered instead), then backtracks on messages of
+// other types, within a budget of schedules. One schedule goes first: the
+// same loose matching, plus every message of a type the trace never
+// delivered (one the changed code sends and the recorded run did not)
+// delivered as soon as it can be; without it, a receiver waiting for such a
+// message starves, and a long trace loses its violation to a change that
+// did not fix the bug. The search stops at
 // the first schedule that reaches a violation with the trace's fingerprint
 // (record.Violation.Same); that schedule's own run is returned as a new
 // exact, replayable trace.
@@ -136,6 +141,20 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		return res, nil
 	}
 
+	// First the one schedule that also delivers messages of types the
+	// trace never delivered (see eager), then the dpor search.
+	res.Schedules = 1
+	if tr, err := eager(ctx, sys, run, want); err != nil && ctx.Err() != nil {
+		res.Outcome = Unreachable
+		return res, ctx.Err()
+	} else if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	} else if tr != nil {
+		res.Outcome = Reachable
+		res.Trace = ownTrace(tr, recheckedNote(t))
+		return res, nil
+	}
+
 	c, err := dpor.New(dpor.Config{System: sys, Options: run.Header.OptionMap(), Seed: run.Header.Seed,
 		Target: want.Fingerprint, Mode: dpor.TFB, Fingerprint: cfg.Fingerprint})
 	if err != nil {
@@ -152,7 +171,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	for _, pass := range []struct {
 		broad bool
 		n     int
-	}{{false, max(cfg.MaxSchedules/4, 1)}, {true, 0}} {
+	}{{false, min(max(cfg.MaxSchedules/4, 1), cfg.MaxSchedules-res.Schedules)}, {true, 0}} {
 		if pass.broad {
 			pass.n = cfg.MaxSchedules - res.Schedules
 		}
@@ -172,8 +191,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		}
 		if r.Trace != nil && want.Same(r.Trace.Header.Violation) {
 			res.Outcome = Reachable
-			res.Trace = ownTrace(r.Trace, fmt.Sprintf("re-checked by demi from a trace of %d deliveries and %d externals",
-				t.Header.Deliveries, t.Header.Externals))
+			res.Trace = ownTrace(r.Trace, recheckedNote(t))
 			return res, nil
 		}
 		res.Exhausted = r.Schedules < pass.n
@@ -188,4 +206,9 @@ func ownTrace(tr *record.Trace, note string) *record.Trace {
 	out.Recount()
 	out.Header.Note = note
 	return out
+}
+
+func recheckedNote(from *record.Trace) string {
+	return fmt.Sprintf("re-checked by demi from a trace of %d deliveries and %d externals",
+		from.Header.Deliveries, from.Header.Externals)
 }

@@ -27,9 +27,11 @@ func checkCmd(e *env) *cobra.Command {
 exact replay, then, when the run leaves the trace (after a fix or any change
 to what a handler sends), the way minimization checks a candidate: the same
 external events in order, each delivery matched by sender, receiver and
-message type, with backtracks to other pending messages of the same type (and
-then of any type) to the same receiver, up to --schedules schedules or
---budget of wall-clock time. See package check.
+message type (messages of types the trace never delivered are delivered as
+soon as they can be in a first schedule), with backtracks to other pending
+messages of the same type (and then of any type) to the same receiver, up to
+--schedules schedules or --budget of wall-clock time. See package check. No
+schedule reaching the violation is evidence that it is fixed, not proof.
 
 --opt name=value, --bug NAME and --no-bug NAME change the trace's options
 (turn a bug switch off to see whether the trace still finds another way to
@@ -57,6 +59,9 @@ Exit status 0 when the violation is no longer reachable within the budget,
 					return badInput(err)
 				} else if same {
 					return badInput(fmt.Errorf("-o %s is the input file; check never overwrites its input", out))
+				}
+				if err := checkOutput("-o", out, false); err != nil {
+					return err
 				}
 			}
 			orig, sys, err := e.loadTrace(in)
@@ -117,6 +122,9 @@ Exit status 0 when the violation is no longer reachable within the budget,
 			if res.Outcome == check.Reachable || out != "" {
 				if out == "" {
 					if out, err = freePath(strings.TrimSuffix(in, ".trace") + ".check"); err != nil {
+						return err
+					}
+					if err := checkOutput("output", out, true); err != nil {
 						return err
 					}
 				}

@@ -53,7 +53,7 @@ func TestCheckWritesTheScheduleThatStillReachesTheViolation(t *testing.T) {
 		assert.Equal(t, 1, code, i)
 		assert.Equal(t, "checking with options changed from the trace's: raft-58a=true\n"+
 			in+": exact replay diverged at event 22: expected deliver #34 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}; got no message #34 pending\n"+
-			"schedule 1 of at most 2000 reaches ElectionSafety(raft-1,raft-2) after 16 deliveries and 8 externals\n"+
+			"schedule 1 of at most 2000 reaches ElectionSafety(raft-1,raft-2) after 19 deliveries and 8 externals\n"+
 			"wrote "+filepath.Join(dir, want)+"\n", out, i)
 		assert.Equal(t, "demi: the violation ElectionSafety(raft-1,raft-2) is still reachable\n", errs)
 	}
@@ -81,6 +81,7 @@ func TestCheckRejectsBadInput(t *testing.T) {
 		{[]string{"check", in, "--opt", "raft-45=perhaps"}, `demi: option raft-45: "perhaps" is not a boolean` + "\n"},
 		{[]string{"check", in, "--schedules", "0"}, "demi: --schedules must be at least 1\n"},
 		{[]string{"check", in, "--budget", "0s"}, "demi: --budget must be positive\n"},
+		{[]string{"check", in, "-o", filepath.Join(t.TempDir(), "no", "such", "dir.trace")}, ""},
 		{[]string{"check", garbage}, ""},
 		{[]string{"check", filepath.Join(t.TempDir(), "missing.trace")}, ""},
 	}
@@ -91,7 +92,7 @@ func TestCheckRejectsBadInput(t *testing.T) {
 		if tc.want != "" {
 			assert.Equal(t, tc.want, errs, tc.args)
 		} else {
-			assert.Regexp(t, `^demi: (open .*missing\.trace: no such file or directory|.*garbage\.trace: bad trace header: not a demi trace .*)\n$`, errs)
+			assert.Regexp(t, `^demi: (open .*missing\.trace: no such file or directory|.*garbage\.trace: bad trace header: not a demi trace .*|-o .*dir\.trace: directory .*such does not exist)\n$`, errs)
 		}
 	}
 }

@@ -45,10 +45,10 @@ func (d *Divergence) String() string {
 	return s
 }
 
-// Escape returns s as it is when it is valid UTF-8 without control
+// escape returns s as it is when it is valid UTF-8 without control
 // characters, and otherwise quoted the way strconv.Quote does, so that a
 // report never prints raw control bytes or invalid UTF-8.
-func Escape(s string) string {
+func escape(s string) string {
 	for i, r := range s {
 		if r == utf8.RuneError {
 			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
@@ -67,7 +67,7 @@ func Escape(s string) string {
 func deliveryDiff(want *Event, p *Pending) []FieldDiff {
 	var out []FieldDiff
 	add := func(field, exp, got string) {
-		out = append(out, FieldDiff{Field: field, Expected: Escape(exp), Got: Escape(got)})
+		out = append(out, FieldDiff{Field: field, Expected: escape(exp), Got: escape(got)})
 	}
 	if p.ID != want.ID {
 		add("id", fmt.Sprintf("#%d", want.ID), fmt.Sprintf("#%d", p.ID))

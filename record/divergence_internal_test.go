@@ -7,8 +7,8 @@ import (
 )
 
 func TestEscape(t *testing.T) {
-	assert.Equal(t, "plain → text", Escape("plain → text"))
-	assert.Equal(t, `"a\nb"`, Escape("a\nb"))
-	assert.Equal(t, `"\xff"`, Escape("\xff"))
-	assert.Equal(t, "\uFFFD", Escape("\uFFFD"), "an encoded replacement character is valid UTF-8")
+	assert.Equal(t, "plain → text", escape("plain → text"))
+	assert.Equal(t, `"a\nb"`, escape("a\nb"))
+	assert.Equal(t, `"\xff"`, escape("\xff"))
+	assert.Equal(t, "\uFFFD", escape("\uFFFD"), "an encoded replacement character is valid UTF-8")
 }

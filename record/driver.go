@@ -364,7 +364,7 @@ func (d *Driver) Rewind(ctx context.Context, m int) error {
 			err = sim.Deliver(e.ID)
 		}
 		if err != nil {
-			return fmt.Errorf("stepping back: re-executing event %d (%s): %w (is the system deterministic?)", i, Escape(e.String()), err)
+			return fmt.Errorf("stepping back: re-executing event %d (%s): %w (is the system deterministic?)", i, escape(e.String()), err)
 		}
 	}
 	d.sim = sim
@@ -435,7 +435,7 @@ func (d *Driver) leave() {
 
 // diverged records that step o could not be taken.
 func (d *Driver) diverged(o Outcome, e *Event, got string, fields []FieldDiff) Outcome {
-	o.Divergence = &Divergence{Event: o.Step, Expected: Escape(e.String()), Got: Escape(got), Fields: fields}
+	o.Divergence = &Divergence{Event: o.Step, Expected: escape(e.String()), Got: escape(got), Fields: fields}
 	d.div = o.Divergence
 	return o
 }
@@ -472,7 +472,7 @@ func (d *Driver) after(o Outcome, executed bool) Outcome {
 	}
 	o.Violation, o.Found = v, v.Same(d.f.Want)
 	if !o.Found && d.sim.halted != nil && d.exact() && o.Step >= 0 {
-		o.Divergence = &Divergence{Event: o.Step, Expected: "the run to go on", Got: Escape(v.String())}
+		o.Divergence = &Divergence{Event: o.Step, Expected: "the run to go on", Got: escape(v.String())}
 		d.div = o.Divergence
 	}
 	return o
