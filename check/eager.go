@@ -19,7 +19,7 @@ import (
 func eager(ctx context.Context, sys *record.System, run *record.Trace, want *record.Violation) (*record.Trace, error) {
 	known := map[string]bool{}
 	for i := range run.Events {
-		if e := &run.Events[i]; e.Kind == record.Deliver {
+		if e := &run.Events[i]; e.Msg != nil {
 			known[record.TypeName(e.Msg)] = true
 		}
 	}

@@ -98,3 +98,28 @@ func TestBadInputFailsTheTest(t *testing.T) {
 	require.Len(t, r.Errors(), 1)
 	assert.Regexp(t, `^demi: -demi.trace: stat .*missing\.trace: no such file or directory$`, r.Errors()[0])
 }
+
+func TestNoMinimizeKeepsOnlyTheFailingTrace(t *testing.T) {
+	dir := t.TempDir()
+	r := tbtest.New(t, "TestRing")
+	res := demitest.Check(r, tokenring.System(), demitest.Bugs("restore-token"), demitest.NoMinimize(),
+		demitest.Fuzz(record.FuzzConfig{MaxSteps: 200}), demitest.Dir(dir))
+	require.Len(t, r.Errors(), 1)
+	assert.Equal(t, filepath.Join(dir, "seed-1.trace"), res.Failing)
+	assert.Empty(t, res.Minimized)
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{res.Failing}, files)
+	msg := r.Errors()[0]
+	assert.NotContains(t, msg, "minimized trace:")
+	assert.Contains(t, msg, "\n  replay:  go run ./cmd/demi replay "+res.Failing+"\n")
+	assert.Contains(t, msg, "\n  show:    go run ./cmd/demi show "+res.Failing+"\n", "no rounds in the token ring")
+}
+
+func TestCommandNamesTheUsersBinary(t *testing.T) {
+	r := tbtest.New(t, "TestRing")
+	res := demitest.Check(r, tokenring.System(), demitest.Bugs("restore-token"), demitest.NoMinimize(),
+		demitest.Fuzz(record.FuzzConfig{MaxSteps: 200}), demitest.Dir(t.TempDir()), demitest.Command("go run ./cmd/ringdemi"))
+	require.Len(t, r.Errors(), 1)
+	assert.Contains(t, r.Errors()[0], "\n  step:    go run ./cmd/ringdemi replay --step "+res.Failing+"\n")
+}

@@ -79,12 +79,14 @@ minutes for the seven raft bugs, plus the scaling study.
 Exit status 0 when every bug was evaluated, 1 when some could not be, 2 on
 bad input, 130 when interrupted.`,
 		Args:          cobra.NoArgs,
+		Version:       cli.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd, cat, stdout, stderr)
 		},
 	}
+	cmd.SetVersionTemplate("demi-eval {{.Version}}\n")
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })

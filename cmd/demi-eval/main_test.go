@@ -77,6 +77,12 @@ func TestWritesResultsDirectoryByDefault(t *testing.T) {
 	assert.Contains(t, string(b), "## Analysis\n\nWhy it went this way.")
 }
 
+func TestVersion(t *testing.T) {
+	code, out, errs := runEval(t, "--version")
+	require.Equal(t, cli.ExitOK, code, errs)
+	assert.Equal(t, "demi-eval "+cli.Version()+"\n", out)
+}
+
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	ringTrace(t, dir)
