@@ -20,6 +20,8 @@ import (
 // generators produce the blocks marked "<!-- generated: NAME -->".
 var generators = map[string]func(t *testing.T, s *session) string{
 	"trace-example": traceExample,
+	"step-screen":   stepScreen,
+	"step-keys":     stepKeys,
 }
 
 // traceExampleArgs is the fuzz run whose trace docs/trace-format.md shows.

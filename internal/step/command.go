@@ -51,25 +51,28 @@ type commandSpec struct {
 	op                          Op
 }
 
-var commandSpecs = []commandSpec{
-	{"next", "n", "[N]", "n → space", "go N steps forward (default 1)", OpNext},
-	{"prev", "p", "[N]", "p ←", "go N steps back (default 1)", OpPrev},
-	{"goto", "g", "K", "g", "go to step K", OpGoto},
-	{"break", "b", "ACTOR|TYPE", "b", "run to the next event of an actor or a message type", OpBreak},
-	{"continue", "c", "", "c", "run to the next event of the last breakpoint", OpContinue},
-	{"violation", "v", "", "v", "run to the step where the invariant breaks", OpViolation},
-	{"rounds", "r", "", "r", "toggle the round view", OpRounds},
-	{"search", "/", "TEXT", "/", "run to the next event whose text contains TEXT", OpSearch},
-	{"state", "s", "[ACTOR]", "s", "show an actor's whole state (no ACTOR: fold it again)", OpState},
-	{"deliver", "d", "ID", "d", "what-if: deliver pending message ID now instead", OpDeliver},
-	{"drop", "x", "ID", "x", "what-if: pending message ID is never delivered", OpDrop},
-	{"restart", "R", "ACTOR", "R", "what-if: crash-restart ACTOR now", OpRestart},
-	{"kill", "K", "ACTOR", "K", "what-if: kill ACTOR now", OpKill},
-	{"inject", "i", "EVENT", "i", "what-if: external event now (start A | kill A | restart A | send A TYPE {json} | partition A,B C | heal A,B C)", OpInject},
-	{"undo", "u", "", "u", "back to the execution before the last what-if", OpUndo},
-	{"save", "w", "[FILE]", "w", "write this execution as a trace (save! FILE overwrites)", OpSave},
-	{"help", "?", "", "?", "list the commands and keys", OpHelp},
-	{"quit", "q", "", "q", "quit", OpQuit},
+// commandSpecs lists the commands in the order help shows them.
+func commandSpecs() []commandSpec {
+	return []commandSpec{
+		{"next", "n", "[N]", "n → space", "go N steps forward (default 1)", OpNext},
+		{"prev", "p", "[N]", "p ←", "go N steps back (default 1)", OpPrev},
+		{"goto", "g", "K", "g", "go to step K", OpGoto},
+		{"break", "b", "ACTOR|TYPE", "b", "run to the next event of an actor or a message type", OpBreak},
+		{"continue", "c", "", "c", "run to the next event of the last breakpoint", OpContinue},
+		{"violation", "v", "", "v", "run to the step where the invariant breaks", OpViolation},
+		{"rounds", "r", "", "r", "toggle the round view", OpRounds},
+		{"search", "/", "TEXT", "/", "run to the next event whose text contains TEXT", OpSearch},
+		{"state", "s", "[ACTOR]", "s", "show an actor's whole state (no ACTOR: fold it again)", OpState},
+		{"deliver", "d", "ID", "d", "what-if: deliver pending message ID now instead", OpDeliver},
+		{"drop", "x", "ID", "x", "what-if: pending message ID is never delivered (under FIFO, those behind it wait)", OpDrop},
+		{"restart", "R", "ACTOR", "R", "what-if: crash-restart ACTOR now", OpRestart},
+		{"kill", "K", "ACTOR", "K", "what-if: kill ACTOR now", OpKill},
+		{"inject", "i", "EVENT", "i", "what-if: external event now (start A | kill A | restart A | send A TYPE {json} | partition A,B C | heal A,B C)", OpInject},
+		{"undo", "u", "", "u", "back to the execution before the last what-if", OpUndo},
+		{"save", "w", "[FILE]", "w", "write this execution as a trace (save! FILE overwrites)", OpSave},
+		{"help", "?", "", "?", "list the commands and keys", OpHelp},
+		{"quit", "q", "", "q", "quit", OpQuit},
+	}
 }
 
 // Parse reads one command line: a command name (or its one-letter alias)
@@ -89,8 +92,9 @@ func Parse(line string) (Command, error) {
 		name, force = "save", true
 	}
 	var spec *commandSpec
-	for i := range commandSpecs {
-		if s := &commandSpecs[i]; s.name == name || s.alias == name {
+	specs := commandSpecs()
+	for i := range specs {
+		if s := &specs[i]; s.name == name || s.alias == name {
 			spec = s
 			break
 		}
@@ -136,7 +140,7 @@ func Parse(line string) (Command, error) {
 // in the terminal UI and what it does.
 func Help() []string {
 	var out []string
-	for _, s := range commandSpecs {
+	for _, s := range commandSpecs() {
 		out = append(out, fmt.Sprintf("%-10s %-11s %-10s %s", s.name, s.args, s.key, s.doc))
 	}
 	return out

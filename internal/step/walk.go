@@ -34,9 +34,6 @@ type Walk struct {
 	quit       bool
 }
 
-// ErrQuit is returned by Exec after the quit command.
-var ErrQuit = errors.New("quit")
-
 // NewWalk starts a walk through s, the execution read from path, at step 0.
 func NewWalk(ctx context.Context, sys *record.System, path string, s Session) (*Walk, error) {
 	w := &Walk{sys: sys, path: path, execs: []Session{s}, target: s.Header().Violation}
@@ -317,7 +314,7 @@ func describeChange(c Change) string {
 }
 
 func opName(op Op) string {
-	for _, s := range commandSpecs {
+	for _, s := range commandSpecs() {
 		if s.op == op {
 			return s.name
 		}

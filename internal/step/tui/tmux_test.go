@@ -125,6 +125,24 @@ func (tm *terminal) waitGone(text string) {
 	}
 }
 
+// waitExit waits until the program has exited and returns its exit
+// status as tmux reports it ("" when tmux did not record it, which
+// happens when the pane's process is reaped in a race with its exit).
+func (tm *terminal) waitExit() string {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out := strings.Fields(tm.tmux("display-message", "-p", "-t", "demi", "#{pane_dead} #{pane_dead_status}x"))
+		if len(out) == 2 && out[0] == "1" {
+			return strings.TrimSuffix(out[1], "x")
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("demi did not exit; the screen shows:\n%s", tm.screen())
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
 // line returns the screen line that starts with prefix.
 func line(screen, prefix string) string {
 	for _, l := range strings.Split(screen, "\n") {
@@ -224,7 +242,7 @@ func TestTerminalBreakpointAndViolation(t *testing.T) {
 	assert.Equal(t, "violation              v          run to the step where the invariant breaks", line(s, "violation "))
 
 	tm.keys("q")
-	tm.waitFor("Pane is dead")
+	assert.Contains(t, []string{"0", ""}, tm.waitExit(), "demi exits with status 0 on quit")
 }
 
 func TestTerminalWhatIfSaved(t *testing.T) {
@@ -259,6 +277,11 @@ func TestTerminalWhatIfSaved(t *testing.T) {
 	code := cli.Run(context.Background(), catalog(), []string{"replay", want}, &out, &errb)
 	assert.Equal(t, 0, code, errb.String())
 	assert.Equal(t, want+": 1/1 replays reproduced ElectionSafety(raft-1,raft-2) after 25 of 25 events\n", out.String())
-	code = cli.Run(context.Background(), catalog(), []string{"minimize", want, "-o", filepath.Join(filepath.Dir(path), "m.trace")}, &out, &errb)
+	minimized := filepath.Join(filepath.Dir(path), "m.trace")
+	code = cli.Run(context.Background(), catalog(), []string{"minimize", want, "--strategy", "sts", "-o", minimized}, &out, &errb)
 	assert.Equal(t, 0, code, errb.String())
+	tr, _, err := record.ReadFile(minimized, catalog())
+	require.NoError(t, err)
+	require.NotNil(t, tr.Header.Violation)
+	assert.Equal(t, "ElectionSafety(raft-1,raft-2)", tr.Header.Violation.Fingerprint)
 }
