@@ -55,13 +55,14 @@ func Open(ctx context.Context, sys *record.System, t *record.Trace, loose bool) 
 		if err != nil {
 			return nil, err
 		}
-		if o.Divergence != nil {
+		halted := d.Sim().Halted() != nil // the driver calls it a divergence too
+		if o.Divergence != nil && !halted {
 			return nil, fmt.Errorf("the trace does not replay: %s", o.Divergence)
 		}
 		if o.Violation != nil && x.header.Violation == nil {
 			x.header.Violation = o.Violation
 		}
-		if d.Sim().Halted() != nil {
+		if halted {
 			// A handler panicked: the run cannot go on, and the
 			// trace's later events (if any) can never happen.
 			x.events = x.events[:o.Event+1]
@@ -71,6 +72,23 @@ func Open(ctx context.Context, sys *record.System, t *record.Trace, loose bool) 
 	x.header.EventCount = len(x.events)
 	x.d = d
 	return x, nil
+}
+
+// rewind moves the driver back to just after the first m events. A run
+// halted by a panic cannot be rewound (the driver refuses any call on
+// it): it is replaced by a fresh driver instead.
+func (x *execution) rewind(ctx context.Context, m int) error {
+	if x.d.Sim().Halted() != nil {
+		d, err := record.NewDriver(x.setup, x.events, record.Follow{})
+		if err != nil {
+			return err
+		}
+		x.d = d
+	}
+	if len(x.d.Sim().Events()) > m {
+		return x.d.Rewind(ctx, m)
+	}
+	return nil
 }
 
 // openLoose follows t loosely (record.MatchType) to its end or its first
@@ -110,11 +128,8 @@ func (x *execution) At(ctx context.Context, k int) (*Point, error) {
 	if k < 0 || k >= len(x.events) {
 		return nil, fmt.Errorf("no step %d (steps 0 to %d)", k, len(x.events)-1)
 	}
-	done := len(x.d.Sim().Events())
-	if done > k {
-		if err := x.d.Rewind(ctx, k); err != nil {
-			return nil, err
-		}
+	if err := x.rewind(ctx, k); err != nil {
+		return nil, err
 	}
 	for len(x.d.Sim().Events()) < k {
 		if _, err := x.take(ctx); err != nil {
@@ -138,7 +153,7 @@ func (x *execution) take(ctx context.Context) (record.Outcome, error) {
 	if err != nil {
 		return o, err
 	}
-	if o.Divergence != nil {
+	if o.Divergence != nil && x.d.Sim().Halted() == nil {
 		return o, fmt.Errorf("the execution does not replay (is the system deterministic?): %s", o.Divergence)
 	}
 	return o, nil
@@ -208,7 +223,7 @@ func follow(ctx context.Context, d *record.Driver, out *Outcome, v *record.Viola
 			return nil, err
 		}
 		switch {
-		case o.Divergence != nil: // an external event the run rejects
+		case o.Divergence != nil && d.Sim().Halted() == nil: // an external event the run rejects
 			d.Skip()
 			out.Skipped++
 		case o.Skipped:

@@ -190,3 +190,33 @@ func BenchmarkOpen(b *testing.B) {
 		require.NoError(b, err)
 	}
 }
+
+// A trace that ends in a handler's panic: the panic is its violation, and
+// the walk can go to it, back from it and what-if before it.
+func TestPanickingTrace(t *testing.T) {
+	ctx := context.Background()
+	sys := catalog().Systems()[1]
+	require.Equal(t, "tokenring", sys.Name)
+	tr, err := record.Fuzz(ctx, sys, record.Options{"panic-on-lap": "true"}, record.FuzzConfig{Seed: 1})
+	require.NoError(t, err)
+	require.NotNil(t, tr.Header.Violation)
+	require.Contains(t, tr.Header.Violation.Fingerprint, "panic: ")
+	s, err := Open(ctx, sys, tr, false)
+	require.NoError(t, err)
+	require.NotNil(t, s.Header().Violation)
+	last := s.Len() - 1
+	assert.Equal(t, last, s.Header().Violation.Event)
+	p, err := s.At(ctx, last)
+	require.NoError(t, err)
+	require.NotNil(t, p.Check)
+	assert.Equal(t, tr.Header.Violation.Fingerprint, p.Check.Fingerprint)
+	p, err = s.At(ctx, 0)
+	require.NoError(t, err, "back from a halted run")
+	assert.Nil(t, p.Check)
+	p, err = s.At(ctx, last)
+	require.NoError(t, err)
+	require.NotNil(t, p.Check)
+	_, o, err := s.WhatIf(ctx, last-1, Change{Event: record.KillEvent(s.Event(last).To)})
+	require.NoError(t, err)
+	assert.Nil(t, o.Violation, "the actor that panicked is dead")
+}
