@@ -21,7 +21,19 @@ type execution struct {
 	header record.Header
 	events []record.Event
 	d      *record.Driver
+	// points caches the points already shown (a Point is never changed
+	// once made), so that going back to a step seen before is free.
+	points map[int]*Point
 }
+
+// How points are kept: a step back to a step not seen yet re-executes the
+// run to backBatch steps before it and keeps the points of those steps on
+// the way, so that the next steps back are free too; at most maxPoints
+// points are kept.
+const (
+	backBatch = 8
+	maxPoints = 4096
+)
 
 // Open returns the execution of trace t of system sys. It checks that the
 // trace replays exactly to its end (or to the point where a handler
@@ -128,23 +140,43 @@ func (x *execution) At(ctx context.Context, k int) (*Point, error) {
 	if k < 0 || k >= len(x.events) {
 		return nil, fmt.Errorf("no step %d (steps 0 to %d)", k, len(x.events)-1)
 	}
-	if err := x.rewind(ctx, k); err != nil {
+	if p, ok := x.points[k]; ok {
+		return p, nil
+	}
+	from := k
+	if len(x.d.Sim().Events()) > k { // going back: keep the steps before too
+		from = max(k-backBatch, 0)
+	}
+	if err := x.rewind(ctx, from); err != nil {
 		return nil, err
 	}
-	for len(x.d.Sim().Events()) < k {
+	for len(x.d.Sim().Events()) < from {
 		if _, err := x.take(ctx); err != nil {
 			return nil, err
 		}
 	}
-	p := &Point{Step: k, Event: x.events[k], Before: capture(x.d.Sim())}
-	o, err := x.take(ctx)
-	if err != nil {
-		return nil, err
+	before := capture(x.d.Sim())
+	var p *Point
+	for j := from; j <= k; j++ {
+		p = &Point{Step: j, Event: x.events[j], Before: before}
+		o, err := x.take(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.After = capture(x.d.Sim())
+		p.Pending = pending(x.d.Sim())
+		p.Check = o.Violation
+		x.keep(p)
+		before = p.After
 	}
-	p.After = capture(x.d.Sim())
-	p.Pending = pending(x.d.Sim())
-	p.Check = o.Violation
 	return p, nil
+}
+
+func (x *execution) keep(p *Point) {
+	if x.points == nil || len(x.points) >= maxPoints {
+		x.points = map[int]*Point{}
+	}
+	x.points[p.Step] = p
 }
 
 // take executes the next event of the execution, which must replay.
