@@ -40,8 +40,9 @@ the violation).
 When the violation is still reachable, the schedule that reaches it is
 written to -o, by default NAME.check.trace next to the input (NAME.check-2.trace
 and so on if that exists: check never overwrites the input or a file it did
-not name). When exact replay reproduces the violation, nothing is written
-unless -o is given.
+not name). When exact replay reproduces the violation, the trace is written
+with its changed options (or to -o), or else, being the input itself, not at
+all.
 
 Exit status 0 when the violation is no longer reachable within the budget,
 1 when it still is, 2 on bad input, 130 when interrupted.`,
@@ -119,7 +120,8 @@ Exit status 0 when the violation is no longer reachable within the budget,
 				fmt.Fprintf(e.stdout, "schedule %d of at most %d reaches %s after %d deliveries and %d externals\n",
 					res.Schedules, schedules, want, h.Deliveries, h.Externals)
 			}
-			if res.Outcome == check.Reachable || out != "" {
+			changed := describeChanges(sys, orig, t) != ""
+			if res.Outcome == check.Reachable || changed || out != "" {
 				if out == "" {
 					if out, err = freePath(strings.TrimSuffix(in, ".trace") + ".check"); err != nil {
 						return err
@@ -132,6 +134,8 @@ Exit status 0 when the violation is no longer reachable within the budget,
 					return err
 				}
 				fmt.Fprintf(e.stdout, "wrote %s\n", out)
+			} else {
+				fmt.Fprintln(e.stdout, "the trace itself reaches it; nothing written")
 			}
 			return notFound(fmt.Errorf("the violation %s is still reachable", want))
 		},

@@ -34,7 +34,8 @@ func TestCheckExitsZeroWhenTheBugIsOffAndOneWhenOn(t *testing.T) {
 
 	code, out, errs = run(t, "check", in)
 	assert.Equal(t, 1, code)
-	assert.Equal(t, in+": exact replay reproduces ElectionSafety(raft-1,raft-2) after 24 of 24 events\n", out)
+	assert.Equal(t, in+": exact replay reproduces ElectionSafety(raft-1,raft-2) after 24 of 24 events\n"+
+		"the trace itself reaches it; nothing written\n", out)
 	assert.Equal(t, "demi: the violation ElectionSafety(raft-1,raft-2) is still reachable\n", errs)
 
 	entries, err := os.ReadDir(filepath.Dir(in))
@@ -95,4 +96,19 @@ func TestCheckRejectsBadInput(t *testing.T) {
 			assert.Regexp(t, `^demi: (open .*missing\.trace: no such file or directory|.*garbage\.trace: bad trace header: not a demi trace .*|-o .*dir\.trace: directory .*such does not exist)\n$`, errs)
 		}
 	}
+}
+
+func TestCheckWritesAnExactReproductionUnderChangedOptions(t *testing.T) {
+	in := copyTrace(t, "raft-45.min.trace")
+	code, out, _ := run(t, "check", in, "--opt", "unordered=true")
+	assert.Equal(t, 1, code)
+	written := filepath.Join(filepath.Dir(in), "raft-45.min.check.trace")
+	assert.Equal(t, "checking with options changed from the trace's: unordered=true\n"+
+		in+": exact replay reproduces ElectionSafety(raft-1,raft-2) after 24 of 24 events\n"+
+		"wrote "+written+"\n", out)
+	tr, _, err := record.ReadFile(written, catalog())
+	require.NoError(t, err)
+	assert.Equal(t, "unordered", tr.Header.Network)
+	code, out, errs := run(t, "replay", written)
+	assert.Equal(t, 0, code, out+errs)
 }

@@ -19,6 +19,9 @@ import (
 // named actor before v. The first candidate that reproduces is kept; if
 // neither does, nothing is dropped.
 func (m *minimizer) provenance(ctx context.Context) error {
+	if err := m.window(ctx); err != nil {
+		return err
+	}
 	base := m.snapshotBest()
 	v := base.Header.Violation.Event
 	if v < 0 || v >= len(base.Events) {
@@ -135,7 +138,8 @@ func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, ed
 		bp := dpor.FromEvents(m.fp, base.Events)
 		from := pos
 		i, tr, err := m.first(ctx, len(es)-from, mode, maxSched, func(fp *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-			return es[from+k](fp, bp), true
+			p := es[from+k](fp, bp)
+			return p, p != nil // nil: an edit with nothing to try
 		})
 		if err != nil {
 			return err
@@ -328,24 +332,42 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.sys.Network == nil || m.sys.Network(m.resolved) == record.FIFO
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
+		// On a long trace every cone and queue suffix costs a scan of the
+		// rest of the trace: they are computed when their candidate is
+		// checked (lazily, between cancellation checks), not all up front.
+		lazy := base.Header.Deliveries >= longTrace
 		for _, i := range deliveryIndices(base.Events) {
 			if e := base.Events[i]; e.Timer == "" && fifo {
 				continue // its queue would block: see the suffix removals
 			}
-			if cone := causalCone(base.Events, i); len(cone) > 1 {
+			if lazy {
+				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+					if cone := causalCone(base.Events, i); len(cone) > 1 {
+						return removal(cone, i)(fp, bp)
+					}
+					return nil
+				})
+			} else if cone := causalCone(base.Events, i); len(cone) > 1 {
 				es = append(es, removal(cone, i))
 			}
 		}
 		for _, i := range deliveryIndices(base.Events) {
-			drop := []int{i}
-			if e := base.Events[i]; fifo && e.Timer == "" {
-				for j := i + 1; j < len(base.Events); j++ {
-					if f := base.Events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
-						drop = append(drop, j)
+			suffix := func() []int {
+				drop := []int{i}
+				if e := base.Events[i]; fifo && e.Timer == "" {
+					for j := i + 1; j < len(base.Events); j++ {
+						if f := base.Events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
+							drop = append(drop, j)
+						}
 					}
 				}
+				return drop
 			}
-			es = append(es, removal(drop, i))
+			if lazy {
+				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan { return removal(suffix(), i)(fp, bp) })
+			} else {
+				es = append(es, removal(suffix(), i))
+			}
 		}
 		return es
 	})

@@ -6,7 +6,10 @@
 // docs/minimization.md):
 //
 //  1. initial: replay the trace exactly; it must reproduce its violation.
-//  2. provenance: drop deliveries outside the violation's causal past.
+//  2. provenance: drop deliveries outside the violation's causal past. On
+//     long traces (5,000 deliveries or more) it first keeps only the setup
+//     and the shortest window of events before the violation that still
+//     reproduces it (window.go), so that later checks cost a short run.
 //  3. ddmin-externals: delta debugging over the external events (kept
 //     valid: a partition travels with its heal, a wait marker with the event
 //     before it, a kill or restart needs its actor's start), each

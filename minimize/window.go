@@ -1,0 +1,153 @@
+package minimize
+
+import (
+	"context"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// longTrace is the length (in deliveries) from which the pipeline starts
+// with the window stage: below it the usual stages are cheap enough, and
+// the shipped traces (at most a few thousand deliveries) minimize exactly
+// as before.
+const longTrace = 5000
+
+// minWindow is the length (in events) of the shortest window tried.
+const minWindow = 32
+
+// window is the first step of the provenance stage on long traces (a soak test, a long fuzz
+// campaign). A violation at the end of 100,000 deliveries is almost always
+// caused by the last few hundred; every check of the whole trace costs a
+// run of 100,000 events, and the stages that follow cost one check per
+// candidate. So the window stage tries the trace's setup (its external
+// events before the first delivery: starts, bootstrap messages) followed
+// by only its last events before the violation: windows of 32, 64, 128, ...
+// events, shortest first, each check costing a run of its own length. A
+// window starts, where it can, at a quiescent point: no delivery inside it
+// is of a message sent before it (timers excepted, which a fresh run sets
+// again), so the window's messages are all its own. Deliveries are matched
+// by type when their exact message does not occur (wildcards): a fresh
+// cluster is in an earlier term than the original at that point. The first
+// window that reproduces the violation becomes the best trace, and the
+// usual stages then work on it. Windows go up to half the trace; if none
+// reproduces, the stage changes nothing.
+func (m *minimizer) window(ctx context.Context) error {
+	base := m.snapshotBest()
+	if base.Header.Deliveries < longTrace {
+		return nil
+	}
+	cands := windowCandidates(base.Events, base.Header.Violation.Event)
+	if len(cands) == 0 {
+		return nil
+	}
+	bp := dpor.FromEvents(m.fp, base.Events)
+	_, tr, err := m.first(ctx, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+		c := cands[k]
+		p := make(dpor.Plan, 0, len(c.setup)+c.end-c.start)
+		for _, i := range c.setup {
+			p = append(p, bp[i])
+		}
+		for _, st := range bp[c.start:c.end] {
+			if st.Event.Kind == record.Deliver {
+				st.Wildcard = true
+			}
+			p = append(p, st)
+		}
+		return p, true
+	})
+	if tr != nil {
+		m.offer(tr)
+	}
+	return err
+}
+
+// windowCandidate is the plan of the events at the indices setup (the
+// setup and its deliveries, before start) followed by events[start:end].
+type windowCandidate struct {
+	setup      []int
+	start, end int
+}
+
+// windowCandidates returns the windows to try, shortest first: for each
+// length 32, 64, ... up to half the trace, the window of at least that
+// length that ends with the violation's event v and starts at the latest
+// quiescent point that makes it long enough (or at exactly that length if
+// there is no quiescent point between it and the next shorter window).
+func windowCandidates(events []record.Event, v int) []windowCandidate {
+	if v < 0 || v >= len(events) {
+		v = len(events) - 1
+	}
+	setup := 0
+	for setup < len(events) && events[setup].Kind.IsExternal() {
+		setup++
+	}
+	end := v + 1
+	if end-setup < 4*minWindow {
+		return nil
+	}
+	// The setup's own messages (bootstrap messages) must be delivered for
+	// the window to mean anything: their deliveries go with the setup.
+	var setupDeliveries []int
+	for j := setup; j < end; j++ {
+		if e := &events[j]; e.Kind == record.Deliver && e.Cause >= 0 && e.Cause < setup {
+			setupDeliveries = append(setupDeliveries, j)
+		}
+	}
+	quiet := quiescentPoints(events[:end], setup)
+	var out []windowCandidate
+	prev := end
+	for n := minWindow; n <= (end-setup)/2; n *= 2 {
+		start := end - n
+		// The latest quiescent point at or before start, if it is after
+		// the previous (shorter) window's start… it always is: start
+		// decreases. Take it unless it reaches back past the next length.
+		q := start
+		for q > setup && q > end-2*n && !quiet[q] {
+			q--
+		}
+		if quiet[q] {
+			start = q
+		}
+		if start >= prev {
+			continue
+		}
+		prev = start
+		idx := make([]int, 0, setup+len(setupDeliveries))
+		for i := 0; i < setup; i++ {
+			idx = append(idx, i)
+		}
+		for _, j := range setupDeliveries {
+			if j < start {
+				idx = append(idx, j)
+			}
+		}
+		out = append(out, windowCandidate{setup: idx, start: start, end: end})
+	}
+	return out
+}
+
+// quiescentPoints reports, for every position k of events, whether no
+// delivery at or after k is of a message sent at or after setup and before
+// k (timer firings aside): cutting the trace at k leaves no message of the
+// cut-off part in flight.
+func quiescentPoints(events []record.Event, setup int) []bool {
+	// open[k] = number of non-timer deliveries j >= k whose cause c has
+	// setup <= c < k: each contributes to the positions c+1 .. j.
+	diff := make([]int32, len(events)+2)
+	for j, e := range events {
+		if e.Kind != record.Deliver || e.Timer != "" || e.Cause < setup || e.Cause >= j {
+			continue
+		}
+		diff[e.Cause+1]++
+		diff[j+1]--
+	}
+	quiet := make([]bool, len(events)+1)
+	open := int32(0)
+	for k := 0; k <= len(events); k++ {
+		open += diff[k]
+		quiet[k] = open == 0
+	}
+	return quiet
+}
