@@ -106,25 +106,23 @@ func fuzzAndReport(ctx context.Context, t testing.TB, sys *record.System, opts r
 	start := time.Now()
 	fctx, cancel := context.WithTimeout(ctx, c.budget)
 	defer cancel()
-	var found *record.Trace
-	for i := 0; i < c.runs && found == nil; i++ {
-		fc := c.fuzz
-		fc.Seed = c.seed + uint64(i)
-		tr, _, err := record.Search(fctx, sys, opts, record.SearchConfig{FuzzConfig: fc, Runs: 1})
-		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				break
-			}
-			t.Errorf("demi: fuzzing seed %d: %v", fc.Seed, err)
-			return
-		}
-		res.Runs++
-		if tr != nil && tr.Header.Violation != nil {
-			found, res.Seed = tr, fc.Seed
-		}
+	fc := c.fuzz
+	fc.Seed = c.seed
+	found, runs, err := record.Search(fctx, sys, opts, record.SearchConfig{FuzzConfig: fc, Runs: c.runs})
+	res.Runs = runs
+	stopped := ""
+	switch {
+	case err != nil && errors.Is(err, context.DeadlineExceeded):
+		found, stopped = nil, fmt.Sprintf(", stopped by the %s budget", c.budget)
+	case err != nil:
+		t.Errorf("demi: fuzzing from seed %d: %v", c.seed, err)
+		return
+	}
+	if found != nil {
+		res.Seed = c.seed + uint64(runs) - 1
 	}
 	if found == nil {
-		t.Logf("demi: %s: no violation in %d fuzzing runs from seed %d (%.1fs)", sys.Name, res.Runs, c.seed, time.Since(start).Seconds())
+		t.Logf("demi: %s: no violation in %d fuzzing runs from seed %d (%.1fs%s)", sys.Name, res.Runs, c.seed, time.Since(start).Seconds(), stopped)
 		return
 	}
 	res.Violation = found.Header.Violation

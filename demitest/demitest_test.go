@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/demi-project/demi/demitest"
 	"github.com/demi-project/demi/examples/raft"
@@ -122,4 +123,13 @@ func TestCommandNamesTheUsersBinary(t *testing.T) {
 		demitest.Fuzz(record.FuzzConfig{MaxSteps: 200}), demitest.Dir(t.TempDir()), demitest.Command("go run ./cmd/ringdemi"))
 	require.Len(t, r.Errors(), 1)
 	assert.Contains(t, r.Errors()[0], "\n  step:    go run ./cmd/ringdemi replay --step "+res.Failing+"\n")
+}
+
+func TestTheFuzzingBudgetStopsTheRuns(t *testing.T) {
+	r := tbtest.New(t, "TestRing")
+	res := demitest.Check(r, tokenring.System(), demitest.Runs(1_000_000), demitest.Budget(50*time.Millisecond), demitest.Dir(t.TempDir()))
+	assert.False(t, r.Failed(), r.Errors())
+	assert.Less(t, res.Runs, 1_000_000)
+	require.Len(t, r.Logs(), 1)
+	assert.Regexp(t, `^demi: tokenring: no violation in \d+ fuzzing runs from seed 1 \(\d+\.\ds, stopped by the 50ms budget\)$`, r.Logs()[0])
 }
