@@ -35,6 +35,15 @@ it to -o (default NAME.optimal.trace next to the input), verified by exact
 replay. The search grows exponentially with the bound: it suits traces of a
 few dozen deliveries.
 
+--global identifies a state by a hash of every actor's state (its value,
+field by field, its stable storage and random source), the cut links and
+the pending messages, so that schedules reaching the same global state by
+different deliveries are expanded once. --subsets (implies --global) also
+chooses which external events happen, each in order applied or left out;
+its cost is deliveries plus external events, up to --max-deliveries plus
+the input's external events, so its answer is the optimum over every
+subsequence of the input's external events.
+
 The input must reproduce its violation (checked first by exact replay).
 
 Exit status 0 when the search finished (whatever it found), 1 when the input
@@ -89,21 +98,28 @@ Ctrl-C).`,
 			if cmd.Context().Err() != nil {
 				return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
 			}
+			// Without --subsets the cost is the deliveries; with it, the
+			// deliveries plus the external events applied.
+			unit, have, got, bound := "deliveries", h.Deliveries, res.Deliveries, maxDel
+			if subsets {
+				unit, have, got = "deliveries plus externals", h.Deliveries+h.Externals, res.Deliveries+res.Externals
+				bound = maxDel + len(t.Externals())
+			}
 			switch {
-			case res.Trace != nil && res.Deliveries < h.Deliveries:
+			case res.Trace != nil && got < have:
 				if err := res.Trace.WriteFile(out); err != nil {
 					return err
 				}
 				fmt.Fprintf(e.stdout, "smaller schedule found: %d deliveries and %d externals (the input is not optimal)\nwrote %s\n",
 					res.Deliveries, res.Externals, out)
 			case res.Trace != nil:
-				fmt.Fprintf(e.stdout, "the input is optimal: no schedule with fewer than %d deliveries reproduces the violation\n", h.Deliveries)
+				fmt.Fprintf(e.stdout, "the input is optimal: no schedule with fewer than %d %s reproduces the violation\n", have, unit)
 			case res.Exhausted:
-				fmt.Fprintf(e.stdout, "no schedule with at most %d deliveries reproduces the violation\n", maxDel)
+				fmt.Fprintf(e.stdout, "no schedule with at most %d %s reproduces the violation\n", bound, unit)
 			default:
 				msg := "stopped before finishing"
 				if res.Searched >= 0 {
-					msg = fmt.Sprintf("stopped before finishing: no schedule with at most %d deliveries reproduces the violation", res.Searched)
+					msg = fmt.Sprintf("stopped before finishing: no schedule with at most %d %s reproduces the violation", res.Searched, unit)
 				}
 				fmt.Fprintln(e.stdout, msg)
 				return notFound(errors.New("search not finished (raise --budget or --max-states)"))

@@ -88,6 +88,9 @@ type Config struct {
 	Scaling *ScalingConfig
 	// Fresh, when set, runs the fresh-seed study (freshseed.go).
 	Fresh *FreshConfig
+	// Optimum, when set, runs the optimum study (optimum.go), before the
+	// fresh-seed study, which reports against its proven optima.
+	Optimum *OptimumConfig
 	// ImgDir, when set, receives the pace plots (PNG); ImgLink is the path
 	// the markdown uses for ImgDir.
 	ImgDir, ImgLink string
@@ -132,6 +135,10 @@ type Report struct {
 	FreshGenerated string       `json:"fresh_generated,omitempty"`
 	FreshBudget    string       `json:"fresh_budget,omitempty"`
 	FreshWorkers   int          `json:"fresh_workers,omitempty"`
+	// Optimum is the optimum study (optimum.go).
+	Optimum          []OptimumRow `json:"optimum,omitempty"`
+	OptimumGenerated string       `json:"optimum_generated,omitempty"`
+	OptimumBudget    string       `json:"optimum_budget,omitempty"`
 	// Notes is free text (the analysis) appended to the markdown.
 	Notes string `json:"-"`
 }
@@ -461,10 +468,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return rep, err
 		}
 	}
-	if c.Fresh != nil {
-		if err := c.fresh(ctx, rep, update); err != nil {
-			return rep, err
-		}
+	if err := c.studies(ctx, rep, bugs, update); err != nil {
+		return rep, err
 	}
 	return rep, update()
 }

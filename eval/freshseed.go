@@ -367,12 +367,13 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 	return err
 }
 
-// RunFresh runs only the fresh-seed study and adds it to base (a report
-// read with ReadJSON, whose other sections are kept as they were
-// measured), or to a new report when base is nil.
-func RunFresh(ctx context.Context, cfg Config, base *Report) (*Report, error) {
-	if cfg.Catalog == nil || cfg.Fresh == nil {
-		return nil, errors.New("eval: the fresh-seed study needs a catalog and its cases")
+// RunStudies runs only the optimum and fresh-seed studies (those
+// configured) and adds them to base (a report read with ReadJSON, whose
+// other sections are kept as they were measured), or to a new report when
+// base is nil.
+func RunStudies(ctx context.Context, cfg Config, base *Report) (*Report, error) {
+	if cfg.Catalog == nil || cfg.Fresh == nil && cfg.Optimum == nil {
+		return nil, errors.New("eval: no study to run (fresh seeds or optimum)")
 	}
 	c := cfg.withDefaults()
 	rep := base
@@ -387,20 +388,39 @@ func RunFresh(ctx context.Context, cfg Config, base *Report) (*Report, error) {
 		}
 		return nil
 	}
-	if err := c.fresh(ctx, rep, update); err != nil {
+	bugs := c.Bugs
+	if len(bugs) == 0 {
+		var err error
+		if bugs, err = FindBugs(c.TraceDir); err != nil {
+			return rep, err
+		}
+	}
+	if err := c.studies(ctx, rep, bugs, update); err != nil {
 		return rep, err
 	}
 	return rep, update()
 }
 
-// ProvenOptimum returns the size a finished exhaustive search proved
-// smallest for bug, or nil.
+// studies runs the optimum study, then the fresh-seed study, as
+// configured.
+func (c *Config) studies(ctx context.Context, rep *Report, bugs []string, update func() error) error {
+	if c.Optimum != nil {
+		if err := c.optimum(ctx, rep, bugs, update); err != nil {
+			return err
+		}
+	}
+	if c.Fresh != nil {
+		return c.fresh(ctx, rep, update)
+	}
+	return nil
+}
+
+// ProvenOptimum returns the size the optimum study proved smallest for
+// bug, or nil.
 func (rep *Report) ProvenOptimum(bug string) *Size {
-	for i := range rep.Rows {
-		r := &rep.Rows[i]
-		if r.Bug == bug && r.Optimal != nil && r.Optimal.Exhausted && r.Optimal.Found != nil && r.Optimal.AllExternals {
-			s := *r.Optimal.Found
-			return &s
+	for i := range rep.Optimum {
+		if r := &rep.Optimum[i]; r.Bug == bug {
+			return r.Proven()
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package eval_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	cfg.Fresh = &eval.FreshConfig{Cases: []eval.FreshCase{{Bug: "tok", System: sys.Name, Options: opts, Search: sc}},
 		N: 2, Budget: 20 * time.Second}
 	cfg.OnUpdate = func(r *eval.Report) error { logs.WriteString(r.Fresh[len(r.Fresh)-1].Bug); return nil }
-	rep, err := eval.RunFresh(context.Background(), cfg, nil)
+	rep, err := eval.RunStudies(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	require.Len(t, rep.Fresh, 1)
 	row := rep.Fresh[0]
@@ -92,4 +93,37 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	assert.Contains(t, md.String(), "## Fresh seeds: failing traces demi has never seen")
 	assert.Contains(t, md.String(), "- tok (shipped seed 3): `demi fuzz --system tokenring --bug restore-token --max-steps 600 --externals 40 --timer-prob 0 --check-every 0 --min-deliveries 12`")
 	assert.Contains(t, md.String(), "| tok | 5, 6 | 39 (E:33) (shipped .min.trace) | – | 5 (E:5), 3 (E:4) | 0.10 / 0.12 / 0.14 |")
+}
+
+func TestOptimumStudyTokenring(t *testing.T) {
+	sys := tokenring.System()
+	cat := record.NewCatalog(sys)
+	tr, _, err := record.Search(context.Background(), sys, record.Options{"panic-on-lap": "true"},
+		record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 7, MaxSteps: 40, MaxExternals: 8}, Runs: 200})
+	require.NoError(t, err)
+	require.NotNil(t, tr)
+	dir := t.TempDir()
+	require.NoError(t, tr.WriteFile(filepath.Join(dir, "lap.min.trace")))
+	cfg := eval.Config{Catalog: cat, TraceDir: dir, Workers: 1, Bugs: []string{"lap"},
+		Optimum: &eval.OptimumConfig{Budget: time.Minute}}
+	rep, err := eval.RunStudies(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	require.Len(t, rep.Optimum, 1)
+	row := rep.Optimum[0]
+	require.Empty(t, row.Err)
+	assert.Equal(t, "shipped .min.trace", row.Of)
+	assert.True(t, row.Exhausted)
+	require.NotNil(t, row.Found, "the fuzzed trace is far from optimal")
+	assert.Less(t, row.Found.Deliveries+row.Found.Externals, tr.Header.Deliveries+tr.Header.Externals)
+	assert.Equal(t, row.Found.Deliveries+row.Found.Externals, row.LowerBound)
+	assert.Equal(t, row.Found, row.Proven())
+
+	rep.Fresh = []eval.FreshRow{{Bug: "lap", Runs: []eval.FreshRun{{Result: eval.Size{Deliveries: 2 * row.Found.Deliveries, Externals: 2 * row.Found.Externals}}}}}
+	rep.LinkOptima()
+	assert.Equal(t, row.Found, rep.Fresh[0].Optimum)
+	assert.InDelta(t, 2.0, rep.Fresh[0].Runs[0].OverOptimum, 1e-9)
+	var md bytes.Buffer
+	rep.Rows = []eval.Row{{Bug: "lap"}}
+	require.NoError(t, eval.Markdown(&md, rep))
+	assert.Contains(t, md.String(), "| lap | shipped .min.trace | "+fmt.Sprintf("%s = %d", eval.Size{Deliveries: tr.Header.Deliveries, Externals: tr.Header.Externals}, tr.Header.Deliveries+tr.Header.Externals)+" | smaller reproducer found: "+row.Found.String())
 }

@@ -70,6 +70,7 @@ func Markdown(w io.Writer, rep *Report) error {
 	m.table1(rep)
 	m.table2(rep)
 	m.optimal(rep)
+	m.optimumStudy(rep)
 	m.fresh(rep)
 	m.pace(rep)
 	m.peer(rep)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/hashing"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
 )
@@ -71,6 +72,9 @@ func (s *searcher) runGlobal(ctx context.Context, cfg Config) (*Result, error) {
 	bound := cfg.MaxDeliveries
 	if cfg.Subsets {
 		bound += len(s.externals)
+		if cfg.TotalBound > 0 {
+			bound = cfg.TotalBound
+		}
 	}
 	for d := 0; d <= bound && len(layer) > 0; d++ {
 		var next []int32
@@ -192,7 +196,7 @@ func (g *gsearch) expand(id int32, mayGrow bool) (found bool, same, next []int32
 		return false, nil, nil, nil
 	}
 	g.gseen[key] = struct{}{}
-	base := stateKey(hist, ext) ^ splitmix(skipped+0x7f4a)
+	base := stateKey(hist, ext) ^ finish(skipped+0x7f4a)
 	add := func(step int16, hk uint64) int32 {
 		if _, dup := g.hseen[hk]; dup {
 			return -1
@@ -204,7 +208,7 @@ func (g *gsearch) expand(id int32, mayGrow bool) (found bool, same, next []int32
 	if ext < len(g.externals) {
 		h := append([]uint64(nil), hist...)
 		g.externalHistory(ext, h, index)
-		hk := stateKey(h, ext+1) ^ splitmix(skipped+0x7f4a) ^ 0x1a
+		hk := stateKey(h, ext+1) ^ finish(skipped+0x7f4a) ^ 0x1a
 		if g.cfg.Subsets {
 			// Applying costs one; leaving it out costs nothing.
 			if mayGrow {
@@ -212,7 +216,7 @@ func (g *gsearch) expand(id int32, mayGrow bool) (found bool, same, next []int32
 					next = append(next, n)
 				}
 			}
-			sk := stateKey(hist, ext+1) ^ splitmix(skipped|1<<uint(ext)+0x7f4a) ^ 0x2b
+			sk := stateKey(hist, ext+1) ^ finish(skipped|1<<uint(ext)+0x7f4a) ^ 0x2b
 			if n := add(stepSkip, sk); n >= 0 {
 				same = append(same, n)
 			}
@@ -250,9 +254,9 @@ func (g *gsearch) expand(id int32, mayGrow bool) (found bool, same, next []int32
 func (g *gsearch) globalKey(sim *record.Sim, ext int) uint64 {
 	v := sim.View()
 	members := sim.Members()
-	k := splitmix(uint64(ext) + 0x3c6ef372fe94f82b)
+	k := finish(uint64(ext) + 0x3c6ef372fe94f82b)
 	for i, id := range members {
-		h := splitmix(uint64(i) + 0x51)
+		h := finish(uint64(i) + 0x51)
 		st := v.StateOf(id)
 		if st.Running {
 			h = mix(h, 1, 0)
@@ -268,7 +272,7 @@ func (g *gsearch) globalKey(sim *record.Sim, ext int) uint64 {
 				h = mix(h, uint64(j)+0x77, 5)
 			}
 		}
-		k += splitmix(h)
+		k += finish(h)
 	}
 	// Pending messages: each link's messages in send order, links combined
 	// order-independently.
@@ -282,17 +286,15 @@ func (g *gsearch) globalKey(sim *record.Sim, ext int) uint64 {
 		links[l] = mix(h, g.fp.Of(p.Msg).Full, 7)
 	}
 	for _, h := range links {
-		k += splitmix(h ^ 0xa5a5)
+		k += finish(h ^ 0xa5a5)
 	}
 	return k
 }
 
-func mixString(h uint64, s string) uint64 {
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * 0x100000001b3
-	}
-	return splitmix(h)
-}
+// finish scrambles x (internal/hashing's Finish after one round).
+func finish(x uint64) uint64 { return hashing.Finish(hashing.Mix(hashing.Seed, x)) }
+
+func mixString(h uint64, s string) uint64 { return hashing.Finish(hashing.String(h, s)) }
 
 // buildGlobal replays node id's schedule into a trace and verifies it.
 func (g *gsearch) buildGlobal(ctx context.Context, id int32) (*record.Trace, error) {

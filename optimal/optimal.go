@@ -58,6 +58,9 @@ type Config struct {
 	// Subsets also chooses which external events happen (implies Global);
 	// the cost is deliveries plus external events (global.go).
 	Subsets bool
+	// TotalBound, with Subsets, bounds the cost (deliveries plus external
+	// events) instead of MaxDeliveries plus every external event.
+	TotalBound int
 }
 
 // Progress reports a finished layer of the breadth-first search.

@@ -47,6 +47,9 @@ type flags struct {
 	workers, replays                           int
 	docs, noPeer, noOptimal, noNoDiverge       bool
 	noScaling, noPlots                         bool
+	fresh                                      int
+	freshBudget, optimumBudget                 time.Duration
+	noOptimum, studiesOnly                     bool
 }
 
 func newRoot(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
@@ -74,7 +77,12 @@ editing the notes) without measuring.
 The text of --notes (default docs/evaluation-notes.md, when it exists) is
 appended as the Analysis section. A full run takes about
 bugs x (2 x budget + 2 x peer budget + optimal budget), at most about 45
-minutes for the seven raft bugs, plus the scaling study.
+minutes for the seven raft bugs, plus the scaling study, plus two studies:
+the optimum study (demi optimal --subsets below each bug's best known
+reproducer, --optimum-budget each) and the fresh-seed study (--fresh failing
+traces per bug from the seeds after the shipped one, each minimized with
+--fresh-budget). --studies-only runs only these two and keeps the other
+sections of OUT/evaluation.json as they were measured.
 
 Exit status 0 when every bug was evaluated, 1 when some could not be, 2 on
 bad input, 130 when interrupted.`,
@@ -110,6 +118,11 @@ bad input, 130 when interrupted.`,
 	fs.StringVar(&f.scaleBug, "scaling-bug", "raft-56", "bug of the scaling study (when its trace is missing: the first bug)")
 	fs.StringVar(&f.scaleLengths, "scaling-lengths", "500,1000,2000,4000", "trace lengths (deliveries) of the scaling study")
 	fs.DurationVar(&f.scaleBudget, "scaling-budget", time.Minute, "budget of each scaling minimization")
+	fs.IntVar(&f.fresh, "fresh", 5, "fresh-seed study: failing traces per bug from the seeds after the shipped one (0: skip)")
+	fs.DurationVar(&f.freshBudget, "fresh-budget", time.Minute, "budget of each fresh-seed minimization")
+	fs.DurationVar(&f.optimumBudget, "optimum-budget", 10*time.Minute, "budget of each bug's search for its optimum (demi optimal --subsets)")
+	fs.BoolVar(&f.noOptimum, "no-optimum", false, "skip the search for each bug's optimum")
+	fs.BoolVar(&f.studiesOnly, "studies-only", false, "run only the optimum and fresh-seed studies; keep the other sections of OUT/evaluation.json")
 	return cmd
 }
 
@@ -129,6 +142,9 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	}
 	if f.workers < 0 || f.replays < 0 {
 		return badInput(errors.New("-j and --replays must be at least 1"))
+	}
+	if f.fresh < 0 || f.freshBudget <= 0 || f.optimumBudget <= 0 {
+		return badInput(errors.New("--fresh must be at least 0, --fresh-budget and --optimum-budget positive"))
 	}
 	noteText, err := f.readNotes(cmd)
 	if err != nil {
@@ -186,6 +202,12 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	if !f.noScaling {
 		cfg.Scaling = &eval.ScalingConfig{Bug: f.scaleBug, Lengths: lengths, Budget: f.scaleBudget}
 	}
+	if f.fresh > 0 {
+		cfg.Fresh = &eval.FreshConfig{Cases: freshCases(bugList), N: f.fresh, Budget: f.freshBudget}
+	}
+	if !f.noOptimum {
+		cfg.Optimum = &eval.OptimumConfig{Budget: f.optimumBudget}
+	}
 	cfg.OnUpdate = func(r *eval.Report) error {
 		r.Notes = noteText
 		if err := eval.WriteMarkdown(md, r); err != nil {
@@ -193,7 +215,26 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		}
 		return eval.WriteJSON(js, r)
 	}
-	rep, err := eval.Run(cmd.Context(), cfg)
+	var rep *eval.Report
+	if f.studiesOnly {
+		if cfg.Fresh == nil && cfg.Optimum == nil {
+			return badInput(errors.New("--studies-only with --fresh 0 and --no-optimum leaves nothing to do"))
+		}
+		base, err := eval.ReadJSON(js)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return badInput(err)
+		}
+		rep, err = eval.RunStudies(cmd.Context(), cfg, base)
+		if err != nil {
+			if cmd.Context().Err() != nil {
+				return &cli.ExitError{Code: cli.ExitInterrupted, Err: errors.New("interrupted: the results so far are written")}
+			}
+			return badInput(err)
+		}
+		fmt.Fprintf(stdout, "wrote %s and %s\n", md, js)
+		return nil
+	}
+	rep, err = eval.Run(cmd.Context(), cfg)
 	if rep != nil {
 		if err := printSummary(stdout, rep); err != nil {
 			return err

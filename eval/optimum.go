@@ -1,0 +1,172 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/demi-project/demi/optimal"
+	"github.com/demi-project/demi/record"
+)
+
+// The optimum study asks, for every bug, whether anything smaller than
+// the best known reproducer exists: `demi optimal --subsets` (package
+// optimal's global-state search over every subsequence of the external
+// events and every schedule of them) runs on the best known trace (the
+// smaller of the reference and the shipped .min.trace) with a bound of
+// one less than its size. When it finishes without a smaller schedule, the
+// best known size is the proven optimum for those external events and
+// their subsequences; when the budget runs out first, the cost it
+// completed is a proven lower bound.
+
+// OptimumConfig configures the optimum study.
+type OptimumConfig struct {
+	// Bugs are the bugs to search (default: every bug with a trace).
+	Bugs []string
+	// Budget bounds each search (default 10m).
+	Budget time.Duration
+	// MaxStates bounds each search's states (default optimal's).
+	MaxStates int
+}
+
+// OptimumRow is the optimum study of one bug.
+type OptimumRow struct {
+	Bug string `json:"bug"`
+	// Of names the trace searched and Input its size.
+	Of    string `json:"of"`
+	Input Size   `json:"input"`
+	// Found is a smaller reproducer the search found, if any.
+	Found *Size `json:"found,omitempty"`
+	// Exhausted: the search finished, so Input (or Found) is optimal.
+	Exhausted bool `json:"exhausted"`
+	// LowerBound is the smallest deliveries plus externals a reproducer
+	// can have, as far as the search proved.
+	LowerBound int     `json:"lower_bound"`
+	States     int     `json:"states"`
+	Replays    int     `json:"replays"`
+	Seconds    float64 `json:"seconds"`
+	Err        string  `json:"error,omitempty"`
+}
+
+// Proven returns the proven optimum, or nil.
+func (r *OptimumRow) Proven() *Size {
+	if !r.Exhausted || r.Err != "" {
+		return nil
+	}
+	if r.Found != nil {
+		s := *r.Found
+		return &s
+	}
+	s := r.Input
+	return &s
+}
+
+// StatesPerSecond is the search's rate of distinct states.
+func (r *OptimumRow) StatesPerSecond() float64 {
+	if r.Seconds > 0 {
+		return float64(r.States) / r.Seconds
+	}
+	return 0
+}
+
+func (c *Config) optimumBug(ctx context.Context, oc OptimumConfig, bug string) (OptimumRow, error) {
+	row := OptimumRow{Bug: bug}
+	var best *record.Trace
+	var sys *record.System
+	for _, x := range []struct{ file, name string }{{bug + ".reference.trace", "reference"}, {bug + ".min.trace", "shipped .min.trace"}} {
+		t, s, err := record.ReadFile(filepath.Join(c.TraceDir, x.file), c.Catalog)
+		if err != nil {
+			continue
+		}
+		if best == nil || sizeOf(t).total() < sizeOf(best).total() {
+			best, sys, row.Of = t, s, x.name
+		}
+	}
+	if best == nil {
+		return row, fmt.Errorf("no %s.reference.trace or %s.min.trace in %s", bug, bug, c.TraceDir)
+	}
+	row.Input = sizeOf(best)
+	octx, cancel := context.WithTimeout(ctx, oc.Budget)
+	defer cancel()
+	c.Log("optimum %s: searching below the %s, %s (budget %s)", bug, row.Of, row.Input, oc.Budget)
+	// Cost is deliveries plus externals: a bound of one less than the
+	// input's deliveries searches every cost below the input's total.
+	res, err := optimal.Search(octx, sys, best, optimal.Config{MaxDeliveries: row.Input.Deliveries - 1,
+		Subsets: true, MaxStates: oc.MaxStates, TotalBound: row.Input.total() - 1})
+	if err != nil {
+		return row, err
+	}
+	if ctx.Err() != nil {
+		return row, ctx.Err()
+	}
+	row.States, row.Replays, row.Seconds, row.Exhausted = res.States, res.Replays, res.Seconds, res.Exhausted
+	row.LowerBound = res.Searched + 1
+	if res.Trace != nil {
+		s := sizeOf(res.Trace)
+		row.Found = &s
+		row.LowerBound = s.total()
+	} else if res.Exhausted {
+		row.LowerBound = row.Input.total()
+	}
+	c.Log("optimum %s: %s", bug, row.Verdict())
+	return row, nil
+}
+
+// Verdict says in words what the search proved.
+func (r *OptimumRow) Verdict() string {
+	switch {
+	case r.Err != "":
+		return "error: " + r.Err
+	case r.Found != nil:
+		return fmt.Sprintf("smaller reproducer found: %s (total %d, the optimum)", r.Found, r.Found.total())
+	case r.Exhausted:
+		return fmt.Sprintf("proven optimal: nothing with fewer than %d deliveries plus externals reproduces it", r.Input.total())
+	default:
+		return fmt.Sprintf("not finished in %.0fs: every reproducer has at least %d deliveries plus externals", r.Seconds, r.LowerBound)
+	}
+}
+
+// optimum runs the optimum study into rep.
+func (c *Config) optimum(ctx context.Context, rep *Report, bugs []string, update func() error) error {
+	oc := *c.Optimum
+	if oc.Budget <= 0 {
+		oc.Budget = 10 * time.Minute
+	}
+	if len(oc.Bugs) > 0 {
+		bugs = oc.Bugs
+	}
+	rep.Optimum = nil
+	rep.OptimumGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	rep.OptimumBudget = oc.Budget.String()
+	for _, b := range bugs {
+		row, err := c.optimumBug(ctx, oc, b)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			row.Err = err.Error()
+		}
+		rep.Optimum = append(rep.Optimum, row)
+		if err := update(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LinkOptima sets, in the fresh-seed study, every bug's proven optimum
+// from the optimum study and every run's ratio to it (for studies measured
+// separately and merged).
+func (rep *Report) LinkOptima() {
+	for i := range rep.Fresh {
+		r := &rep.Fresh[i]
+		r.Optimum = rep.ProvenOptimum(r.Bug)
+		for k := range r.Runs {
+			r.Runs[k].OverOptimum = 0
+			if r.Optimum != nil {
+				r.Runs[k].OverOptimum = float64(r.Runs[k].Result.total()) / float64(max(r.Optimum.total(), 1))
+			}
+		}
+	}
+}
