@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/rounds"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -33,6 +35,9 @@ type minimizeStats struct {
 	Seconds     float64               `json:"seconds"`
 	PerSecond   float64               `json:"schedules_per_second"`
 	Pace        []minimize.PacePoint  `json:"pace"`
+	// RoundForm sums the result up in rounds (for systems whose messages
+	// carry a round): deliveries in round form and the residue.
+	RoundForm *rounds.Totals `json:"round_form,omitempty"`
 }
 
 func minimizeCmd(e *env) *cobra.Command {
@@ -116,7 +121,8 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 				return err
 			}
 			if stats != "" {
-				if err := writeStats(stats, in, out, strategy, budget, workers, t.Header.Violation.Fingerprint, sys.Name, res); err != nil {
+				if err := writeStats(stats, in, out, strategy, budget, workers, t.Header.Violation.Fingerprint, sys.Name, res,
+					roundTotals(sys, res.Trace)); err != nil {
 					return err
 				}
 			}
@@ -149,10 +155,11 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 	return cmd
 }
 
-func writeStats(path, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result) error {
+func writeStats(path, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
+	rf *rounds.Totals) error {
 	st := minimizeStats{System: system, Input: in, Output: out, Strategy: strategy, Budget: budget.Seconds(),
 		Workers: workers, Violation: violation, Interrupted: res.Interrupted, Stages: res.Stages,
-		Final: res.Final, Pace: res.Pace}
+		Final: res.Final, Pace: res.Pace, RoundForm: rf}
 	for _, s := range res.Stages {
 		st.Schedules += s.Schedules
 		st.Seconds += s.Seconds
@@ -217,4 +224,15 @@ func (p *progressPrinter) done() {
 		fmt.Fprintln(p.w)
 		p.live = false
 	}
+}
+
+// roundTotals lays the minimized trace out in rounds for the statistics;
+// nil when its messages carry no round (or it cannot be laid out).
+func roundTotals(sys *record.System, t *record.Trace) *rounds.Totals {
+	lay, err := rounds.Build(context.Background(), sys, t)
+	if err != nil || !lay.Rounded {
+		return nil
+	}
+	tot := lay.Totals()
+	return &tot
 }

@@ -28,16 +28,16 @@ atomically and never overwrites FILE.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := args[0]
-			flag := "-o"
-			if out == "" {
-				out, flag = strings.TrimSuffix(in, ".trace")+".html", "output"
+			defaulted := out == ""
+			if defaulted {
+				out = strings.TrimSuffix(in, ".trace") + ".html"
 			}
 			if same, err := samePath(in, out); err != nil {
 				return badInput(err)
 			} else if same {
 				return badInput(fmt.Errorf("-o %s is the input file; report never overwrites its input", out))
 			}
-			if err := checkOutput(flag, out, false); err != nil {
+			if err := checkOutput("-o", out, defaulted); err != nil {
 				return err
 			}
 			var st *report.Stats

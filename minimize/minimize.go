@@ -38,7 +38,13 @@
 //     largest budget that finds nothing. Before the schedules per check
 //     grow, reorder-N tries, once per trace, moves that reorder rather
 //     than remove (reorder.go); when one helps, another round follows.
-//  11. final: the result is replayed exactly and must reproduce the
+//  11. round-form: for systems whose messages carry a round, the schedule
+//     is rewritten into lockstep rounds where that still reproduces the
+//     violation: whole rounds and phases removed, late deliveries turned
+//     into losses, deliveries out of lockstep order moved earlier; never
+//     larger (roundform.go). It runs when the rounds end, not when the
+//     budget runs out.
+//  12. final: the result is replayed exactly and must reproduce the
 //     violation.
 //
 // The names are constants (StageInitial, ...); FirstPass and RoundStages
@@ -358,7 +364,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 				}
 			}
 			if m.escalation >= maxEscalation {
-				return nil
+				return m.runStage(ctx, StageRoundForm, 1, m.roundForm)
 			}
 			m.escalation *= 4
 		}

@@ -36,6 +36,10 @@ const (
 	// followed by a descent; it runs at the end of a round that found
 	// nothing, once per trace, as RoundStage(StageReorder, n).
 	StageReorder = "reorder"
+	// StageRoundForm rewrites the schedule into lockstep rounds where it
+	// still reproduces the violation (roundform.go); it runs once, after the
+	// last round, for systems whose messages carry a round.
+	StageRoundForm = "round-form"
 	// StageFinal replays the result exactly; it must reproduce the
 	// violation before anything is written.
 	StageFinal = "final"

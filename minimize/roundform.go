@@ -1,0 +1,200 @@
+package minimize
+
+import (
+	"context"
+	"slices"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/rounds"
+)
+
+// The round-form pass is the last stage of the full pipeline. It makes the
+// minimized trace itself read like a lossy synchronous execution (paper
+// 000): rounds in lockstep, every delivery of round r (in the order of its
+// phases) before any of round r+1. It works only on systems whose
+// messages carry a round (record.Rounded), and in three steps, each
+// candidate checked like the reorder stage's moves (TFB, a few schedules)
+// and kept only when it reproduces the same violation:
+//
+//  1. whole rounds, then whole phases, are removed (kept when smaller);
+//  2. each late delivery (the receiver had moved on to a later round) is
+//     dropped, the message then lost, which the protocol ignores anyway
+//     (kept when smaller);
+//  3. each delivery out of lockstep order is moved earlier, just before
+//     the first delivery of a later round or phase after the event that
+//     sent it (kept when the trace is no larger and fewer of its
+//     deliveries are out of round form).
+//
+// The pass never makes a trace larger. What it cannot put in round form
+// stays, and rounds.Totals reports it as the asynchronous residue.
+
+// roundFormSchedules is the schedule budget of one check of the pass.
+const roundFormSchedules = 8
+
+// roundForm runs the round-form pass on the best trace.
+func (m *minimizer) roundForm(ctx context.Context) error {
+	lay, err := rounds.Build(ctx, m.sys, m.snapshotBest())
+	if err != nil || !lay.Rounded {
+		return err // a system without rounds has nothing to do here
+	}
+	for _, step := range []func(*record.Trace, *rounds.Layout) [][]int{roundRemovals, m.lateRemovals} {
+		if err := m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
+			drops := step(base, lay)
+			bp := dpor.FromEvents(m.fp, base.Events)
+			_, tr, err := m.firstTrace(ctx, len(drops), func(c *dpor.Checker, i int) (*record.Trace, error) {
+				r, err := m.checkPlan(ctx, c, removal(drops[i], -1)(c.Fingerprinter(), bp))
+				if err != nil || r == nil || !smaller(r, base) {
+					return nil, err
+				}
+				return r, nil
+			})
+			return tr, err
+		}); err != nil {
+			return err
+		}
+	}
+	return m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
+		moves := lockstepMoves(base, lay)
+		residue := lay.Totals().Residue
+		_, tr, err := m.firstTrace(ctx, len(moves), func(c *dpor.Checker, i int) (*record.Trace, error) {
+			r, err := m.checkPlan(ctx, c, dpor.FromEvents(c.Fingerprinter(), moves[i]))
+			if err != nil || r == nil || smaller(base, r) {
+				return nil, err
+			}
+			l, err := rounds.Build(ctx, m.sys, r)
+			if err != nil || l.Totals().Residue >= residue {
+				return nil, nil // not better in round form (or not laid out)
+			}
+			return r, nil
+		})
+		return tr, err
+	})
+}
+
+// untilNoGain applies step to the best trace until it returns nil.
+func (m *minimizer) untilNoGain(ctx context.Context, step func(*record.Trace, *rounds.Layout) (*record.Trace, error)) error {
+	for ctx.Err() == nil {
+		base := m.snapshotBest()
+		lay, err := rounds.Build(ctx, m.sys, base)
+		if err != nil {
+			return err
+		}
+		tr, err := step(base, lay)
+		if err != nil || tr == nil || !m.adopt(tr) {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// checkPlan checks one candidate of the pass and returns its trace, or nil.
+func (m *minimizer) checkPlan(ctx context.Context, c *dpor.Checker, plan dpor.Plan) (*record.Trace, error) {
+	c.SetMode(dpor.TFB)
+	c.SetMaxSchedules(roundFormSchedules)
+	c.SetBroad(false)
+	r, err := c.Check(ctx, plan)
+	m.schedules.Add(int64(r.Schedules))
+	return r.Trace, err
+}
+
+// adopt makes tr the best trace unless it is larger; it reports whether it
+// did. (offer takes only smaller traces; the lockstep moves keep the size.)
+func (m *minimizer) adopt(tr *record.Trace) bool {
+	m.mu.Lock()
+	ok := !smaller(m.best, tr)
+	if ok {
+		m.best = tr
+	}
+	m.mu.Unlock()
+	if ok {
+		m.recordPace()
+	}
+	return ok
+}
+
+// roundRemovals lists, as sorted event indices to drop, every round's
+// deliveries, then every phase's.
+func roundRemovals(_ *record.Trace, lay *rounds.Layout) [][]int {
+	var out [][]int
+	byRound := map[int][]int{}
+	for _, d := range lay.Residue {
+		byRound[d.Round] = append(byRound[d.Round], d.Step)
+	}
+	for _, r := range lay.Rounds {
+		var all []int
+		for _, ph := range r.Phases {
+			for _, d := range ph.Deliveries {
+				all = append(all, d.Step)
+			}
+		}
+		all = append(all, byRound[r.Number]...)
+		slices.Sort(all)
+		out = append(out, all)
+	}
+	for _, r := range lay.Rounds {
+		for _, ph := range r.Phases {
+			var steps []int
+			for _, d := range ph.Deliveries {
+				steps = append(steps, d.Step)
+			}
+			out = append(out, steps)
+		}
+	}
+	return out
+}
+
+// lateRemovals lists, for each late delivery, the indices to drop to lose
+// it (under FIFO with the later deliveries of its queue).
+func (m *minimizer) lateRemovals(base *record.Trace, lay *rounds.Layout) [][]int {
+	fifo := m.fifo()
+	var out [][]int
+	for _, d := range lay.Residue {
+		drop := []int{d.Step}
+		if e := base.Events[d.Step]; fifo {
+			for j := d.Step + 1; j < len(base.Events); j++ {
+				if f := base.Events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
+					drop = append(drop, j)
+				}
+			}
+		}
+		out = append(out, drop)
+	}
+	return out
+}
+
+// lockstepMoves lists the event lists that move one delivery out of
+// lockstep order earlier: just before the first delivery of a later round
+// or phase that comes after the event that sent it.
+func lockstepMoves(base *record.Trace, lay *rounds.Layout) [][]record.Event {
+	type key struct{ round, phase int }
+	less := func(a, b key) bool { return a.round < b.round || a.round == b.round && a.phase < b.phase }
+	at := map[int]key{}
+	for _, r := range lay.Rounds {
+		for i, ph := range r.Phases {
+			for _, d := range ph.Deliveries {
+				at[d.Step] = key{r.Number, i}
+			}
+		}
+	}
+	ev := base.Events
+	var out [][]record.Event
+	for j := range ev {
+		kj, ok := at[j]
+		if !ok {
+			continue
+		}
+		for i := max(ev[j].Cause+1, 0); i < j; i++ {
+			if ki, ok := at[i]; ok && less(kj, ki) {
+				moved := make([]record.Event, 0, len(ev))
+				moved = append(moved, ev[:i]...)
+				moved = append(moved, ev[j])
+				moved = append(moved, ev[i:j]...)
+				moved = append(moved, ev[j+1:]...)
+				out = append(out, moved)
+				break
+			}
+		}
+	}
+	return out
+}
