@@ -163,7 +163,7 @@ func New(cfg Config) (*Checker, error) {
 	if cfg.MaxSchedules < 1 {
 		cfg.MaxSchedules = 1
 	}
-	return &Checker{cfg: cfg, fp: fingerprint.New(cfg.Fingerprint),
+	return &Checker{cfg: cfg, fp: fingerprint.For(cfg.System, cfg.Fingerprint),
 		explored: map[uint64]struct{}{}, seen: map[altKey]struct{}{}}, nil
 }
 

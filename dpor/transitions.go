@@ -24,7 +24,7 @@ func (t *Transitions) has(k uint64) bool {
 // invariant checked only at the end) and collects the transitions of its
 // deliveries.
 func Observe(sys *record.System, opts record.Options, seed uint64, events []record.Event, user fingerprint.Func) (*Transitions, error) {
-	c := &Checker{fp: fingerprint.New(user)}
+	c := &Checker{fp: fingerprint.For(sys, user)}
 	gen := c.nextGen()
 	t := &Transitions{set: map[uint64]struct{}{}}
 	d, err := record.NewDriver(record.Setup{System: sys, Options: opts, Seed: seed}, events, record.Follow{

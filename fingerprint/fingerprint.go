@@ -12,7 +12,10 @@
 //     order-independently), so it is deterministic across runs.
 //   - A struct field tagged `demi:"-"` is masked: it does not take part in
 //     the fingerprint. Use it for sequence numbers, cookies, counters.
-//   - A user Func replaces the default for the messages it recognizes.
+//   - Protocol buffer messages are fingerprinted by their deterministic wire
+//     encoding, never by their unexported internals (see proto.go).
+//   - A user Func replaces the default for the messages it recognizes; a
+//     system can carry one (record.System.Fingerprint, used through For).
 //
 // The coarse match of Observation #3 is the type alone: FP.Type. Two
 // fingerprints are compared as 64-bit hashes; a Fingerprinter caches the
@@ -50,11 +53,13 @@ type Fingerprinter struct {
 	user    Func
 	layouts map[reflect.Type][]int // unmasked field indices of struct types
 	types   map[reflect.Type]uint64
+	protos  map[reflect.Type]bool // whether a type is a protobuf message
 }
 
 // New returns a Fingerprinter using user (may be nil) before the default.
 func New(user Func) *Fingerprinter {
-	return &Fingerprinter{user: user, layouts: map[reflect.Type][]int{}, types: map[reflect.Type]uint64{}}
+	return &Fingerprinter{user: user, layouts: map[reflect.Type][]int{},
+		types: map[reflect.Type]uint64{}, protos: map[reflect.Type]bool{}}
 }
 
 // maxDepth bounds the reflection walk so that cyclic values terminate.
@@ -71,7 +76,11 @@ func (f *Fingerprinter) Of(m record.Message) FP {
 	}
 	h := th
 	if m != nil {
-		h = f.walk(h, reflect.ValueOf(m), 0)
+		// An addressable copy, so that protobuf messages held by value can
+		// be marshalled through their address.
+		v := reflect.New(t).Elem()
+		v.Set(reflect.ValueOf(m))
+		h = f.walk(h, v, 0)
 	}
 	return FP{Type: th, Full: hashing.Finish(h)}
 }
@@ -121,6 +130,9 @@ func (f *Fingerprinter) walk(h uint64, v reflect.Value, depth int) uint64 {
 		return hashing.Mix(h, 0xdead)
 	}
 	h = hashing.Mix(h, uint64(v.Kind()))
+	if k := v.Kind(); (k == reflect.Pointer || k == reflect.Struct) && f.isProto(v.Type()) && (k == reflect.Pointer || v.CanAddr()) {
+		return f.protoHash(h, v)
+	}
 	switch v.Kind() {
 	case reflect.Bool:
 		if v.Bool() {

@@ -213,7 +213,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	var err error
 	m := &minimizer{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed,
 		target: t.Header.Violation.Fingerprint, cfg: cfg, mode: mode, strat: cfg.Strategy,
-		fp: fingerprint.New(cfg.Fingerprint), start: time.Now(), budget: cfg.Budget}
+		fp: fingerprint.For(sys, cfg.Fingerprint), start: time.Now(), budget: cfg.Budget}
 	if m.strat == "" {
 		m.strat = "tfb"
 	}

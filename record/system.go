@@ -56,6 +56,13 @@ type System struct {
 	Externals []Generator
 	// Conditions are named predicates for wait-until-condition markers.
 	Conditions map[string]func(v View) bool
+	// Fingerprint, if set, is the system's own message fingerprint: it
+	// returns the string that decides whether two messages of different
+	// runs are "the same message" (see package fingerprint), or false to
+	// leave m to the default. Minimization, DPOR and check use it unless
+	// their own configuration gives one, so a demi binary built with
+	// cli.Main uses it too.
+	Fingerprint func(m Message) (string, bool)
 }
 
 // Generator makes one kind of random external event for fuzzing. Make

@@ -23,10 +23,11 @@ const tracesDir = "../examples/traces"
 
 func catalog() *record.Catalog { return record.NewCatalog(tokenring.System(), raft.System()) }
 
-// shippedMin lists the shipped minimized traces, by bug name.
+// shippedMin lists the shipped minimized traces of the raft example, by
+// bug name.
 func shippedMin(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(tracesDir, "*.min.trace"))
+	files, err := filepath.Glob(filepath.Join(tracesDir, "raft-*.min.trace"))
 	require.NoError(t, err)
 	require.Len(t, files, len(raft.BugNames()), "one minimized trace per bug")
 	var bugs []string

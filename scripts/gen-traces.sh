@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# gen-traces.sh regenerates every trace shipped in examples/traces:
+# gen-traces.sh regenerates every trace shipped in examples/traces, for the
+# raft example and (named etcdraft-<bug>.*) the etcdraft example:
 #   - <bug>.trace: the failing execution `demi fuzz` finds for each bug switch
 #     of the raft example with the documented seed and fuzz configuration
 #     (docs/examples.md explains each choice);
 #   - <bug>.reference.trace: the hand-built smallest reproducer of each bug
-#     (examples/raft/reference.go), applied event by event through the runtime;
+#     (examples/raft/reference.go, examples/etcdraft/reference.go), applied
+#     event by event through the runtime;
 #   - <bug>.min.trace: what `demi minimize` makes of <bug>.trace.
 # The same tree gives byte-identical files: fuzzing is a function of the seed,
 # and the references are fixed schedules.
@@ -40,3 +42,16 @@ go run ./examples/raft/internal/genref -dir "$out"
 while read -r bug _; do
   "$bin/demi" minimize "$out/$bug.trace" --budget 2m -o "$out/$bug.min.trace"
 done <"$bin/cases"
+
+# The etcdraft example: the same three steps. Its fuzz cases
+# (etcdraft.ShippedFuzz in examples/etcdraft/shipped.go) search seeds from 1
+# and keep the first run with a violation after 1,000 deliveries.
+go run ./examples/etcdraft/internal/genref -fuzz-args >"$bin/etcdraft-cases"
+while read -r name args; do
+  # shellcheck disable=SC2086
+  "$bin/demi" fuzz --system etcdraft $args -o "$out/$name.trace"
+done <"$bin/etcdraft-cases"
+go run ./examples/etcdraft/internal/genref -dir "$out"
+while read -r name _; do
+  "$bin/demi" minimize "$out/$name.trace" --budget 2m -o "$out/$name.min.trace"
+done <"$bin/etcdraft-cases"

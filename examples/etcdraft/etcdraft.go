@@ -16,7 +16,7 @@
 // (Put) are external messages. Every Ready is handled in the documented
 // order: write snapshot, entries and HardState; send the messages; apply
 // the snapshot and the committed entries; Advance. Every snapshot-every
-// applied entries a member takes a snapshot and compacts its log, so a
+// applied client writes a member takes a snapshot and compacts its log, so a
 // member that lags behind or restarts is caught up by snapshot.
 //
 // # Determinism
@@ -116,7 +116,7 @@ func Setup(o record.Options) []record.Event {
 func System() *record.System {
 	opts := []record.OptionSpec{
 		{Name: OptMembers, Default: "3", Usage: "number of cluster members"},
-		{Name: OptSnapshotEvery, Default: "5", Usage: "a member snapshots and compacts its log every N applied entries (0: never)"},
+		{Name: OptSnapshotEvery, Default: "5", Usage: "a member snapshots and compacts its log every N applied client writes (0: never)"},
 		{Name: OptPreVote, Default: "false", Usage: "raft's pre-vote (Config.PreVote)"},
 		{Name: OptClientWeight, Default: "10", Usage: "fuzzing weight of client requests"},
 		{Name: OptRestartWeight, Default: "1", Usage: "fuzzing weight of crash-restarts"},
@@ -140,10 +140,11 @@ func System() *record.System {
 		New: func(id record.ActorID, o record.Options) record.Actor {
 			return newMember(id, o)
 		},
-		Messages:  messages(),
-		Invariant: invariant,
-		Setup:     Setup,
-		Externals: []record.Generator{{Name: "etcdraft-external", Weight: 1, Make: makeExternal}},
+		Messages:    messages(),
+		Fingerprint: fingerprint,
+		Invariant:   invariant,
+		Setup:       Setup,
+		Externals:   []record.Generator{{Name: "etcdraft-external", Weight: 1, Make: makeExternal}},
 		Conditions: map[string]func(record.View) bool{
 			"leader-elected": func(v record.View) bool {
 				for _, id := range v.Members() {

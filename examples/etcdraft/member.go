@@ -45,12 +45,13 @@ type Member struct {
 	kv       kvStore
 	applied  uint64 // index of the last entry applied to kv
 	snapshot uint64 // index of the last snapshot
+	writes   uint64 // client writes applied since the last snapshot
 	conf     *raftpb.ConfState
 	leader   bool
 	// deferred are stable-storage writes that a buggy member has not
 	// done yet; they happen when it next handles something (as a
 	// background flush would), and are lost if it crashes first.
-	deferred []func(record.Storage)
+	deferred []func(*record.Context)
 }
 
 func newMember(id record.ActorID, o record.Options) *Member {
@@ -151,7 +152,7 @@ func (n *Member) ready(ctx *record.Context) {
 			// Bug: send first, write later (asynchronously): a crash in
 			// between forgets a vote or entries others were told about.
 			n.send(ctx, rd.Messages)
-			n.later(func(st record.Storage) { n.persist(st, rd) })
+			n.later(func(ctx *record.Context) { n.persist(ctx.Storage(), rd) })
 		} else {
 			n.write(ctx, func(st record.Storage) { n.persist(st, rd) })
 		}
@@ -192,7 +193,7 @@ func (n *Member) persist(st record.Storage, rd raft.Ready) {
 		if !raft.IsEmptyHardState(rd.HardState) {
 			saveHardState(st, rd.HardState)
 		}
-		n.deferred = append(n.deferred, func(st record.Storage) { saveEntries(st, rd.Entries) })
+		n.later(func(ctx *record.Context) { saveEntries(ctx.Storage(), rd.Entries) })
 		return
 	}
 	saveEntries(st, rd.Entries)
@@ -216,24 +217,35 @@ func (n *Member) mirror(rd raft.Ready) {
 // member has deferred (in order).
 func (n *Member) write(ctx *record.Context, w func(record.Storage)) {
 	if len(n.deferred) > 0 {
-		n.later(w)
+		n.later(func(ctx *record.Context) { w(ctx.Storage()) })
 		return
 	}
 	w(ctx.Storage())
 }
 
-func (n *Member) later(w func(record.Storage)) { n.deferred = append(n.deferred, w) }
+// later defers a write (or a send that must follow deferred writes) to the
+// member's next handler, as a background write completes later.
+func (n *Member) later(w func(*record.Context)) { n.deferred = append(n.deferred, w) }
 
-// flush does the deferred writes.
+// flush does what was deferred, in order.
 func (n *Member) flush(ctx *record.Context) {
 	ws := n.deferred
 	n.deferred = nil
 	for _, w := range ws {
-		w(ctx.Storage())
+		w(ctx)
 	}
 }
 
+// send sends raft's messages, after the writes still deferred (unless the
+// send-before-persist bug sends them first anyway).
 func (n *Member) send(ctx *record.Context, msgs []*raftpb.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	if len(n.deferred) > 0 && !n.bugs.sendBeforePersist {
+		n.later(func(ctx *record.Context) { n.send(ctx, msgs) })
+		return
+	}
 	for _, m := range msgs {
 		ctx.Send(memberID(m.GetTo()), wrap(m))
 	}
@@ -272,8 +284,9 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 		if !early && e.GetIndex() <= n.applied {
 			continue
 		}
-		if e.GetType() == raftpb.EntryNormal {
+		if e.GetType() == raftpb.EntryNormal && len(e.GetData()) > 0 {
 			n.kv.apply(e.GetData())
+			n.writes++
 		}
 		n.applied = max(n.applied, e.GetIndex())
 		if rec == nil {
@@ -293,11 +306,13 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 }
 
 // compact takes a snapshot of the key-value store and drops the log
-// entries it covers, every n.every applied entries (as etcd's server does
-// every --snapshot-count): a follower that needs dropped entries gets the
-// snapshot instead.
+// entries it covers, every n.every applied client writes (as etcd's server
+// does every --snapshot-count applied entries; the empty entries new
+// leaders append do not count here, so that snapshots follow the clients'
+// load rather than the number of elections): a follower that needs dropped
+// entries gets the snapshot instead.
 func (n *Member) compact(ctx *record.Context) {
-	if n.every == 0 || n.applied < n.snapshot+n.every {
+	if n.every == 0 || n.writes < n.every || n.applied <= n.snapshot {
 		return
 	}
 	snap, err := n.ms.CreateSnapshot(n.applied, n.conf, n.kv.encode())
@@ -307,6 +322,7 @@ func (n *Member) compact(ctx *record.Context) {
 	n.write(ctx, func(st record.Storage) { saveSnapshot(st, snap) })
 	must(n.ms.Compact(n.applied))
 	n.snapshot = n.applied
+	n.writes = 0
 }
 
 // Snapshot shows the member's state in demi show.
@@ -320,7 +336,7 @@ func (n *Member) Snapshot() any {
 	return map[string]any{
 		"state": s.RaftState.String(), "term": s.HardState.GetTerm(), "vote": s.HardState.GetVote(),
 		"commit": s.HardState.GetCommit(), "lead": s.Lead, "applied": n.applied,
-		"log": fmt.Sprintf("[%d, %d]", first, last), "snapshot": n.snapshot, "kv": maps.Clone(n.kv),
+		"log": fmt.Sprintf("[%d, %d]", first, last), "snapshot": n.snapshot, "kv": map[string]string(maps.Clone(n.kv)),
 	}
 }
 
