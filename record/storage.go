@@ -144,8 +144,16 @@ func (c *copier) copy(dst, src reflect.Value) {
 			return
 		}
 		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
-		for i := range src.Len() {
-			c.copy(s.Index(i), src.Index(i))
+		if flat(src.Type().Elem(), 0) {
+			// Elements without references (a Raft log of {Term, Cmd}
+			// entries): one copy, not one reflective Set per field. A log
+			// persisted after every message would otherwise make a long
+			// run quadratic in reflection.
+			reflect.Copy(s, src)
+		} else {
+			for i := range src.Len() {
+				c.copy(s.Index(i), src.Index(i))
+			}
 		}
 		dst.Set(s)
 	case reflect.Array:
@@ -185,4 +193,29 @@ func addressable(v reflect.Value) reflect.Value {
 	a := reflect.New(v.Type()).Elem()
 	open(a).Set(v)
 	return a
+}
+
+// flat reports whether values of type t hold no references that a deep
+// copy must follow: booleans, numbers, strings (immutable) and arrays and
+// structs of those. Copying such a value bit by bit is a deep copy.
+func flat(t reflect.Type, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return true
+	case reflect.Array:
+		return flat(t.Elem(), depth+1)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !flat(t.Field(i).Type, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
