@@ -21,7 +21,19 @@ type execution struct {
 	header record.Header
 	events []record.Event
 	d      *record.Driver
+	// points caches the points already shown (a Point is never changed
+	// once made), so that going back to a step seen before is free.
+	points map[int]*Point
 }
+
+// How points are kept: a step back to a step not seen yet re-executes the
+// run to backBatch steps before it and keeps the points of those steps on
+// the way, so that the next steps back are free too; at most maxPoints
+// points are kept.
+const (
+	backBatch = 8
+	maxPoints = 4096
+)
 
 // Open returns the execution of trace t of system sys. It checks that the
 // trace replays exactly to its end (or to the point where a handler
@@ -55,13 +67,14 @@ func Open(ctx context.Context, sys *record.System, t *record.Trace, loose bool) 
 		if err != nil {
 			return nil, err
 		}
-		if o.Divergence != nil {
+		halted := d.Sim().Halted() != nil // the driver calls it a divergence too
+		if o.Divergence != nil && !halted {
 			return nil, fmt.Errorf("the trace does not replay: %s", o.Divergence)
 		}
 		if o.Violation != nil && x.header.Violation == nil {
 			x.header.Violation = o.Violation
 		}
-		if d.Sim().Halted() != nil {
+		if halted {
 			// A handler panicked: the run cannot go on, and the
 			// trace's later events (if any) can never happen.
 			x.events = x.events[:o.Event+1]
@@ -71,6 +84,23 @@ func Open(ctx context.Context, sys *record.System, t *record.Trace, loose bool) 
 	x.header.EventCount = len(x.events)
 	x.d = d
 	return x, nil
+}
+
+// rewind moves the driver back to just after the first m events. A run
+// halted by a panic cannot be rewound (the driver refuses any call on
+// it): it is replaced by a fresh driver instead.
+func (x *execution) rewind(ctx context.Context, m int) error {
+	if x.d.Sim().Halted() != nil {
+		d, err := record.NewDriver(x.setup, x.events, record.Follow{})
+		if err != nil {
+			return err
+		}
+		x.d = d
+	}
+	if len(x.d.Sim().Events()) > m {
+		return x.d.Rewind(ctx, m)
+	}
+	return nil
 }
 
 // openLoose follows t loosely (record.MatchType) to its end or its first
@@ -110,26 +140,43 @@ func (x *execution) At(ctx context.Context, k int) (*Point, error) {
 	if k < 0 || k >= len(x.events) {
 		return nil, fmt.Errorf("no step %d (steps 0 to %d)", k, len(x.events)-1)
 	}
-	done := len(x.d.Sim().Events())
-	if done > k {
-		if err := x.d.Rewind(ctx, k); err != nil {
-			return nil, err
-		}
+	if p, ok := x.points[k]; ok {
+		return p, nil
 	}
-	for len(x.d.Sim().Events()) < k {
+	from := k
+	if len(x.d.Sim().Events()) > k { // going back: keep the steps before too
+		from = max(k-backBatch, 0)
+	}
+	if err := x.rewind(ctx, from); err != nil {
+		return nil, err
+	}
+	for len(x.d.Sim().Events()) < from {
 		if _, err := x.take(ctx); err != nil {
 			return nil, err
 		}
 	}
-	p := &Point{Step: k, Event: x.events[k], Before: capture(x.d.Sim())}
-	o, err := x.take(ctx)
-	if err != nil {
-		return nil, err
+	before := capture(x.d.Sim())
+	var p *Point
+	for j := from; j <= k; j++ {
+		p = &Point{Step: j, Event: x.events[j], Before: before}
+		o, err := x.take(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.After = capture(x.d.Sim())
+		p.Pending = pending(x.d.Sim())
+		p.Check = o.Violation
+		x.keep(p)
+		before = p.After
 	}
-	p.After = capture(x.d.Sim())
-	p.Pending = pending(x.d.Sim())
-	p.Check = o.Violation
 	return p, nil
+}
+
+func (x *execution) keep(p *Point) {
+	if x.points == nil || len(x.points) >= maxPoints {
+		x.points = map[int]*Point{}
+	}
+	x.points[p.Step] = p
 }
 
 // take executes the next event of the execution, which must replay.
@@ -138,7 +185,7 @@ func (x *execution) take(ctx context.Context) (record.Outcome, error) {
 	if err != nil {
 		return o, err
 	}
-	if o.Divergence != nil {
+	if o.Divergence != nil && x.d.Sim().Halted() == nil {
 		return o, fmt.Errorf("the execution does not replay (is the system deterministic?): %s", o.Divergence)
 	}
 	return o, nil
@@ -208,7 +255,7 @@ func follow(ctx context.Context, d *record.Driver, out *Outcome, v *record.Viola
 			return nil, err
 		}
 		switch {
-		case o.Divergence != nil: // an external event the run rejects
+		case o.Divergence != nil && d.Sim().Halted() == nil: // an external event the run rejects
 			d.Skip()
 			out.Skipped++
 		case o.Skipped:

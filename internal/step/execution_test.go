@@ -133,28 +133,51 @@ func TestWhatIfDropAndKill(t *testing.T) {
 	assert.Equal(t, 1, o.Skipped)
 }
 
-// BenchmarkStepBack is a step back on the 2,038-event raft-45 trace, from
-// its end: the run is re-executed from the start to the step before, and
-// the screen rebuilt, as the terminal UI does on "p".
+// BenchmarkStepBack is one step back on the 2,038-event raft-45 trace,
+// from its end, to a step not seen before: the run is re-executed from the
+// start to a few steps before (keeping those points for the next steps
+// back), and the screen rebuilt, as the terminal UI does on "p".
 func BenchmarkStepBack(b *testing.B) {
 	ctx := context.Background()
 	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.trace", catalog())
 	require.NoError(b, err)
-	s, err := Open(ctx, sys, tr, false)
-	require.NoError(b, err)
-	require.Equal(b, 2038, s.Len())
-	w, err := NewWalk(ctx, sys, "raft-45.trace", s)
-	require.NoError(b, err)
-	w.Screen(ctx) // builds the round layout once
-	last := s.Len() - 1
-	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		require.NoError(b, w.Exec(ctx, Command{Op: OpGoto, N: last}))
+		s, err := Open(ctx, sys, tr, false)
+		require.NoError(b, err)
+		require.Equal(b, 2038, s.Len())
+		w, err := NewWalk(ctx, sys, "raft-45.trace", s)
+		require.NoError(b, err)
+		w.Screen(ctx) // builds the round layout once
+		require.NoError(b, w.Exec(ctx, Command{Op: OpGoto, N: s.Len() - 1}))
 		b.StartTimer()
 		require.NoError(b, w.Exec(ctx, Command{Op: OpPrev, N: 1}))
 		_ = w.Screen(ctx).Text(ScriptWidth)
 	}
+}
+
+// BenchmarkStepBackRepeated is the average of 64 steps back in a row from
+// the end of the same trace (the first of every backBatch+1 re-executes).
+func BenchmarkStepBackRepeated(b *testing.B) {
+	ctx := context.Background()
+	tr, sys, err := record.ReadFile("../../examples/traces/raft-45.trace", catalog())
+	require.NoError(b, err)
+	const n = 64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s, err := Open(ctx, sys, tr, false)
+		require.NoError(b, err)
+		w, err := NewWalk(ctx, sys, "raft-45.trace", s)
+		require.NoError(b, err)
+		w.Screen(ctx)
+		require.NoError(b, w.Exec(ctx, Command{Op: OpGoto, N: s.Len() - 1}))
+		b.StartTimer()
+		for range n {
+			require.NoError(b, w.Exec(ctx, Command{Op: OpPrev, N: 1}))
+			_ = w.Screen(ctx).Text(ScriptWidth)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/back")
 }
 
 // BenchmarkStepForward is a step forward in the middle of the same trace.
@@ -170,7 +193,7 @@ func BenchmarkStepForward(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		require.NoError(b, w.Exec(ctx, Command{Op: OpGoto, N: 1000}))
+		require.NoError(b, w.Exec(ctx, Command{Op: OpGoto, N: 1000 + i%1000}))
 		b.StartTimer()
 		require.NoError(b, w.Exec(ctx, Command{Op: OpNext, N: 1}))
 		_ = w.Screen(ctx).Text(ScriptWidth)
@@ -189,4 +212,34 @@ func BenchmarkOpen(b *testing.B) {
 		_, err = NewWalk(ctx, sys, "raft-45.trace", s)
 		require.NoError(b, err)
 	}
+}
+
+// A trace that ends in a handler's panic: the panic is its violation, and
+// the walk can go to it, back from it and what-if before it.
+func TestPanickingTrace(t *testing.T) {
+	ctx := context.Background()
+	sys := catalog().Systems()[1]
+	require.Equal(t, "tokenring", sys.Name)
+	tr, err := record.Fuzz(ctx, sys, record.Options{"panic-on-lap": "true"}, record.FuzzConfig{Seed: 1})
+	require.NoError(t, err)
+	require.NotNil(t, tr.Header.Violation)
+	require.Contains(t, tr.Header.Violation.Fingerprint, "panic: ")
+	s, err := Open(ctx, sys, tr, false)
+	require.NoError(t, err)
+	require.NotNil(t, s.Header().Violation)
+	last := s.Len() - 1
+	assert.Equal(t, last, s.Header().Violation.Event)
+	p, err := s.At(ctx, last)
+	require.NoError(t, err)
+	require.NotNil(t, p.Check)
+	assert.Equal(t, tr.Header.Violation.Fingerprint, p.Check.Fingerprint)
+	p, err = s.At(ctx, 0)
+	require.NoError(t, err, "back from a halted run")
+	assert.Nil(t, p.Check)
+	p, err = s.At(ctx, last)
+	require.NoError(t, err)
+	require.NotNil(t, p.Check)
+	_, o, err := s.WhatIf(ctx, last-1, Change{Event: record.KillEvent(s.Event(last).To)})
+	require.NoError(t, err)
+	assert.Nil(t, o.Violation, "the actor that panicked is dead")
 }

@@ -143,6 +143,29 @@ func (tm *terminal) waitExit() string {
 	}
 }
 
+// expect waits until the screen's lines starting with each prefix read as
+// wanted (a screen is repainted line by line: a capture can catch it
+// half-way), and fails showing the differences if they never do.
+func (tm *terminal) expect(want map[string]string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := tm.screen()
+		got := map[string]string{}
+		for prefix := range want {
+			got[prefix] = line(s, prefix)
+		}
+		if assert.ObjectsAreEqual(want, got) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			assert.Equal(tm.t, want, got, "the screen:\n%s", s)
+			tm.t.FailNow()
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
 // line returns the screen line that starts with prefix.
 func line(screen, prefix string) string {
 	for _, l := range strings.Split(screen, "\n") {
@@ -168,20 +191,25 @@ const helpLine = "n/→ next · p/← prev · g goto · b break · c continue ·
 
 func TestTerminalForwardAndBack(t *testing.T) {
 	tm := start(t, trace(t))
-	s := tm.screen()
-	assert.Equal(t, "demi step · raft-45.min.trace · raft (raft-45) · seed 45 · fifo network", line(s, "demi step"))
-	assert.Equal(t, helpLine, line(s, "n/→"), "the help line is always visible")
+	tm.expect(map[string]string{
+		"demi step": "demi step · raft-45.min.trace · raft (raft-45) · seed 45 · fifo network",
+		"n/→":       helpLine, // the help line is always visible
+	})
 
 	tm.keys("n")
 	tm.waitFor("step 1 of 23")
 	tm.keys("n", "Right")
-	s = tm.waitFor("step 3 of 23")
-	assert.Equal(t, "event     start raft-4", line(s, "event"))
-	assert.Equal(t, "raft-4  started by this step", line(s, "raft-4"))
+	tm.expect(map[string]string{
+		"step":   "step 3 of 23 (24 events) · prelude (before the first round)",
+		"event":  "event     start raft-4",
+		"raft-4": "raft-4  started by this step",
+	})
 
 	tm.keys("p")
-	s = tm.waitFor("step 2 of 23")
-	assert.Equal(t, "event     start raft-3", line(s, "event"))
+	tm.expect(map[string]string{
+		"step":  "step 2 of 23 (24 events) · prelude (before the first round)",
+		"event": "event     start raft-3",
+	})
 
 	// Three steps forward from 13 ends on a delivery: its message shows.
 	tm.keys("g")
@@ -189,16 +217,19 @@ func TestTerminalForwardAndBack(t *testing.T) {
 	tm.keys("13", "Enter")
 	tm.waitFor("step 13 of 23")
 	tm.keys("n", "n", "n")
-	s = tm.waitFor("step 16 of 23")
-	assert.Equal(t, "event     deliver #20 raft-4→raft-1 Vote{t1 granted}", line(s, "event"))
-	assert.Equal(t, "message   delivered raft-4→raft-1: Vote{Term:1 Granted:true}", line(s, "message"))
-	assert.Equal(t, "step 16 of 23 (24 events) · round 1 · phase vote", line(s, "step"))
-	assert.Equal(t, " *> #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}", line(s, " *> "))
-	assert.Equal(t, helpLine, line(s, "n/→"))
+	tm.expect(map[string]string{
+		"step":    "step 16 of 23 (24 events) · round 1 · phase vote",
+		"event":   "event     deliver #20 raft-4→raft-1 Vote{t1 granted}",
+		"message": "message   delivered raft-4→raft-1: Vote{Term:1 Granted:true}",
+		" *> ":    " *> #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}",
+		"n/→":     helpLine,
+	})
 
 	tm.keys("Left")
-	s = tm.waitFor("step 15 of 23")
-	assert.Equal(t, "event     timer retry fires at raft-1: RetryVotes{Term:1}", line(s, "event"))
+	tm.expect(map[string]string{
+		"step":  "step 15 of 23 (24 events) · round 1 · no phase (timer)",
+		"event": "event     timer retry fires at raft-1: RetryVotes{Term:1}",
+	})
 }
 
 func TestTerminalBreakpointAndViolation(t *testing.T) {
@@ -210,23 +241,31 @@ func TestTerminalBreakpointAndViolation(t *testing.T) {
 	tm.keys("b")
 	tm.waitFor("run to the next event of")
 	tm.keys("raft-3", "Enter")
-	s := tm.waitFor("step 17 of 23")
-	assert.Equal(t, "event     deliver #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}", line(s, "event"))
-	assert.Equal(t, "» breakpoint raft-3: stopped at step 17", line(s, "»"))
-	assert.Equal(t, "raft-3  changed", line(s, "raft-3"))
+	tm.expect(map[string]string{
+		"step":   "step 17 of 23 (24 events) · round 1 · phase election",
+		"event":  "event     deliver #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}",
+		"»":      "» breakpoint raft-3: stopped at step 17",
+		"raft-3": "raft-3  changed",
+	})
 
 	tm.keys("c")
-	s = tm.waitFor("step 21 of 23")
-	assert.Equal(t, "event     deliver #26 raft-3→raft-2 Vote{t1 granted}", line(s, "event"))
+	tm.expect(map[string]string{
+		"step":  "step 21 of 23 (24 events) · round 1 · phase vote",
+		"event": "event     deliver #26 raft-3→raft-2 Vote{t1 granted}",
+	})
 
 	tm.keys("v")
-	s = tm.waitFor("step 23 of 23")
-	assert.Equal(t, "invariant VIOLATED: ElectionSafety(raft-1,raft-2): raft-1 and raft-2 were both leader in term 1", line(s, "invariant"))
-	assert.Equal(t, "» the invariant breaks at step 23", line(s, "»"))
+	tm.expect(map[string]string{
+		"step":      "step 23 of 23 (24 events) · round 1 · phase vote",
+		"invariant": "invariant VIOLATED: ElectionSafety(raft-1,raft-2): raft-1 and raft-2 were both leader in term 1",
+		"»":         "» the invariant breaks at step 23",
+	})
 
 	tm.keys("r")
-	s = tm.waitFor("round view of steps 0-23 (r leaves it)")
-	assert.Equal(t, "  election   {raft-1,raft-2} → 4 × RequestVote", line(s, "  election"))
+	tm.expect(map[string]string{
+		"round view": "round view of steps 0-23 (r leaves it)",
+		"  election": "  election   {raft-1,raft-2} → 4 × RequestVote",
+	})
 	tm.keys("r")
 	tm.waitFor("pending  18")
 
@@ -238,8 +277,9 @@ func TestTerminalBreakpointAndViolation(t *testing.T) {
 	tm.waitGone("search:")
 
 	tm.keys("?")
-	s = tm.waitFor("commands (scripted mode")
-	assert.Equal(t, "violation              v          run to the step where the invariant breaks", line(s, "violation "))
+	tm.expect(map[string]string{
+		"violation ": "violation              v          run to the step where the invariant breaks",
+	})
 
 	tm.keys("q")
 	assert.Contains(t, []string{"0", ""}, tm.waitExit(), "demi exits with status 0 on quit")
@@ -253,17 +293,19 @@ func TestTerminalWhatIfSaved(t *testing.T) {
 	tm.keys("16", "Enter")
 	tm.waitFor("step 16 of 23")
 	tm.keys("d")
-	s := tm.waitFor("what-if: deliver now pending message #11")
+	tm.waitFor("what-if: deliver now pending message #11")
 	tm.keys("Enter")
-	s = tm.waitFor("step 17 of 24")
-	assert.Equal(t, "event     deliver #11 raft-2→raft-1 RequestVote{t1 raft-2 last=0/t0}", line(s, "event"))
+	s := tm.expect(map[string]string{
+		"step":  "step 17 of 24 (25 events) · round 1 · phase election",
+		"event": "event     deliver #11 raft-2→raft-1 RequestVote{t1 raft-2 last=0/t0}",
+	})
 	assert.True(t, strings.HasPrefix(line(s, "what-if"), "what-if   1. violation still reached, at step 24 ← deliver #11"), line(s, "what-if"))
 
 	tm.keys("w")
 	want := filepath.Join(filepath.Dir(path), "raft-45.whatif.trace")
 	tm.waitFor("save the execution as: " + want)
 	tm.keys("Enter")
-	s = tm.waitFor("» saved 25 events to " + want)
+	tm.waitFor("» saved 25 events to " + want)
 
 	// Saving again over it asks first; n keeps the file.
 	tm.keys("w")
