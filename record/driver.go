@@ -188,8 +188,9 @@ func (d *Driver) Stopped() bool {
 // Run takes the schedule's steps until its end or until Stopped. It
 // returns an error only when ctx ends (the Sim stays where it was).
 func (d *Driver) Run(ctx context.Context) error {
+	var o Outcome
 	for d.pos < len(d.sched) && !d.Stopped() {
-		if _, err := d.Next(ctx); err != nil {
+		if err := d.next(ctx, &o); err != nil {
 			return err
 		}
 	}
@@ -200,29 +201,39 @@ func (d *Driver) Run(ctx context.Context) error {
 // the same step again (Skip moves past it). It returns ErrScheduleEnd when
 // no step is left, ErrHalted when a handler panicked, and ctx's error.
 func (d *Driver) Next(ctx context.Context) (Outcome, error) {
-	o := Outcome{Step: d.pos, Event: -1}
+	var o Outcome
+	err := d.next(ctx, &o)
+	return o, err
+}
+
+// next is Next into *o (Run reuses one Outcome: it is large to copy).
+func (d *Driver) next(ctx context.Context, o *Outcome) error {
+	*o = Outcome{Step: d.pos, Event: -1}
 	if d.pos >= len(d.sched) {
-		return o, ErrScheduleEnd
+		return ErrScheduleEnd
 	}
 	if err := d.enter(ctx); err != nil {
-		return o, err
+		return err
 	}
 	k := d.pos
 	e := &d.sched[k]
 	d.div = nil
 	if e.Kind.IsExternal() {
 		if err := d.sim.Apply(*e); err != nil {
-			return d.diverged(o, e, err.Error(), nil), nil
+			d.diverged(o, e, err.Error(), nil)
+			return nil
 		}
 		o.Event = d.sim.eventCount() - 1
 		if e.Kind == Send && d.exact() {
 			if got := d.sim.sentID(o.Event); got != e.ID {
 				d.trail = append(d.trail, int32(d.pos))
-				return d.diverged(o, e, fmt.Sprintf("message ID #%d", got), nil), nil
+				d.diverged(o, e, fmt.Sprintf("message ID #%d", got), nil)
+				return nil
 			}
 		}
 		d.pos++
-		return d.after(o, true), nil
+		d.after(o, true)
+		return nil
 	}
 	var at int
 	if m := d.matcher(); m != nil {
@@ -230,31 +241,37 @@ func (d *Driver) Next(ctx context.Context) (Outcome, error) {
 		if _, gone := d.dropped[id]; !ok || gone {
 			o.Skipped = true
 			d.pos++
-			return d.after(o, false), nil
+			d.after(o, false)
+			return nil
 		}
 		var why *NotPendingError
 		if at, why = d.sim.deliverable(id); why != nil {
-			return d.diverged(o, e, why.Error(), nil), nil
+			d.diverged(o, e, why.Error(), nil)
+			return nil
 		}
 	} else {
 		at = d.sim.find(e.ID)
 		if at < 0 {
-			return d.diverged(o, e, fmt.Sprintf("no message #%d pending", e.ID), nil), nil
+			d.diverged(o, e, fmt.Sprintf("no message #%d pending", e.ID), nil)
+			return nil
 		}
 		p := &d.sim.pend[at]
 		if p.From != e.From || p.To != e.To || p.Timer != e.Timer || !SameMessage(p.Msg, e.Msg) {
 			got := Event{Kind: Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer}
-			return d.diverged(o, e, "pending "+got.String(), deliveryDiff(e, p)), nil
+			d.diverged(o, e, "pending "+got.String(), deliveryDiff(e, p))
+			return nil
 		}
 		if why := d.sim.blocked(at); why != nil {
-			return d.diverged(o, e, why.Error(), nil), nil
+			d.diverged(o, e, why.Error(), nil)
+			return nil
 		}
 	}
 	o.Delivered = d.sim.pend[at]
 	d.sim.deliverAt(at)
 	o.Event = d.sim.eventCount() - 1
 	d.pos++
-	return d.after(o, true), nil
+	d.after(o, true)
+	return nil
 }
 
 // Deliver delivers pending message id now, off the schedule (a what-if, or
@@ -274,7 +291,8 @@ func (d *Driver) Deliver(ctx context.Context, id MsgID) (Outcome, error) {
 	o.Delivered = d.sim.pend[at]
 	d.sim.deliverAt(at)
 	o.Event = d.sim.eventCount() - 1
-	return d.after(o, true), nil
+	d.after(&o, true)
+	return o, nil
 }
 
 // Apply executes external event e now, off the schedule (a what-if: crash,
@@ -290,7 +308,8 @@ func (d *Driver) Apply(ctx context.Context, e Event) (Outcome, error) {
 	}
 	d.leave()
 	o.Event = d.sim.eventCount() - 1
-	return d.after(o, true), nil
+	d.after(&o, true)
+	return o, nil
 }
 
 // Skip leaves out the next step of the schedule (a what-if: this delivery
@@ -432,10 +451,9 @@ func (d *Driver) leave() {
 }
 
 // diverged records that step o could not be taken.
-func (d *Driver) diverged(o Outcome, e *Event, got string, fields []FieldDiff) Outcome {
+func (d *Driver) diverged(o *Outcome, e *Event, got string, fields []FieldDiff) {
 	o.Divergence = &Divergence{Event: o.Step, Expected: escape(e.String()), Got: escape(got), Fields: fields}
 	d.div = o.Divergence
-	return o
 }
 
 // observe calls the observer hook; false stops the run.
@@ -448,32 +466,31 @@ func (d *Driver) observe(o *Outcome) bool {
 }
 
 // after finishes a step, executed or skipped: trail, observer, invariant.
-func (d *Driver) after(o Outcome, executed bool) Outcome {
+func (d *Driver) after(o *Outcome, executed bool) {
 	if executed {
 		d.trail = append(d.trail, int32(d.pos))
 		d.since++
 	}
-	if !d.observe(&o) {
-		return o
+	if !d.observe(o) {
+		return
 	}
 	every := d.f.CheckEvery
 	due := executed && (every == 0 || every == 1 || every > 1 && d.since >= every) ||
 		d.sim.halted != nil ||
 		d.since > 0 && o.Step >= 0 && d.pos == len(d.sched) // the schedule's last step
 	if !due {
-		return o
+		return
 	}
 	d.since = 0
 	v := d.record(d.sim.Check())
 	if v == nil {
-		return o
+		return
 	}
 	o.Violation, o.Found = v, v.Same(d.f.Want)
 	if !o.Found && d.sim.halted != nil && d.exact() && o.Step >= 0 {
 		o.Divergence = &Divergence{Event: o.Step, Expected: "the run to go on", Got: escape(v.String())}
 		d.div = o.Divergence
 	}
-	return o
 }
 
 // Check checks the invariant now, outside the driver's rhythm (a state
