@@ -53,50 +53,53 @@ func Build(ctx context.Context, name string, sys *record.System, t *record.Trace
 	if err != nil {
 		return nil, fmt.Errorf("lay out rounds: %w", err)
 	}
-	sim, err := record.NewSim(sys, t.Header.OptionMap(), t.Header.Seed)
-	if err != nil {
-		return nil, err
-	}
 	s := &Story{Name: name, Trace: t, System: sys, Layout: lay, Steps: make([]Step, len(t.Events))}
-	s.Actors = append(s.Actors, sim.Members()...)
 	sent := map[record.MsgID]record.Pending{}
 	delivered := map[record.MsgID]bool{}
 	var order []record.MsgID
 	var last record.MsgID
 	external := false
-	for i, e := range t.Events {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		s.Steps[i] = Step{Index: i, Event: e}
-		if e.Kind.IsExternal() {
-			if err := sim.Apply(e); err != nil {
-				return nil, fmt.Errorf("event %d: %w", i, err)
+	n := 0 // steps taken
+	// The trace is followed exactly; the invariant is checked once, at the
+	// end (the story only tells what each step did).
+	d, err := record.NewDriver(t.Setup(sys), t.Events, record.Follow{
+		CheckEvery: record.CheckAtEnd,
+		Observe: func(sim *record.Sim, o *record.Outcome) bool {
+			i := o.Step
+			e := t.Events[i]
+			s.Steps[i] = Step{Index: i, Event: e}
+			n = i + 1
+			if !e.Kind.IsExternal() {
+				delivered[o.Delivered.ID] = true
 			}
-		} else {
-			if err := sim.Deliver(e.ID); err != nil {
-				return nil, fmt.Errorf("event %d: trace does not replay: %w", i, err)
+			if e.Kind == record.Send {
+				external = true
 			}
-			delivered[e.ID] = true
-		}
-		if e.Kind == record.Send {
-			external = true
-		}
-		// Message IDs are assigned in send order: the new ones are what
-		// this step sent.
-		seen := last
-		for _, p := range sim.InFlight() {
-			if p.ID > seen {
-				sent[p.ID] = p
-				order = append(order, p.ID)
-				last = max(last, p.ID)
+			// Message IDs are assigned in send order: the new ones are what
+			// this step sent.
+			seen := last
+			for _, p := range sim.InFlight() {
+				if p.ID > seen {
+					sent[p.ID] = p
+					order = append(order, p.ID)
+					last = max(last, p.ID)
+				}
 			}
-		}
-		if sim.Halted() != nil {
-			s.Steps = s.Steps[:i+1]
-			break
-		}
+			// A handler panicked: the run ends here.
+			return sim.Halted() == nil
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
+	s.Actors = append(s.Actors, d.Sim().Members()...)
+	if err := d.Run(ctx); err != nil {
+		return nil, err
+	}
+	if div := d.Divergence(); div != nil {
+		return nil, fmt.Errorf("trace does not replay: %s", div)
+	}
+	s.Steps = s.Steps[:n]
 	for _, id := range order {
 		p := sent[id]
 		if delivered[id] || p.Timer != "" || p.Cause < 0 || p.Cause >= len(s.Steps) {
