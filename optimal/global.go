@@ -87,8 +87,11 @@ func (s *searcher) runGlobal(ctx context.Context, cfg Config) (*Result, error) {
 					return g.finishGlobal(res, nil, false)
 				}
 			}
-			found, same, nxt, err := g.expand(layer[i], d < bound)
+			found, same, nxt, err := g.expand(ctx, layer[i], d < bound)
 			if err != nil {
+				if ctx.Err() != nil { // cancelled mid-replay: what was searched stands
+					return g.finishGlobal(res, nil, false)
+				}
 				return nil, err
 			}
 			if found {
@@ -126,15 +129,19 @@ func (g *gsearch) pathOf(id int32) {
 	}
 }
 
-// replay runs node id's schedule on a fresh run; it returns the run, the
-// number of external events considered, the per-actor histories and the
-// mask of the external events left out.
-func (g *gsearch) replay(id int32, index map[record.ActorID]int) (*record.Sim, int, []uint64, uint64, error) {
+// replay runs node id's schedule on a fresh run, taking each decision of
+// the path (apply the next external event, leave it out, deliver the k-th
+// enabled message) through a record.Driver with an empty schedule; it
+// returns the run, the number of external events considered, the per-actor
+// histories and the mask of the external events left out. The invariant is
+// not checked on the way: the caller checks the state reached.
+func (g *gsearch) replay(ctx context.Context, id int32, index map[record.ActorID]int) (*record.Sim, int, []uint64, uint64, error) {
 	g.pathOf(id)
-	sim, err := g.setup.NewSim()
+	d, err := record.NewDriver(g.setup, nil, record.Follow{CheckEvery: record.CheckAtEnd})
 	if err != nil {
 		return nil, 0, nil, 0, fmt.Errorf("optimal: %w", err)
 	}
+	sim := d.Sim()
 	if index != nil {
 		for i, m := range sim.Members() {
 			index[m] = i
@@ -147,7 +154,7 @@ func (g *gsearch) replay(id int32, index map[record.ActorID]int) (*record.Sim, i
 		switch st := g.path[i]; {
 		case st == stepApply:
 			e := g.externals[ext]
-			if err := sim.Apply(e); err != nil {
+			if _, err := d.Apply(ctx, e); err != nil {
 				return nil, 0, nil, 0, fmt.Errorf("optimal: external event %d (%s): %w", ext, e, err)
 			}
 			g.externalHistory(ext, hist, index)
@@ -165,7 +172,7 @@ func (g *gsearch) replay(id int32, index map[record.ActorID]int) (*record.Sim, i
 				}
 				hist[index[p.To]] = mix(hist[index[p.To]], ck, uint64(ext))
 			}
-			if err := sim.Deliver(p.ID); err != nil {
+			if _, err := d.Deliver(ctx, p.ID); err != nil {
 				return nil, 0, nil, 0, fmt.Errorf("optimal: replaying a schedule: %w", err)
 			}
 		}
@@ -176,10 +183,10 @@ func (g *gsearch) replay(id int32, index map[record.ActorID]int) (*record.Sim, i
 // expand replays node id, reports a violation, and otherwise returns its
 // successors of the same cost and of the next cost, unless its global
 // state was expanded already.
-func (g *gsearch) expand(id int32, mayGrow bool) (found bool, same, next []int32, err error) {
+func (g *gsearch) expand(ctx context.Context, id int32, mayGrow bool) (found bool, same, next []int32, err error) {
 	g.replays++
 	index := map[record.ActorID]int{}
-	sim, ext, hist, skipped, err := g.replay(id, index)
+	sim, ext, hist, skipped, err := g.replay(ctx, id, index)
 	if err != nil {
 		return false, nil, nil, err
 	}
@@ -298,7 +305,7 @@ func mixString(h uint64, s string) uint64 { return hashing.Finish(hashing.String
 
 // buildGlobal replays node id's schedule into a trace and verifies it.
 func (g *gsearch) buildGlobal(ctx context.Context, id int32) (*record.Trace, error) {
-	sim, _, _, _, err := g.replay(id, nil)
+	sim, _, _, _, err := g.replay(ctx, id, nil)
 	if err != nil {
 		return nil, err
 	}
