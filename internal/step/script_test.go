@@ -89,10 +89,10 @@ func TestScriptTokenring(t *testing.T) {
 func TestScriptStopsAtABadCommand(t *testing.T) {
 	for script, want := range map[string]string{
 		"next\njump\n":                            `line 2: unknown command "jump" (try help)`,
-		"goto 99\n":                               "line 1 (goto 99): goto: there is no step 99 (steps 0 to 23)",
+		"goto 99\n":                               "line 1 (goto 99): goto: there is no step 99 (steps 0 to 20)",
 		"break raft-9\n":                          `line 1 (break raft-9): break: "raft-9" is neither an actor (raft-1, raft-2, raft-3, raft-4) nor a message type of raft`,
 		"deliver 999\n":                           "line 1 (deliver 999): deliver: message #999 is not pending at step 0",
-		"goto 16\ndeliver 21":                     "line 2 (deliver 21): deliver: message #21 is queued behind #16 (FIFO raft-1→raft-2)",
+		"goto 16\ndeliver 22":                     "line 2 (deliver 22): deliver: message #22 is queued behind #16 (FIFO raft-1→raft-3)",
 		"state nobody\n":                          `line 1 (state nobody): state: no actor "nobody" (actors: raft-1, raft-2, raft-3, raft-4)`,
 		"inject send raft-1 Nope\n":               "line 1 (inject send raft-1 Nope): inject: send: raft has no message type \"Nope\" (types: Bootstrap, ClientCommand, RequestVote, Vote, AppendEntries, AppendEntriesResponse, ElectionTimeout, Heartbeat, RetryVotes, InitLeader)",
 		"inject send raft-1 Vote {\"Bogus\":1}\n": "line 1 (inject send raft-1 Vote {\"Bogus\":1}): inject: send: Vote fields {\"Bogus\":1}: json: unknown field \"Bogus\"",
@@ -124,7 +124,7 @@ func TestSaveNeverOverwritesWithoutForce(t *testing.T) {
 	require.NoError(t, w.Exec(context.Background(), c))
 	tr, _, err := record.ReadFile(path, catalog())
 	require.NoError(t, err)
-	assert.Len(t, tr.Events, 24)
+	assert.Len(t, tr.Events, 21)
 
 	// No name: a fresh one next to the walked file, never an existing one.
 	src := filepath.Join(dir, "x.min.trace")

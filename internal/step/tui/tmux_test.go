@@ -64,7 +64,7 @@ func start(t *testing.T, trace string) *terminal {
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
 	tm.tmux("set-option", "-t", "demi", "remain-on-exit", "on")
 	tm.tmux("set-option", "-s", "escape-time", "0")
-	tm.waitFor("step 0 of 23")
+	tm.waitFor("step 0 of 20")
 	return tm
 }
 
@@ -197,17 +197,17 @@ func TestTerminalForwardAndBack(t *testing.T) {
 	})
 
 	tm.keys("n")
-	tm.waitFor("step 1 of 23")
+	tm.waitFor("step 1 of 20")
 	tm.keys("n", "Right")
 	tm.expect(map[string]string{
-		"step":   "step 3 of 23 (24 events) · prelude (before the first round)",
+		"step":   "step 3 of 20 (21 events) · prelude (before the first round)",
 		"event":  "event     start raft-4",
 		"raft-4": "raft-4  started by this step",
 	})
 
 	tm.keys("p")
 	tm.expect(map[string]string{
-		"step":  "step 2 of 23 (24 events) · prelude (before the first round)",
+		"step":  "step 2 of 20 (21 events) · prelude (before the first round)",
 		"event": "event     start raft-3",
 	})
 
@@ -215,20 +215,20 @@ func TestTerminalForwardAndBack(t *testing.T) {
 	tm.keys("g")
 	tm.waitFor("go to step:")
 	tm.keys("13", "Enter")
-	tm.waitFor("step 13 of 23")
+	tm.waitFor("step 13 of 20")
 	tm.keys("n", "n", "n")
 	tm.expect(map[string]string{
-		"step":    "step 16 of 23 (24 events) · round 1 · phase vote",
-		"event":   "event     deliver #20 raft-4→raft-1 Vote{t1 granted}",
+		"step":    "step 16 of 20 (21 events) · round 1 · phase vote",
+		"event":   "event     deliver #19 raft-4→raft-1 Vote{t1 granted}",
 		"message": "message   delivered raft-4→raft-1: Vote{Term:1 Granted:true}",
-		" *> ":    " *> #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}",
+		" *> ":    " *> #10 timer retry at raft-2 RetryVotes{Term:1}",
 		"n/→":     helpLine,
 	})
 
 	tm.keys("Left")
 	tm.expect(map[string]string{
-		"step":  "step 15 of 23 (24 events) · round 1 · no phase (timer)",
-		"event": "event     timer retry fires at raft-1: RetryVotes{Term:1}",
+		"step":  "step 15 of 20 (21 events) · round 1 · phase election",
+		"event": "event     deliver #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}",
 	})
 }
 
@@ -236,38 +236,38 @@ func TestTerminalBreakpointAndViolation(t *testing.T) {
 	tm := start(t, trace(t))
 	tm.keys("g")
 	tm.waitFor("go to step:")
-	tm.keys("16", "Enter")
-	tm.waitFor("step 16 of 23")
+	tm.keys("13", "Enter")
+	tm.waitFor("step 13 of 20")
 	tm.keys("b")
 	tm.waitFor("run to the next event of")
 	tm.keys("raft-3", "Enter")
 	tm.expect(map[string]string{
-		"step":   "step 17 of 23 (24 events) · round 1 · phase election",
+		"step":   "step 15 of 20 (21 events) · round 1 · phase election",
 		"event":  "event     deliver #12 raft-2→raft-3 RequestVote{t1 raft-2 last=0/t0}",
-		"»":      "» breakpoint raft-3: stopped at step 17",
+		"»":      "» breakpoint raft-3: stopped at step 15",
 		"raft-3": "raft-3  changed",
 	})
 
 	tm.keys("c")
 	tm.expect(map[string]string{
-		"step":  "step 21 of 23 (24 events) · round 1 · phase vote",
-		"event": "event     deliver #26 raft-3→raft-2 Vote{t1 granted}",
+		"step":  "step 18 of 20 (21 events) · round 1 · phase vote",
+		"event": "event     deliver #21 raft-3→raft-2 Vote{t1 granted}",
 	})
 
 	tm.keys("v")
 	tm.expect(map[string]string{
-		"step":      "step 23 of 23 (24 events) · round 1 · phase vote",
+		"step":      "step 20 of 20 (21 events) · round 1 · phase vote",
 		"invariant": "invariant VIOLATED: ElectionSafety(raft-1,raft-2): raft-1 and raft-2 were both leader in term 1",
-		"»":         "» the invariant breaks at step 23",
+		"»":         "» the invariant breaks at step 20",
 	})
 
 	tm.keys("r")
 	tm.expect(map[string]string{
-		"round view": "round view of steps 0-23 (r leaves it)",
-		"  election": "  election   {raft-1,raft-2} → 4 × RequestVote",
+		"round view": "round view of steps 0-20 (r leaves it)",
+		"  election": "  election   {raft-1,raft-2} → 3 × RequestVote",
 	})
 	tm.keys("r")
-	tm.waitFor("pending  18")
+	tm.waitFor("pending  14")
 
 	tm.keys("/")
 	tm.waitFor("search:")
@@ -291,21 +291,21 @@ func TestTerminalWhatIfSaved(t *testing.T) {
 	tm.keys("g")
 	tm.waitFor("go to step:")
 	tm.keys("16", "Enter")
-	tm.waitFor("step 16 of 23")
+	tm.waitFor("step 16 of 20")
 	tm.keys("d")
 	tm.waitFor("what-if: deliver now pending message #11")
 	tm.keys("Enter")
 	s := tm.expect(map[string]string{
-		"step":  "step 17 of 24 (25 events) · round 1 · phase election",
+		"step":  "step 17 of 21 (22 events) · round 1 · phase election",
 		"event": "event     deliver #11 raft-2→raft-1 RequestVote{t1 raft-2 last=0/t0}",
 	})
-	assert.True(t, strings.HasPrefix(line(s, "what-if"), "what-if   1. violation still reached, at step 24 ← deliver #11"), line(s, "what-if"))
+	assert.True(t, strings.HasPrefix(line(s, "what-if"), "what-if   1. violation still reached, at step 21 ← deliver #11"), line(s, "what-if"))
 
 	tm.keys("w")
 	want := filepath.Join(filepath.Dir(path), "raft-45.whatif.trace")
 	tm.waitFor("save the execution as: " + want)
 	tm.keys("Enter")
-	tm.waitFor("» saved 25 events to " + want)
+	tm.waitFor("» saved 22 events to " + want)
 
 	// Saving again over it asks first; n keeps the file.
 	tm.keys("w")
@@ -318,7 +318,7 @@ func TestTerminalWhatIfSaved(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := cli.Run(context.Background(), catalog(), []string{"replay", want}, &out, &errb)
 	assert.Equal(t, 0, code, errb.String())
-	assert.Equal(t, want+": 1/1 replays reproduced ElectionSafety(raft-1,raft-2) after 25 of 25 events\n", out.String())
+	assert.Equal(t, want+": 1/1 replays reproduced ElectionSafety(raft-1,raft-2) after 22 of 22 events\n", out.String())
 	minimized := filepath.Join(filepath.Dir(path), "m.trace")
 	code = cli.Run(context.Background(), catalog(), []string{"minimize", want, "--strategy", "sts", "-o", minimized}, &out, &errb)
 	assert.Equal(t, 0, code, errb.String())
