@@ -22,8 +22,8 @@ func TestRoundsProgress(t *testing.T) {
 	lay, err := buildRounds(context.Background(), &w, sys, tr, 0)
 	require.NoError(t, err)
 	require.Len(t, lay.Rounds, 1)
-	assert.Regexp(t, regexp.MustCompile(`show --rounds: 24 events laid out in \d+\.\ds\n$`), w.String())
-	assert.Regexp(t, regexp.MustCompile(`^show --rounds: \d+ of 24 events laid out, \d+\.\ds elapsed\n`), w.String())
+	assert.Regexp(t, regexp.MustCompile(`show --rounds: 21 events laid out in \d+\.\ds\n$`), w.String())
+	assert.Regexp(t, regexp.MustCompile(`^show --rounds: \d+ of 21 events laid out, \d+\.\ds elapsed\n`), w.String())
 
 	w.Reset()
 	_, err = buildRounds(context.Background(), &w, sys, tr, 1<<40)

@@ -35,7 +35,7 @@ func TestStepScripted(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	screens := strings.Split(out, "\n> ")
 	require.Len(t, screens, 5, "the first screen, then one per command (quit prints none)")
-	assert.True(t, strings.HasPrefix(screens[2], "next\ndemi step · raft-45.min.trace · raft (raft-45) · seed 45 · fifo network\nstep 2 of 23 (24 events)"), screens[2])
+	assert.True(t, strings.HasPrefix(screens[2], "next\ndemi step · raft-45.min.trace · raft (raft-45) · seed 45 · fifo network\nstep 2 of 20 (21 events)"), screens[2])
 	assert.Contains(t, screens[3], "\nraft-2\n  commitIndex: 0\n  leader: \"\"\n")
 	assert.Equal(t, "quit\n", screens[4])
 }

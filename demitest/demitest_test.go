@@ -51,9 +51,9 @@ func TestAStillReachableTraceIsReplacedByTheNewSchedule(t *testing.T) {
 	assert.Equal(t, 1, res.Kept[0].Schedules)
 	assert.Zero(t, res.Runs, "no fuzzing after a failure")
 	require.Len(t, r.Errors(), 1)
-	assert.Regexp(t, `^demi: kept trace `+path+` no longer replays exactly \(diverged at event 22: .*\),\n`+
+	assert.Regexp(t, `^demi: kept trace `+path+` no longer replays exactly \(diverged at event 19: .*\),\n`+
 		`but a schedule near it still reaches its violation ElectionSafety\(raft-1,raft-2\) \(found in 1 schedules\);\n`+
-		`the trace now holds that schedule \(19 deliveries, 8 externals\)\n\nprelude\n`, r.Errors()[0])
+		`the trace now holds that schedule \(16 deliveries, 8 externals\)\n\nprelude\n`, r.Errors()[0])
 
 	tr, _, err := record.ReadFile(path, record.NewCatalog(sys))
 	require.NoError(t, err)

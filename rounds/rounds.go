@@ -204,6 +204,9 @@ func BuildProgress(ctx context.Context, sys *record.System, t *record.Trace, pro
 	if div := d.Divergence(); div != nil {
 		return nil, fmt.Errorf("trace does not replay: %s", div)
 	}
+	// The violation the run reached, not the one the header records: with
+	// options changed a trace can replay to its end without reaching it.
+	lay.Violation = d.Violation()
 	for _, id := range members {
 		if started[id] || len(started) == 0 {
 			lay.Members = append(lay.Members, id)
