@@ -17,7 +17,7 @@ func TestReportWritesOnePage(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	page, err := os.ReadFile(out)
 	require.NoError(t, err)
-	assert.Equal(t, fmt.Sprintf("wrote %s (%d bytes): 5 actors, 24 events\n", out, len(page)), stdout)
+	assert.Equal(t, fmt.Sprintf("wrote %s (%d bytes): 5 actors, 21 events\n", out, len(page)), stdout)
 	assert.True(t, strings.HasPrefix(string(page), "<!doctype html>"))
 	for _, banned := range []string{"<script src", "<link", "@import", "url(http", `src="http`} {
 		assert.NotContains(t, string(page), banned, "the page loads nothing")
