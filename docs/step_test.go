@@ -14,7 +14,7 @@ import (
 
 // stepScreenScript is what the README's step-through screen is made by:
 // demi replay --step in scripted mode, commands on stdin.
-const stepScreenScript = "goto 16\nbreak raft-3\n"
+const stepScreenScript = "goto 12\nbreak raft-3\n"
 
 // stepScreen is the README's capture of the step-through screen: the last
 // screen the scripted mode prints for stepScreenScript on the shipped
