@@ -99,8 +99,8 @@ func TestReferenceTraces(t *testing.T) {
 var minimized = map[string][2]int{
 	etcdraft.BugSendBeforePersist:   {7, 3},
 	etcdraft.BugApplyBeforeCommit:   {7, 3},
-	etcdraft.BugSkipSnapshotPersist: {20, 5},
-	etcdraft.BugHardStateFirst:      {18, 4},
+	etcdraft.BugSkipSnapshotPersist: {18, 5},
+	etcdraft.BugHardStateFirst:      {16, 5},
 }
 
 // overBar are the bugs whose minimized trace is more than 1.25 times its
