@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/demi-project/demi/check"
+	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/record"
 	"github.com/spf13/cobra"
 )
@@ -56,7 +57,7 @@ Exit status 0 when the violation is no longer reachable within the budget,
 				return badInput(errors.New("--schedules must be at least 1"))
 			}
 			if out != "" {
-				if same, err := samePath(in, out); err != nil {
+				if same, err := paths.Same(in, out); err != nil {
 					return badInput(err)
 				} else if same {
 					return badInput(fmt.Errorf("-o %s is the input file; check never overwrites its input", out))

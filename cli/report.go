@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/report"
 	"github.com/spf13/cobra"
@@ -32,7 +33,7 @@ atomically and never overwrites FILE.`,
 			if defaulted {
 				out = strings.TrimSuffix(in, ".trace") + ".html"
 			}
-			if same, err := samePath(in, out); err != nil {
+			if same, err := paths.Same(in, out); err != nil {
 				return badInput(err)
 			} else if same {
 				return badInput(fmt.Errorf("-o %s is the input file; report never overwrites its input", out))

@@ -21,9 +21,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/record"
 	"github.com/spf13/cobra"
 )
@@ -166,7 +166,7 @@ func (e *env) loadFailingTrace(command, in, out, suffix string) (*record.Trace, 
 		out = strings.TrimSuffix(in, ".trace") + suffix
 		flag = "output"
 	}
-	if same, err := samePath(in, out); err != nil {
+	if same, err := paths.Same(in, out); err != nil {
 		return nil, nil, "", badInput(err)
 	} else if same {
 		return nil, nil, "", badInput(fmt.Errorf("-o %s is the input file; %s never overwrites its input", out, command))
@@ -182,22 +182,4 @@ func (e *env) loadFailingTrace(command, in, out, suffix string) (*record.Trace, 
 		return nil, nil, "", badInput(fmt.Errorf("%s records no violation", in))
 	}
 	return t, sys, out, nil
-}
-
-// samePath reports whether a and b name the same file.
-func samePath(a, b string) (bool, error) {
-	aa, err := filepath.Abs(a)
-	if err != nil {
-		return false, err
-	}
-	bb, err := filepath.Abs(b)
-	if err != nil {
-		return false, err
-	}
-	if aa == bb {
-		return true, nil
-	}
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb), nil
 }

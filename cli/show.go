@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/report"
 	"github.com/spf13/cobra"
 )
 
@@ -96,7 +97,7 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 				args[0], h.System, changedOptions(sys, h.OptionMap()), h.Seed, h.Network, h.Deliveries, h.Externals)
 			tb := newTable(e.stdout, "step", "kind", "from", "to", "message")
 			for i, ev := range t.Events {
-				kind, from, to, msg := describe(ev)
+				kind, from, to, msg := report.Describe(ev)
 				tb.Append(strconv.Itoa(i), kind, record.Escape(from), record.Escape(to), record.Escape(msg))
 			}
 			if err := tb.Render(); err != nil {
@@ -120,49 +121,10 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 // changedOptions renders the options that differ from the system's
 // defaults, as " (name=value,...)", or "" when all are defaults.
 func changedOptions(sys *record.System, o record.Options) string {
-	var parts []string
-	for _, spec := range sys.Options {
-		if v, ok := o[spec.Name]; ok && v != spec.Default {
-			if spec.Bug && v == "true" {
-				parts = append(parts, spec.Name)
-			} else {
-				parts = append(parts, spec.Name+"="+v)
-			}
-		}
+	if parts := sys.ChangedOptions(o); len(parts) > 0 {
+		return " (" + strings.Join(parts, ", ") + ")"
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-// describe splits an event into the columns of `demi show`.
-func describe(ev record.Event) (kind, from, to, msg string) {
-	switch ev.Kind {
-	case record.Deliver:
-		kind = "deliver"
-		if ev.Timer != "" {
-			kind = "timer"
-		}
-		return kind, string(ev.From), string(ev.To), record.FormatMessage(ev.Msg)
-	case record.Send:
-		return "send", string(record.External), string(ev.To), record.FormatMessage(ev.Msg)
-	case record.Start, record.Kill, record.Restart:
-		return ev.Kind.String(), "", string(ev.Actor), ""
-	case record.Partition, record.Heal:
-		return ev.Kind.String(), ids(ev.A), ids(ev.B), ""
-	case record.WaitCondition:
-		return ev.Kind.String(), "", "", ev.Cond
-	}
-	return ev.Kind.String(), "", "", ""
-}
-
-func ids(a []record.ActorID) string {
-	s := make([]string, len(a))
-	for i, id := range a {
-		s[i] = string(id)
-	}
-	return strings.Join(s, ",")
+	return ""
 }
 
 func showJSON(e *env, t *record.Trace) error {

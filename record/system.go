@@ -253,3 +253,20 @@ func (c *Catalog) Lookup(name string) (*System, error) {
 	}
 	return nil, fmt.Errorf("unknown system %q (known: %s)", name, strings.Join(names, ", "))
 }
+
+// ChangedOptions lists the options of o that differ from the system's
+// defaults, in declaration order, as a person reads them: a bug switch that
+// is on by its name ("raft-45"), any other option as name=value.
+func (s *System) ChangedOptions(o Options) []string {
+	var parts []string
+	for _, spec := range s.Options {
+		if v, ok := o[spec.Name]; ok && v != spec.Default {
+			if spec.Bug && v == "true" {
+				parts = append(parts, spec.Name)
+			} else {
+				parts = append(parts, spec.Name+"="+v)
+			}
+		}
+	}
+	return parts
+}

@@ -488,12 +488,26 @@ func (t *Trace) WriteFile(path string) error {
 // WriteFileAtomic writes data to path through a temporary file and a rename,
 // so that readers see either the old file or the whole new one.
 func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	return writeThroughTemp(path, data, os.Rename)
+}
+
+// WriteFileNew is WriteFileAtomic for a file that must not exist yet: the
+// temporary file is hard-linked to path, which never replaces a file (an
+// existing path gives an error wrapping fs.ErrExist, even when another
+// process created it after the caller checked).
+func WriteFileNew(path string, data []byte) error {
+	return writeThroughTemp(path, data, os.Link)
+}
+
+// writeThroughTemp writes data to a synced temporary file beside path and
+// then puts it in place with place (a rename or a hard link).
+func writeThroughTemp(path string, data []byte, place func(tmp, path string) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
+	defer os.Remove(tmp) // after a rename there is nothing left to remove
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
@@ -505,10 +519,9 @@ func WriteFileAtomic(path string, data []byte) error {
 		err = os.Chmod(tmp, 0o644)
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = place(tmp, path)
 	}
 	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

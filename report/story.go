@@ -139,17 +139,7 @@ func (s *Story) Violation() *record.Violation { return s.Trace.Header.Violation 
 // "raft (raft-45)".
 func (s *Story) Title() string {
 	h := s.Trace.Header
-	var parts []string
-	o := h.OptionMap()
-	for _, spec := range s.System.Options {
-		if v, ok := o[spec.Name]; ok && v != spec.Default {
-			if spec.Bug && v == "true" {
-				parts = append(parts, spec.Name)
-			} else {
-				parts = append(parts, spec.Name+"="+v)
-			}
-		}
-	}
+	parts := s.System.ChangedOptions(h.OptionMap())
 	if len(parts) == 0 {
 		return h.System
 	}

@@ -264,5 +264,3 @@ func (scr *Screen) Text(width int) string {
 	}
 	return b.String()
 }
-
-func joinStrings(parts []string, sep string) string { return strings.Join(parts, sep) }

@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/demi-project/demi/internal/paths"
+	"github.com/demi-project/demi/record"
 )
 
 // save writes the current execution as a trace. With no name it picks a
@@ -20,7 +23,7 @@ func (w *Walk) save(name string, force bool) error {
 	if name == "" {
 		name = w.SaveName()
 	}
-	if same, err := samePath(name, w.path); err == nil && same {
+	if same, err := paths.Same(name, w.path); err == nil && same {
 		return fmt.Errorf("save: %s is the trace being walked through; it is never overwritten", name)
 	}
 	if _, err := os.Stat(name); err == nil && !force {
@@ -39,7 +42,11 @@ func (w *Walk) save(name string, force bool) error {
 	if err := t.Encode(&buf); err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
-	if err := writeNew(name, buf.Bytes(), force); err != nil {
+	write := record.WriteFileNew
+	if force {
+		write = record.WriteFileAtomic
+	}
+	if err := write(name, buf.Bytes()); err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
 	w.status = fmt.Sprintf("saved %d events to %s", len(t.Events), name)
@@ -63,58 +70,4 @@ func (w *Walk) SaveName() string {
 			return name
 		}
 	}
-}
-
-// writeNew writes data to path atomically. Unless overwrite is set it
-// fails, leaving path alone, when path exists (even if it appeared while
-// writing): the temporary file is hard-linked to path, which never
-// replaces a file.
-func writeNew(path string, data []byte, overwrite bool) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err != nil {
-		return err
-	}
-	if overwrite {
-		return os.Rename(tmp, path)
-	}
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s exists", path)
-		}
-		return err
-	}
-	return nil
-}
-
-// samePath reports whether a and b name the same file.
-func samePath(a, b string) (bool, error) {
-	aa, err := filepath.Abs(a)
-	if err != nil {
-		return false, err
-	}
-	bb, err := filepath.Abs(b)
-	if err != nil {
-		return false, err
-	}
-	if aa == bb {
-		return true, nil
-	}
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb), nil
 }

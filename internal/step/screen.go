@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/demi-project/demi/record"
 )
@@ -95,18 +96,8 @@ func (w *Walk) Screen(ctx context.Context) *Screen {
 
 // optionNote renders the options that differ from the system's defaults.
 func optionNote(sys *record.System, o record.Options) string {
-	var parts []string
-	for _, spec := range sys.Options {
-		if v, ok := o[spec.Name]; ok && v != spec.Default {
-			if spec.Bug && v == "true" {
-				parts = append(parts, spec.Name)
-			} else {
-				parts = append(parts, spec.Name+"="+v)
-			}
-		}
+	if parts := sys.ChangedOptions(o); len(parts) > 0 {
+		return " (" + strings.Join(parts, ", ") + ")"
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + joinStrings(parts, ", ") + ")"
+	return ""
 }
