@@ -513,16 +513,35 @@ type candidate func(fp *fingerprint.Fingerprinter, i int) (plan dpor.Plan, ok bo
 // are abandoned, candidates before it are always finished, so the answer is
 // the one a sequential scan would give.
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
-	if n <= 0 {
-		return -1, nil, nil
-	}
 	if mode == dpor.STS || mode == dpor.NoDiverge {
 		maxSched = 1
 	}
 	if m.mode == dpor.NoDiverge {
 		mode = dpor.NoDiverge // every check of the nodiverge strategy
 	}
-	workers := min(len(m.checks), n)
+	broad := m.escalation >= broadEscalation
+	return m.firstTrace(ctx, n, func(c *dpor.Checker, i int) (*record.Trace, error) {
+		c.SetMode(mode)
+		c.SetMaxSchedules(maxSched)
+		c.SetBroad(broad)
+		plan, ok := gen(c.Fingerprinter(), i)
+		if !ok {
+			return nil, nil
+		}
+		r, err := c.Check(ctx, plan)
+		m.schedules.Add(int64(r.Schedules))
+		return r.Trace, err
+	})
+}
+
+// firstTrace runs try for candidates 0..n-1 on the workers and returns the
+// lowest index whose try returned a trace, and that trace, or -1.
+// Candidates after a success are abandoned, candidates before it are
+// always finished, so the answer is the one a sequential scan would give.
+func (m *minimizer) firstTrace(ctx context.Context, n int, try func(c *dpor.Checker, i int) (*record.Trace, error)) (int, *record.Trace, error) {
+	if n <= 0 {
+		return -1, nil, nil
+	}
 	var (
 		next    atomic.Int64
 		found   atomic.Int64
@@ -532,20 +551,12 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 	)
 	found.Store(int64(n))
 	work := func(c *dpor.Checker) {
-		c.SetMode(mode)
-		c.SetMaxSchedules(maxSched)
-		c.SetBroad(m.escalation >= broadEscalation)
 		for {
 			i := next.Add(1) - 1
 			if i >= int64(n) || i > found.Load() {
 				return
 			}
-			plan, ok := gen(c.Fingerprinter(), int(i))
-			if !ok {
-				continue
-			}
-			r, err := c.Check(ctx, plan)
-			m.schedules.Add(int64(r.Schedules))
+			tr, err := try(c, int(i))
 			if err != nil {
 				mu.Lock()
 				if errOnce == nil {
@@ -554,9 +565,9 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 				mu.Unlock()
 				return
 			}
-			if r.Trace != nil {
+			if tr != nil {
 				mu.Lock()
-				traces[int(i)] = r.Trace
+				traces[int(i)] = tr
 				mu.Unlock()
 				for {
 					cur := found.Load()
@@ -567,16 +578,12 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 			}
 		}
 	}
-	if workers == 1 {
-		work(m.checks[0])
-	} else {
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func(c *dpor.Checker) { defer wg.Done(); work(c) }(m.checks[w])
-		}
-		wg.Wait()
+	var wg sync.WaitGroup
+	for _, c := range m.checks[:min(len(m.checks), n)] {
+		wg.Add(1)
+		go func(c *dpor.Checker) { defer wg.Done(); work(c) }(c)
 	}
+	wg.Wait()
 	if f := int(found.Load()); f < n {
 		return f, traces[f], nil
 	}

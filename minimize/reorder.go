@@ -2,8 +2,6 @@ package minimize
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
@@ -269,60 +267,4 @@ func insertAt(x record.Event, at int) edit {
 		}
 		return p
 	}
-}
-
-// firstTrace runs try for candidates 0..n-1 on the workers and returns the
-// lowest index whose try returned a trace, and that trace, or -1.
-// Candidates after a success are abandoned, candidates before it are
-// always finished, so the answer is the one a sequential scan would give.
-func (m *minimizer) firstTrace(ctx context.Context, n int, try func(c *dpor.Checker, i int) (*record.Trace, error)) (int, *record.Trace, error) {
-	if n <= 0 {
-		return -1, nil, nil
-	}
-	var (
-		next    atomic.Int64
-		found   atomic.Int64
-		mu      sync.Mutex
-		traces  = map[int]*record.Trace{}
-		errOnce error
-	)
-	found.Store(int64(n))
-	work := func(c *dpor.Checker) {
-		for {
-			i := next.Add(1) - 1
-			if i >= int64(n) || i > found.Load() {
-				return
-			}
-			tr, err := try(c, int(i))
-			if err != nil {
-				mu.Lock()
-				if errOnce == nil {
-					errOnce = err
-				}
-				mu.Unlock()
-				return
-			}
-			if tr != nil {
-				mu.Lock()
-				traces[int(i)] = tr
-				mu.Unlock()
-				for {
-					cur := found.Load()
-					if i >= cur || found.CompareAndSwap(cur, i) {
-						break
-					}
-				}
-			}
-		}
-	}
-	var wg sync.WaitGroup
-	for _, c := range m.checks[:min(len(m.checks), n)] {
-		wg.Add(1)
-		go func(c *dpor.Checker) { defer wg.Done(); work(c) }(c)
-	}
-	wg.Wait()
-	if f := int(found.Load()); f < n {
-		return f, traces[f], nil
-	}
-	return -1, nil, errOnce
 }
