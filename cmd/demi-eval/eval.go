@@ -19,9 +19,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// DefaultOut is the directory demi-eval writes to unless told otherwise:
-// never the checkout's docs/ (that takes --docs).
+// DefaultOut names the directory demi-eval writes to unless told otherwise:
+// demi-eval-results in the system's temporary directory ($TMPDIR), so that a
+// run from the checkout writes nothing in it (docs/ takes --docs).
 const DefaultOut = "demi-eval-results"
+
+// defaultOut is the path of DefaultOut under the temporary directory.
+func defaultOut() string { return filepath.Join(os.TempDir(), DefaultOut) }
 
 // The files written in the results directory.
 const (
@@ -68,7 +72,7 @@ shrunk by pgregory.net/rapid, and a scaling study (trace length, -j 1
 against -j 2).
 
 It writes OUT/evaluation.md, OUT/evaluation.json (every number) and
-OUT/img/*.png, where OUT is --out (default ./` + DefaultOut + `/); --docs
+OUT/img/*.png, where OUT is --out (default $TMPDIR/` + DefaultOut + `/); --docs
 writes them into the checkout's docs/ instead. Both files are rewritten after
 every bug, so an interrupted run leaves the results so far. --from-json FILE
 renders OUT/evaluation.md again from a JSON results file (for instance after
@@ -101,7 +105,7 @@ bad input, 130 when interrupted.`,
 	fs := cmd.Flags()
 	fs.DurationVar(&f.budget, "budget", 2*time.Minute, "time budget of each minimization")
 	fs.StringVar(&f.bugs, "bugs", "", "comma-separated bugs to evaluate (default: every TRACES/<bug>.trace)")
-	fs.StringVar(&f.out, "out", DefaultOut, "directory of evaluation.md, evaluation.json and img/")
+	fs.StringVar(&f.out, "out", defaultOut(), "directory of evaluation.md, evaluation.json and img/")
 	fs.BoolVar(&f.docs, "docs", false, "write into the checkout's docs/ (docs/evaluation.md, docs/evaluation.json, docs/img/)")
 	fs.StringVar(&f.traces, "traces", "examples/traces", "directory of <bug>.trace and <bug>.reference.trace")
 	fs.BoolVar(&f.noPlots, "no-plots", false, "draw no PNG plots")

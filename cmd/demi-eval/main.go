@@ -4,11 +4,11 @@
 // command (and every binary a user builds with cli.Main) links no test,
 // plotting or peer package.
 //
-// By default it writes its results to ./demi-eval-results/ (evaluation.md,
+// By default it writes its results to $TMPDIR/demi-eval-results/ (evaluation.md,
 // evaluation.json and the plots under img/); --out names another directory,
 // and --docs regenerates the checkout's docs/evaluation.md.
 //
-//	go run ./cmd/demi-eval --budget 2m          # results in ./demi-eval-results/
+//	go run ./cmd/demi-eval --budget 2m          # results in $TMPDIR/demi-eval-results/
 //	go run ./cmd/demi-eval --docs --budget 2m   # regenerate docs/evaluation.md
 package main
 

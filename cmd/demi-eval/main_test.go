@@ -37,32 +37,39 @@ func ringTrace(t *testing.T, dir string) {
 }
 
 // TestWritesResultsDirectoryByDefault runs the whole evaluation on the token
-// ring from a fresh working directory: everything lands in
-// ./demi-eval-results/, nothing anywhere else.
+// ring from a fresh working directory (standing for the checkout):
+// everything lands in $TMPDIR/demi-eval-results/, nothing in the working
+// directory.
 func TestWritesResultsDirectoryByDefault(t *testing.T) {
 	traces := t.TempDir()
 	ringTrace(t, traces)
 	work := t.TempDir()
 	t.Chdir(work)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	results := filepath.Join(tmp, DefaultOut)
 	code, out, errs := runEval(t, "--traces", traces, "--budget", "1m", "--peer-budget", "1m",
 		"--optimal-budget", "1m", "--no-scaling", "-j", "1")
 	require.Equal(t, 0, code, out+errs)
-	assert.Contains(t, out, "wrote demi-eval-results/evaluation.md and demi-eval-results/evaluation.json\n")
+	assert.Contains(t, out, "wrote "+filepath.Join(results, "evaluation.md")+" and "+filepath.Join(results, "evaluation.json")+"\n")
 
 	entries, err := os.ReadDir(work)
 	require.NoError(t, err)
+	assert.Empty(t, entries, "demi-eval writes nothing in the working directory")
+	entries, err = os.ReadDir(tmp)
+	require.NoError(t, err)
 	require.Len(t, entries, 1, "demi-eval writes only its results directory")
 	assert.Equal(t, DefaultOut, entries[0].Name())
-	assert.FileExists(t, filepath.Join(work, DefaultOut, "img", "ring-pace.png"))
+	assert.FileExists(t, filepath.Join(results, "img", "ring-pace.png"))
 
-	rep, err := eval.ReadJSON(filepath.Join(work, DefaultOut, "evaluation.json"))
+	rep, err := eval.ReadJSON(filepath.Join(results, "evaluation.json"))
 	require.NoError(t, err)
 	require.Len(t, rep.Rows, 1)
 	r := rep.Rows[0]
 	assert.Equal(t, "ring", r.Bug)
 	assert.Empty(t, r.Err)
 	assert.Equal(t, r.Replays, r.Replayed, "every replay of the result reproduces the violation")
-	md, err := os.ReadFile(filepath.Join(work, DefaultOut, "evaluation.md"))
+	md, err := os.ReadFile(filepath.Join(results, "evaluation.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "![Minimization pace for ring](img/ring-pace.png)")
 
@@ -70,7 +77,7 @@ func TestWritesResultsDirectoryByDefault(t *testing.T) {
 	notes := filepath.Join(work, "notes.md")
 	require.NoError(t, os.WriteFile(notes, []byte("Why it went this way."), 0o644))
 	again := filepath.Join(work, "again")
-	code, out, errs = runEval(t, "--from-json", filepath.Join(work, DefaultOut, "evaluation.json"), "--notes", notes, "--out", again)
+	code, out, errs = runEval(t, "--from-json", filepath.Join(results, "evaluation.json"), "--notes", notes, "--out", again)
 	require.Equal(t, 0, code, out+errs)
 	b, err := os.ReadFile(filepath.Join(again, "evaluation.md"))
 	require.NoError(t, err)
