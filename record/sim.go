@@ -19,6 +19,7 @@ type slot struct {
 	storage     Storage
 	rng         *rand.Rand
 	seed        uint64
+	shared      bool // actor, storage and rng are shared with a fork (see Fork)
 }
 
 func (s *slot) rand() *rand.Rand {
