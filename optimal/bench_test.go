@@ -56,8 +56,9 @@ func BenchmarkSearchModes(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(res.States), "states")
-			b.ReportMetric(float64(res.Replays), "replays")
-			b.ReportMetric(float64(res.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+			b.ReportMetric(float64(res.Expanded), "expanded")
+			b.ReportMetric(float64(res.Steps), "steps")
+			b.ReportMetric(float64(res.Expanded)*float64(b.N)/b.Elapsed().Seconds(), "expanded/s")
 		})
 	}
 }

@@ -11,313 +11,450 @@ import (
 	"github.com/demi-project/demi/replay"
 )
 
-// The global-state search (Config.Global) identifies a state by a hash of
-// what the run is, not of how it got there: every actor's state (its value,
-// walked field by field by reflection as message fingerprints are, its
-// stable storage, its incarnation and its random source), whether it is
-// running, the cut links, the pending messages (per link, in send order)
-// and the next external event. Schedules that reach the same global state
-// by different deliveries (a vote that changes nothing, two orders of
-// messages that end in the same place) are expanded once. It keeps the
-// history hash of the commutation reduction as a first, cheaper filter: a
-// successor whose history was seen is not even replayed.
+// The global-state search (Config.Global, Config.Subsets) is an iterative
+// deepening depth-first search on the cost of a schedule: with a bound of
+// B, a depth-first walk tries every schedule of cost at most B; the bound
+// grows by one until a violation is found, so the first one found has the
+// smallest cost, and a search stopped early has proved that nothing of cost
+// up to the last finished bound reproduces the violation.
+//
+// The walk never replays a schedule: it forks the run of a state
+// (record.Sim.Fork, which copies actors only when they next run) and takes
+// one step in the fork, so a step costs one handler call plus hashing.
+//
+// States are identified by a hash of what the run is, not of how it got
+// there: every actor's state (its value, walked field by field by
+// reflection as message fingerprints are, its stable storage, its
+// incarnation and its random source), whether it is running, the cut
+// links, the pending messages (per link, in send order) and the next
+// external event. A table remembers, for every state met, the largest
+// remaining budget it was expanded with; a state met again with no more
+// budget left is not expanded again, so schedules that reach the same
+// global state (two orders of commuting deliveries, a vote that changes
+// nothing) are expanded once per bound.
+//
+// Three reductions cut the number of steps taken, all sound:
+//
+//   - Commutation: deliveries to different actors commute, so the state a
+//     schedule reaches is a function of every actor's local history (what
+//     it received, in order, and how many external events came before
+//     each). A second table keyed by that history filters a step before it
+//     is taken: the order of commuting deliveries is then tried once, at
+//     the cost of one hash, without forking or running a handler.
+//   - Eager external messages: an external Send only adds a message to a
+//     link from outside, so it commutes with every delivery; it is applied
+//     as soon as it is the next external event, never after deliveries
+//     that could have come later.
+//   - Eager choices (Config.Subsets): leaving an external event out changes
+//     nothing but which event comes next, so whether it happens is decided
+//     as soon as it is the next external event.
 //
 // With Config.Subsets the search also chooses which external events happen:
 // each one, in order, is applied or left out, and applying one costs as
 // much as a delivery, so the first violation found has the fewest
 // deliveries plus external events over every subsequence of the input's
 // external events and every schedule of them: the optimum of the bug for
-// those events, not only of their schedule.
+// those events, not only of their schedule. Without it every external event
+// is applied, in order, at no cost, and the cost is the deliveries.
 //
 // The hash of an actor's value is only as good as its fields: an actor
 // whose behaviour depends on something reflection cannot see (a function
 // value, a channel, state outside the actor) must not use it.
 
-// gstep is a step of the global search: an index among the enabled
-// messages, or one of these.
+// decision is one step of a path through the search: apply the next
+// external event, leave it out, decide to apply it later, or deliver a
+// message.
+type decision struct {
+	kind int8
+	id   record.MsgID // the message delivered
+}
+
 const (
-	stepApply int16 = -1 // apply the next external event
-	stepSkip  int16 = -2 // leave the next external event out (Subsets)
+	decApply int8 = iota
+	decSkip
+	decKeep
+	decDeliver
 )
 
-type gnode struct {
-	parent int32
-	step   int16
-	hist   uint64 // history key (the commutation reduction), for dedup before replay
+// frame is one state of the walk.
+type frame struct {
+	sim  *record.Sim
+	cost int
+	ext  int  // the next external event
+	kept bool // Subsets: the next external event was decided to happen
+	// maxID is the largest message ID whose content key is known.
+	maxID record.MsgID
+	hist  []uint64 // per-actor history hashes (the commutation filter)
+	ah    []uint64 // per-actor state hashes
+	cut   uint64   // hash of the cut links
+	dec   uint64   // hash of the decisions on external events so far
 }
 
 type gsearch struct {
 	*searcher
+	ctx   context.Context
 	cfg   Config
 	fp    *fingerprint.Fingerprinter
-	gn    []gnode
-	gseen map[uint64]struct{} // global state keys expanded
-	hseen map[uint64]struct{} // history keys generated
-	// Expansions counts the replays (one per node taken from a layer,
-	// including those found to be a state already expanded).
-	replays int
+	index map[record.ActorID]int
+	// seen and hseen map a global state key and a history key to 1 + the
+	// largest remaining budget the state was expanded with.
+	seen, hseen map[uint64]uint8
+	ckey        []uint64 // content key of a message by ID, along the current path
+	path        []decision
+	cnt         []int32 // per-link scratch for pendingHash
+	bound       int
+	expanded    int
+	steps       int
+	found       []decision
+	stop        bool
+	err         error
 }
 
 func (s *searcher) runGlobal(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Subsets && len(s.externals) > 64 {
-		return nil, fmt.Errorf("optimal: --subsets handles at most 64 external events, the trace has %d", len(s.externals))
+	if cfg.Subsets && len(s.externals) > 255 {
+		return nil, fmt.Errorf("optimal: --subsets handles at most 255 external events, the trace has %d", len(s.externals))
 	}
-	g := &gsearch{searcher: s, cfg: cfg, fp: fingerprint.New(nil),
-		gseen: map[uint64]struct{}{}, hseen: map[uint64]struct{}{}}
-	res := &Result{Searched: -1}
-	g.gn = []gnode{{parent: -1}}
-	layer := []int32{0}
-	// bound is the largest cost searched: deliveries, plus externals with
-	// Subsets.
-	bound := cfg.MaxDeliveries
+	g := &gsearch{searcher: s, ctx: ctx, cfg: cfg, fp: fingerprint.New(nil),
+		index: map[record.ActorID]int{}, seen: map[uint64]uint8{}, hseen: map[uint64]uint8{}}
+	for i, m := range s.members {
+		g.index[m] = i
+	}
+	g.cnt = make([]int32, (len(s.members)+2)*(len(s.members)+2))
+	// maxBound is the largest cost searched: deliveries, plus externals
+	// with Subsets.
+	maxBound := cfg.MaxDeliveries
 	if cfg.Subsets {
-		bound += len(s.externals)
+		maxBound += len(s.externals)
 		if cfg.TotalBound > 0 {
-			bound = cfg.TotalBound
+			maxBound = cfg.TotalBound
 		}
 	}
-	for d := 0; d <= bound && len(layer) > 0; d++ {
-		var next []int32
-		for i := 0; i < len(layer); i++ {
-			if len(g.gseen) >= cfg.MaxStates {
-				return g.finishGlobal(res, nil, false)
-			}
-			if g.replays%64 == 0 {
-				if err := ctx.Err(); err != nil {
-					return g.finishGlobal(res, nil, false)
-				}
-			}
-			found, same, nxt, err := g.expand(ctx, layer[i], d < bound)
+	maxBound = min(maxBound, 254)
+	root, err := g.root()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Searched: -1}
+	for g.bound = 0; g.bound <= maxBound; g.bound++ {
+		g.visit(root)
+		if g.err != nil {
+			return nil, g.err
+		}
+		if g.found != nil {
+			tr, err := g.build(g.found)
 			if err != nil {
-				if ctx.Err() != nil { // cancelled mid-replay: what was searched stands
-					return g.finishGlobal(res, nil, false)
-				}
 				return nil, err
 			}
-			if found {
-				tr, err := g.buildGlobal(ctx, layer[i])
-				if err != nil {
-					return nil, err
-				}
-				res.Searched = d - 1
-				return g.finishGlobal(res, tr, true)
-			}
-			layer = append(layer, same...)
-			next = append(next, nxt...)
+			res.Searched = g.bound - 1
+			return g.finishGlobal(res, tr, true)
 		}
-		res.Searched = d
-		res.States = len(g.gseen)
+		if g.stop {
+			return g.finishGlobal(res, nil, false)
+		}
+		res.Searched = g.bound
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Deliveries: d, States: len(g.gseen), Elapsed: time.Since(s.start)})
+			cfg.Progress(Progress{Deliveries: g.bound, States: len(g.seen), Elapsed: time.Since(s.start)})
 		}
-		layer = next
 	}
 	return g.finishGlobal(res, nil, true)
 }
 
 func (g *gsearch) finishGlobal(res *Result, tr *record.Trace, exhausted bool) (*Result, error) {
-	res.States = len(g.gseen)
-	res.Replays = g.replays
+	res.States = len(g.seen)
+	res.Expanded = g.expanded
+	res.Steps = g.steps
 	return g.finish(res, tr, exhausted)
 }
 
-// path sets g.path to node id's steps, last step first.
-func (g *gsearch) pathOf(id int32) {
-	g.path = g.path[:0]
-	for n := id; n > 0; n = g.gn[n].parent {
-		g.path = append(g.path, g.gn[n].step)
+// root is the state before any event.
+func (g *gsearch) root() (*frame, error) {
+	sim, err := g.setup.NewSim()
+	if err != nil {
+		return nil, fmt.Errorf("optimal: %w", err)
 	}
+	sim.DropLog() // the path is the record (see build)
+	n := len(g.members)
+	f := &frame{sim: sim, kept: !g.cfg.Subsets, hist: make([]uint64, n), ah: make([]uint64, n)}
+	for i := range n {
+		f.ah[i] = g.actorHash(sim, i)
+	}
+	f.cut = g.cutHash(sim)
+	return f, nil
 }
 
-// replay runs node id's schedule on a fresh run, taking each decision of
-// the path (apply the next external event, leave it out, deliver the k-th
-// enabled message) through a record.Driver with an empty schedule; it
-// returns the run, the number of external events considered, the per-actor
-// histories and the mask of the external events left out. The invariant is
-// not checked on the way: the caller checks the state reached.
-func (g *gsearch) replay(ctx context.Context, id int32, index map[record.ActorID]int) (*record.Sim, int, []uint64, uint64, error) {
-	g.pathOf(id)
-	d, err := record.NewDriver(g.setup, nil, record.Follow{CheckEvery: record.CheckAtEnd})
-	if err != nil {
-		return nil, 0, nil, 0, fmt.Errorf("optimal: %w", err)
+// visit expands f unless it violates, halted, or was expanded with at
+// least as much budget left.
+func (g *gsearch) visit(f *frame) {
+	if g.stop || g.found != nil {
+		return
 	}
-	sim := d.Sim()
-	if index != nil {
-		for i, m := range sim.Members() {
-			index[m] = i
-		}
+	if g.ctx.Err() != nil {
+		g.stop = true
+		return
 	}
-	hist := make([]uint64, len(sim.Members()))
-	ext := 0
-	var skipped uint64
-	for i := len(g.path) - 1; i >= 0; i-- {
-		switch st := g.path[i]; {
-		case st == stepApply:
-			e := g.externals[ext]
-			if _, err := d.Apply(ctx, e); err != nil {
-				return nil, 0, nil, 0, fmt.Errorf("optimal: external event %d (%s): %w", ext, e, err)
-			}
-			g.externalHistory(ext, hist, index)
-			ext++
-		case st == stepSkip:
-			skipped |= 1 << uint(ext)
-			ext++
-		default:
-			g.buf = sim.Enabled(g.buf[:0])
-			p := &g.buf[st]
-			if index != nil {
-				ck, err := contentKey(p)
-				if err != nil {
-					return nil, 0, nil, 0, err
-				}
-				hist[index[p.To]] = mix(hist[index[p.To]], ck, uint64(ext))
-			}
-			if _, err := d.Deliver(ctx, p.ID); err != nil {
-				return nil, 0, nil, 0, fmt.Errorf("optimal: replaying a schedule: %w", err)
-			}
-		}
-	}
-	return sim, ext, hist, skipped, nil
-}
-
-// expand replays node id, reports a violation, and otherwise returns its
-// successors of the same cost and of the next cost, unless its global
-// state was expanded already.
-func (g *gsearch) expand(ctx context.Context, id int32, mayGrow bool) (found bool, same, next []int32, err error) {
-	g.replays++
-	index := map[record.ActorID]int{}
-	sim, ext, hist, skipped, err := g.replay(ctx, id, index)
-	if err != nil {
-		return false, nil, nil, err
-	}
-	if v := sim.Check(); v != nil {
+	if v := f.sim.Check(); v != nil {
 		if v.Same(g.want) {
-			return true, nil, nil, nil
+			g.found = append([]decision(nil), g.path...)
+			return
 		}
-		if sim.Halted() != nil {
-			return false, nil, nil, nil
+		if f.sim.Halted() != nil {
+			return // another panic: the run cannot go on
 		}
 	}
-	key := g.globalKey(sim, ext)
-	if _, dup := g.gseen[key]; dup {
-		return false, nil, nil, nil
+	left := g.bound - f.cost
+	key := g.globalKey(f)
+	if old, ok := g.seen[key]; ok && int(old) > left {
+		return
 	}
-	g.gseen[key] = struct{}{}
-	base := stateKey(hist, ext) ^ finish(skipped+0x7f4a)
-	add := func(step int16, hk uint64) int32 {
-		if _, dup := g.hseen[hk]; dup {
-			return -1
-		}
-		g.hseen[hk] = struct{}{}
-		g.gn = append(g.gn, gnode{parent: id, step: step, hist: hk})
-		return int32(len(g.gn) - 1)
+	if len(g.seen) >= g.cfg.MaxStates {
+		g.stop = true
+		return
 	}
-	if ext < len(g.externals) {
-		h := append([]uint64(nil), hist...)
-		g.externalHistory(ext, h, index)
-		hk := stateKey(h, ext+1) ^ finish(skipped+0x7f4a) ^ 0x1a
+	g.seen[key] = uint8(left + 1)
+	g.expanded++
+	if f.ext < len(g.externals) {
+		e := &g.externals[f.ext]
+		cost := 0
 		if g.cfg.Subsets {
-			// Applying costs one; leaving it out costs nothing.
-			if mayGrow {
-				if n := add(stepApply, hk); n >= 0 {
-					next = append(next, n)
-				}
+			cost = 1
+		}
+		if !f.kept {
+			// Decide at once whether the next external event happens.
+			g.child(f, decision{kind: decSkip}, nil)
+			if f.cost+cost <= g.bound {
+				g.child(f, decision{kind: decKeep}, nil)
 			}
-			sk := stateKey(hist, ext+1) ^ finish(skipped|1<<uint(ext)+0x7f4a) ^ 0x2b
-			if n := add(stepSkip, sk); n >= 0 {
-				same = append(same, n)
-			}
-		} else if n := add(stepApply, hk); n >= 0 {
-			same = append(same, n)
+			return
+		}
+		if f.cost+cost <= g.bound {
+			g.child(f, decision{kind: decApply}, e)
+		}
+		if e.Kind == record.Send || e.Kind == record.WaitQuiescence || e.Kind == record.WaitCondition {
+			return // commutes with every delivery: never after one
 		}
 	}
-	if !mayGrow {
-		return false, same, next, nil
+	if f.cost+1 > g.bound {
+		return
 	}
-	g.buf = sim.Enabled(g.buf[:0])
-	for i := range g.buf {
-		if i > 1<<14 {
-			break
+	for _, p := range f.sim.Enabled(nil) {
+		if g.stop || g.found != nil {
+			return
 		}
-		p := &g.buf[i]
-		ck, err := contentKey(p)
-		if err != nil {
-			return false, nil, nil, err
+		// The commutation filter: the history the step leads to.
+		a := g.index[p.To]
+		nh := mix(f.hist[a], g.ckey[p.ID], uint64(f.ext))
+		hk := g.histKey(f, a, nh)
+		if old, ok := g.hseen[hk]; ok && int(old) > left-1 {
+			continue
 		}
-		a := index[p.To]
-		old := hist[a]
-		nh := mix(old, ck, uint64(ext))
-		k := base - actorTerm(a, old) + actorTerm(a, nh)
-		if n := add(int16(i), k); n >= 0 {
-			next = append(next, n)
-		}
+		g.hseen[hk] = uint8(left)
+		g.child(f, decision{kind: decDeliver, id: p.ID}, nil)
 	}
-	return false, same, next, nil
 }
 
-// globalKey hashes the run's global state: every member's state, the cut
-// links, the pending messages per link in send order, and the number of
-// external events considered.
-func (g *gsearch) globalKey(sim *record.Sim, ext int) uint64 {
-	v := sim.View()
-	members := sim.Members()
-	k := finish(uint64(ext) + 0x3c6ef372fe94f82b)
-	for i, id := range members {
-		h := finish(uint64(i) + 0x51)
-		st := v.StateOf(id)
-		if st.Running {
-			h = mix(h, 1, 0)
-			h = mix(h, g.fp.Of(st.Actor).Full, 1)
+// child takes decision d from f (e is the external event to apply) and
+// visits the state it leads to.
+func (g *gsearch) child(f *frame, d decision, e *record.Event) {
+	c := *f
+	switch d.kind {
+	case decSkip:
+		c.dec = mix(c.dec, uint64(c.ext)*2, 0x5c)
+		c.ext++
+		c.kept = false
+	case decKeep:
+		c.kept = true
+	case decApply:
+		g.steps++
+		c.sim = f.sim.Fork()
+		if err := c.sim.Apply(*e); err != nil {
+			g.fail(fmt.Errorf("optimal: external event %d (%s): %w", c.ext, e, err))
+			return
 		}
-		h = mix(h, g.fp.Of(st.Storage).Full, 2)
-		h = mix(h, uint64(st.Incarnation), 3)
-		if st.Rand != nil {
-			h = mix(h, g.fp.Of(st.Rand).Full, 4)
+		if g.cfg.Subsets {
+			c.cost++
 		}
-		for j, other := range members {
-			if v.Partitioned(id, other) {
-				h = mix(h, uint64(j)+0x77, 5)
-			}
+		c.dec = mix(c.dec, uint64(c.ext)*2+1, 0x5c)
+		switch e.Kind {
+		case record.Start, record.Kill, record.Restart:
+			a := g.index[e.Actor]
+			c.hist = clone(f.hist)
+			c.hist[a] = mix(c.hist[a], uint64(e.Kind)+0x9e37, uint64(c.ext))
+			c.ah = clone(f.ah)
+			c.ah[a] = g.actorHash(c.sim, a)
+		case record.Partition, record.Heal:
+			c.cut = g.cutHash(c.sim)
 		}
-		k += finish(h)
+		c.ext++
+		c.kept = !g.cfg.Subsets
+		g.learn(&c)
+	case decDeliver:
+		g.steps++
+		p, _ := f.sim.Pending(d.id)
+		a := g.index[p.To]
+		c.sim = f.sim.Fork()
+		if err := c.sim.Deliver(d.id); err != nil {
+			g.fail(fmt.Errorf("optimal: delivering %s: %w", record.FormatMessage(p.Msg), err))
+			return
+		}
+		c.cost++
+		c.hist = clone(f.hist)
+		c.hist[a] = mix(c.hist[a], g.ckey[d.id], uint64(c.ext))
+		c.ah = clone(f.ah)
+		c.ah[a] = g.actorHash(c.sim, a)
+		g.learn(&c)
 	}
-	// Pending messages: each link's messages in send order, links combined
-	// order-independently.
-	links := map[[3]string]uint64{}
-	for _, p := range sim.InFlight() {
-		l := [3]string{string(p.From), string(p.To), p.Timer}
-		h, ok := links[l]
-		if !ok {
-			h = mixString(0x9e37, string(p.From)+"\x00"+string(p.To)+"\x00"+p.Timer)
-		}
-		links[l] = mix(h, g.fp.Of(p.Msg).Full, 7)
+	g.path = append(g.path, d)
+	g.visit(&c)
+	g.path = g.path[:len(g.path)-1]
+}
+
+// fail stops the search on an error of the system under test (an external
+// event it rejects, a message it cannot deliver).
+func (g *gsearch) fail(err error) {
+	if g.err == nil {
+		g.err = err
 	}
-	for _, h := range links {
-		k += finish(h ^ 0xa5a5)
+	g.stop = true
+}
+
+// learn computes the content keys of the messages f's last step sent.
+func (g *gsearch) learn(f *frame) {
+	top := f.maxID
+	for _, p := range f.sim.InFlight() {
+		if p.ID <= f.maxID {
+			continue
+		}
+		for int(p.ID) >= len(g.ckey) {
+			g.ckey = append(g.ckey, make([]uint64, len(g.ckey)+64)...)
+		}
+		g.ckey[p.ID] = g.contentKey(&p)
+		top = max(top, p.ID)
+	}
+	f.maxID = top
+}
+
+// contentKey identifies a pending message by its link and what it is, not
+// by its ID: sender, receiver, timer key and fingerprint (type and every
+// field).
+func (g *gsearch) contentKey(p *record.Pending) uint64 {
+	h := hashing.String(hashing.Seed, string(p.From))
+	h = hashing.String(h, string(p.To))
+	h = hashing.String(h, p.Timer)
+	return hashing.Finish(hashing.Mix(h, g.fp.Of(p.Msg).Full))
+}
+
+// histKey is f's history key with actor a's history replaced by h.
+func (g *gsearch) histKey(f *frame, a int, h uint64) uint64 {
+	k := finish(uint64(f.ext)*2+b2u(f.kept)) ^ f.dec
+	for i, x := range f.hist {
+		if i == a {
+			x = h
+		}
+		k += actorTerm(i, x)
 	}
 	return k
 }
 
-// finish scrambles x (internal/hashing's Finish after one round).
-func finish(x uint64) uint64 { return hashing.Finish(hashing.Mix(hashing.Seed, x)) }
-
-func mixString(h uint64, s string) uint64 { return hashing.Finish(hashing.String(h, s)) }
-
-// buildGlobal replays node id's schedule into a trace and verifies it.
-func (g *gsearch) buildGlobal(ctx context.Context, id int32) (*record.Trace, error) {
-	sim, _, _, _, err := g.replay(ctx, id, nil)
-	if err != nil {
-		return nil, err
+// globalKey hashes f's global state: every member's state, the cut links,
+// the pending messages per link in send order, and the next external
+// event.
+func (g *gsearch) globalKey(f *frame) uint64 {
+	k := finish(uint64(f.ext)*2+b2u(f.kept)+0x3c6ef372fe94f82b) + f.cut
+	for i, h := range f.ah {
+		k += actorTerm(i, h)
 	}
+	return k + g.pendingHash(f.sim)
+}
+
+// pendingHash combines the pending messages, each by its content key and
+// its place in its link's queue (timers are one link each).
+func (g *gsearch) pendingHash(sim *record.Sim) uint64 {
+	clear(g.cnt)
+	n := len(g.members) + 1
+	var k uint64
+	for _, p := range sim.InFlight() {
+		pos := int32(0)
+		if p.Timer == "" {
+			l := g.slot(p.From)*n + g.slot(p.To)
+			pos = g.cnt[l]
+			g.cnt[l]++
+		}
+		k += finish(hashing.Mix(g.ckey[p.ID], uint64(pos)))
+	}
+	return k
+}
+
+// slot is the position of an actor among the members, len(members) for
+// External.
+func (g *gsearch) slot(id record.ActorID) int {
+	if i, ok := g.index[id]; ok {
+		return i
+	}
+	return len(g.members)
+}
+
+// actorHash hashes member i's state: running, its value, its storage, its
+// incarnation and its random source.
+func (g *gsearch) actorHash(sim *record.Sim, i int) uint64 {
+	st := sim.View().StateOf(g.members[i])
+	h := finish(uint64(i) + 0x51)
+	if st.Running {
+		h = mix(h, 1, 0)
+		h = mix(h, g.fp.Of(st.Actor).Full, 1)
+	}
+	h = mix(h, g.fp.Of(st.Storage).Full, 2)
+	h = mix(h, uint64(st.Incarnation), 3)
+	if st.Rand != nil {
+		h = mix(h, g.fp.Of(st.Rand).Full, 4)
+	}
+	return h
+}
+
+// cutHash hashes the cut links.
+func (g *gsearch) cutHash(sim *record.Sim) uint64 {
+	v := sim.View()
+	var k uint64
+	for i, a := range g.members {
+		for j, b := range g.members {
+			if v.Partitioned(a, b) {
+				k += finish(uint64(i*len(g.members)+j) + 0x77)
+			}
+		}
+	}
+	return k
+}
+
+// build follows the decisions found through a record.Driver into a trace
+// and verifies it by exact replay.
+func (g *gsearch) build(path []decision) (*record.Trace, error) {
+	d, err := record.NewDriver(g.setup, nil, record.Follow{CheckEvery: record.CheckAtEnd})
+	if err != nil {
+		return nil, fmt.Errorf("optimal: %w", err)
+	}
+	ext := 0
+	for _, x := range path {
+		switch x.kind {
+		case decApply:
+			if _, err := d.Apply(g.ctx, g.externals[ext]); err != nil {
+				return nil, fmt.Errorf("optimal: external event %d (%s): %w", ext, g.externals[ext], err)
+			}
+			ext++
+		case decSkip:
+			ext++
+		case decDeliver:
+			if _, err := d.Deliver(g.ctx, x.id); err != nil {
+				return nil, fmt.Errorf("optimal: replaying the schedule found: %w", err)
+			}
+		}
+	}
+	sim := d.Sim()
 	v := sim.Check()
 	if v == nil || !v.Same(g.want) {
 		return nil, fmt.Errorf("optimal: internal error: the schedule found does not reproduce %s", g.want.Fingerprint)
 	}
-	events := append([]record.Event(nil), sim.Events()...)
 	tr := sim.Trace(v)
-	tr.Events = events
 	tr.Header.Note = fmt.Sprintf("optimal: smallest schedule found by the global-state search (%d deliveries, %d externals)", sim.NumDeliveries(), sim.NumExternals())
-	r, err := replay.Run(ctx, g.sys, tr)
+	r, err := replay.Run(g.ctx, g.sys, tr)
 	if err != nil {
 		return nil, fmt.Errorf("optimal: verifying the result: %w", err)
 	}
@@ -325,4 +462,16 @@ func (g *gsearch) buildGlobal(ctx context.Context, id int32) (*record.Trace, err
 		return nil, fmt.Errorf("optimal: the result does not replay: %v", r.Divergence)
 	}
 	return tr, nil
+}
+
+// finish scrambles x (internal/hashing's Finish after one round).
+func finish(x uint64) uint64 { return hashing.Finish(hashing.Mix(hashing.Seed, x)) }
+
+func clone(h []uint64) []uint64 { return append([]uint64(nil), h...) }
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }

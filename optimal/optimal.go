@@ -86,9 +86,12 @@ type Result struct {
 	Searched int
 	// States is the number of distinct states expanded.
 	States int
-	// Replays is the number of schedules replayed (global search only;
-	// some end in a state already expanded).
-	Replays int
+	// Expanded counts expansions of states (global search only): a state
+	// is expanded again by each deeper bound of the iterative deepening.
+	Expanded int
+	// Steps counts the events executed (global search only): each
+	// expansion runs one event per successor it does not filter out.
+	Steps int
 	// Seconds is the wall time of the search.
 	Seconds float64
 }
@@ -415,6 +418,3 @@ func stateKey(hist []uint64, ext int) uint64 {
 	}
 	return k
 }
-
-// splitmix scrambles x into a well-spread key (a seed for a combined hash).
-func splitmix(x uint64) uint64 { return hashing.Finish(x + hashing.Seed) }

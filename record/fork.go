@@ -47,6 +47,19 @@ func (s *Sim) Fork() *Sim {
 	return &f
 }
 
+// DropLog forgets the run's event log and stops keeping one: Events and
+// Trace list no events from then on, and neither do the run's forks, which
+// then copy no log at all. Events are still counted (a violation and a
+// message still name the event that caused them). It is for a search that
+// forks a run at every state and keeps its own record of the decisions
+// that led there (package optimal rebuilds the run it reports through a
+// Driver).
+func (s *Sim) DropLog() {
+	s.nevts = s.eventCount()
+	s.nolog = true
+	s.events, s.log, s.ext = nil, nil, nil
+}
+
 // own gives the run its own copy of the actor in sl, its storage and its
 // random source, if they are shared with a fork (see Fork). Every handler
 // call and every boot goes through it first.

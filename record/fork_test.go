@@ -70,3 +70,26 @@ func TestForkContinuesLikeTheOriginal(t *testing.T) {
 	assert.Len(t, sim.Events(), half, "the original stays where it was forked")
 	assert.Nil(t, sim.Check())
 }
+
+func TestDropLogKeepsTheRun(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-45.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	sim, err := tr.Setup(sys).NewSim()
+	require.NoError(t, err)
+	half := len(tr.Events) / 2
+	for _, e := range tr.Events[:half] {
+		step(t, sim, e)
+	}
+	sim.DropLog()
+	f := sim.Fork()
+	for _, e := range tr.Events[half:] {
+		step(t, f, e)
+	}
+	v := f.Check()
+	require.NotNil(t, v)
+	assert.True(t, v.Same(tr.Header.Violation))
+	assert.Equal(t, tr.Header.Violation.Event, v.Event, "events are still counted")
+	assert.Empty(t, f.Events())
+	assert.Empty(t, sim.Events())
+	assert.Equal(t, tr.Header.Deliveries, f.NumDeliveries())
+}
