@@ -26,7 +26,8 @@ type OptimumConfig struct {
 	Bugs []string
 	// Budget bounds each search (default 10m).
 	Budget time.Duration
-	// MaxStates bounds each search's states (default optimal's).
+	// MaxStates bounds each search's states (default 30,000,000, about
+	// 2 GB; a 10-minute search meets fewer).
 	MaxStates int
 }
 
@@ -135,6 +136,9 @@ func (c *Config) optimum(ctx context.Context, rep *Report, bugs []string, update
 	oc := *c.Optimum
 	if oc.Budget <= 0 {
 		oc.Budget = 10 * time.Minute
+	}
+	if oc.MaxStates <= 0 {
+		oc.MaxStates = 30_000_000
 	}
 	if len(oc.Bugs) > 0 {
 		bugs = oc.Bugs
