@@ -52,7 +52,7 @@ type OptimumRow struct {
 	Seconds  float64 `json:"seconds"`
 	// Bounds is the search's progress: each cost bound it finished.
 	Bounds []BoundProgress `json:"bounds,omitempty"`
-	Err      string  `json:"error,omitempty"`
+	Err    string          `json:"error,omitempty"`
 }
 
 // BoundProgress is one finished bound of an optimum search: no schedule of
