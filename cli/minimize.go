@@ -122,6 +122,9 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 				if cmd.Context().Err() != nil {
 					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before the violation was reproduced (by a window of the input or its replay): nothing written")}
 				}
+				if errors.Is(err, context.DeadlineExceeded) {
+					return notFound(err)
+				}
 				return err
 			}
 			if err := res.Trace.WriteFile(out); err != nil {
