@@ -85,13 +85,13 @@ const DefaultSteps = 20_000_000
 
 // Config controls a minimization.
 type Config struct {
-	Budget   time.Duration  // wall-clock budget, a hard outer cap (0 = DefaultBudget)
+	Budget time.Duration // wall-clock budget, a hard outer cap (0 = DefaultBudget)
 	// Steps is the work budget in steps (0 = DefaultSteps): every stage
 	// gets a share of what remains, and a stage whose share is used up
 	// ends at a point that does not depend on time or on Workers, so the
 	// result depends only on the input and Steps unless Budget runs out
 	// first.
-	Steps int64
+	Steps    int64
 	Strategy string         // "tfb" (default, full pipeline), "sts" (stop after STSSched/ddmin), "nodiverge"
 	Workers  int            // parallel candidate checks; 0 = runtime.NumCPU(); the result does not depend on it
 	Progress func(Progress) // optional, called periodically and at every stage change
@@ -115,10 +115,10 @@ type Progress struct {
 
 // StageStats is the state after one stage.
 type StageStats struct {
-	Name       string  `json:"name"`
-	Deliveries int     `json:"deliveries"`
-	Externals  int     `json:"externals"`
-	Schedules  int64   `json:"schedules"`
+	Name       string `json:"name"`
+	Deliveries int    `json:"deliveries"`
+	Externals  int    `json:"externals"`
+	Schedules  int64  `json:"schedules"`
 	// Steps is the stage's work: the events of the schedules that count
 	// toward the step budget (those a sequential scan runs).
 	Steps   int64   `json:"steps"`
