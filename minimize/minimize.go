@@ -31,20 +31,26 @@
 //     or slice elements, integers and strings found by reflection).
 //  9. one-at-a-time: every causal cone, then every remaining delivery,
 //     then every external event, tried for removal once more.
-//  10. rounds 2, 3, ... while the budget lasts: ddmin-externals-N (with
+//  10. internals-first: a second first pass from the trace after
+//     provenance, in the other order: clock clusters and ddmin over the
+//     deliveries before the external events, so that elections that
+//     stand in for client commands go while the commands are still there
+//     (portfolio.go); its result replaces the best trace when smaller.
+//  11. rounds 2, 3, ... while the step budget lasts: ddmin-externals-N (with
 //     wildcards and TFB checks), clock-clusters-N, ddmin-internals-N and
 //     one-at-a-time-N. A round that finds nothing multiplies the schedules
-//     per check by 4, up to 64; the pipeline ends after a round at the
-//     largest budget that finds nothing. Before the schedules per check
+//     per check by 4, up to 64; the rounds end after a round at the
+//     largest budget that finds nothing, or when the step budget is spent. Before the schedules per check
 //     grow, reorder-N tries, once per trace, moves that reorder rather
 //     than remove (reorder.go); when one helps, another round follows.
-//  11. round-form: for systems whose messages carry a round, the schedule
+//  12. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned
 //     into losses, deliveries out of lockstep order moved earlier; never
-//     larger (roundform.go). It runs when the rounds end, not when the
-//     budget runs out.
-//  12. final: the result is replayed exactly and must reproduce the
+//     larger (roundform.go). It runs when the rounds end or the step
+//     budget is spent, with an allowance of its own (a twentieth of the
+//     step budget), not when the wall-clock budget runs out.
+//  13. final: the result is replayed exactly and must reproduce the
 //     violation.
 //
 // The names are constants (StageInitial, ...); FirstPass and RoundStages
@@ -53,9 +59,14 @@
 // Every successful check's own run is the new trace, so every intermediate
 // best is exact and replayable. Candidates are checked on Workers
 // goroutines; when several are tried at once the first success in
-// candidate order wins, and check budgets are counted in schedules, not
-// time, so the result does not depend on Workers (as long as the time
-// budget does not run out).
+// candidate order wins. Budgets are counted in steps (one event of one
+// schedule a check runs), never in time: every stage gets a share of the
+// step budget (Config.Steps) that remains, and a stage ends when its
+// candidates are done or its share is used up, at a point counted the way
+// a sequential scan would count it. The result therefore depends on the
+// input and the step budget alone, not on Workers or the machine's load;
+// the wall-clock Config.Budget is only a hard outer cap (a run that hits
+// it returns the best trace so far).
 package minimize
 
 import (
@@ -74,14 +85,28 @@ import (
 )
 
 // DefaultBudget is the wall-clock budget when Config.Budget is 0. It is a
-// hard outer cap: on an idle machine a run ends on its step budget
-// (DefaultSteps) well before it.
-const DefaultBudget = 2 * time.Minute
+// hard outer cap: on an idle 2-core machine a run of a trace of a few
+// thousand deliveries ends on its step budget (DefaultSteps) in about half
+// of it.
+const DefaultBudget = time.Minute
 
-// DefaultSteps is the work budget when Config.Steps is 0, counted in steps:
-// one step is one event of one schedule a check runs (a schedule of a
-// 40-event candidate costs 40 steps, whatever the machine's load).
+// DefaultSteps is the work budget of a trace of fewer than 5,000
+// deliveries when Config.Steps is 0, counted in steps: one step is one
+// event of one schedule a check runs (a schedule of a 40-event candidate
+// costs 40 steps, whatever the machine's load). A step costs about 2-3 µs
+// of one core.
 const DefaultSteps = 20_000_000
+
+// DefaultStepsFor is the step budget of t when Config.Steps is 0:
+// DefaultSteps, plus 1,000 steps per delivery on long traces (5,000
+// deliveries or more), whose every check of the whole trace costs a run of
+// its length.
+func DefaultStepsFor(t *record.Trace) int64 {
+	if d := t.Header.Deliveries; d >= longTrace {
+		return DefaultSteps + 1000*int64(d)
+	}
+	return DefaultSteps
+}
 
 // Config controls a minimization.
 type Config struct {
@@ -232,7 +257,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		cfg.TFBScale = 100
 	}
 	if cfg.Steps <= 0 {
-		cfg.Steps = DefaultSteps
+		cfg.Steps = DefaultStepsFor(t)
 	}
 	var err error
 	m := &minimizer{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed,
@@ -333,13 +358,11 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 // starts; round-form has an allowance of its own, so that it also runs
 // after the budget is spent.
 func (m *minimizer) pipeline(ctx context.Context) error {
-	type stage struct {
-		name  string
-		share float64 // fraction of the remaining step budget it may use
-		run   func(ctx context.Context) error
+	if err := m.runStage(ctx, StageProvenance, m.shareOf(0.05), m.provenance); err != nil {
+		return err
 	}
+	afterProvenance := m.snapshotBest()
 	stages := []stage{
-		{StageProvenance, 0.05, m.provenance},
 		{StageDdminExternals, 0.4, m.ddminExternals},
 	}
 	if m.mode != dpor.STS {
@@ -349,7 +372,8 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			stage{StageDdminInternals, 0.5, m.ddminInternals},
 			stage{StageFifoInternals, 0.2, m.fifoInternals},
 			stage{StageShrinkContents, 0.3, m.shrinkContents},
-			stage{StageOneAtATime, 1, m.oneAtATime},
+			stage{StageOneAtATime, 0.5, m.oneAtATime},
+			stage{StageInternalsFirst, 0.5, m.internalsFirst(afterProvenance)},
 		)
 	}
 	for _, s := range stages {
@@ -401,6 +425,14 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		return err
 	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
+}
+
+// stage is a stage of the pipeline: its name, the share of the remaining
+// step budget it may use, and what it does.
+type stage struct {
+	name  string
+	share float64
+	run   func(ctx context.Context) error
 }
 
 // maxEscalation bounds the growth of the schedule budget per check; from
