@@ -81,6 +81,11 @@ type Step struct {
 	// fingerprint, the newest one of the same type between the same
 	// sender and receiver.
 	Wildcard bool
+	// Reroute lets the step, when nothing on its own link matches, take a
+	// deliverable message of the same type to the same receiver from
+	// another sender (another leader's), or else from the same sender to
+	// another receiver: the route a removal left open to another actor.
+	Reroute bool
 }
 
 // Plan is a candidate schedule: the kept events of a trace, in order.
@@ -441,10 +446,45 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
 	if exact >= 0 {
 		typed = exact
 	}
+	if typed < 0 && st.Reroute && timer == "" {
+		return c.reroute(sim, gen, st, fifo)
+	}
 	if typed >= 0 && !sim.View().Running(to) {
 		return -1
 	}
 	return typed
+}
+
+// reroute returns the index in sim.InFlight() of a deliverable message of
+// st's type to st's receiver from another sender, else from st's sender
+// to another running receiver, the first in flight order; -1 if none.
+func (c *Checker) reroute(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
+	pend := sim.InFlight()
+	v := sim.View()
+	for pass := range 2 {
+		c.heads = c.heads[:0]
+		for i := range pend {
+			p := &pend[i]
+			if p.Timer != "" {
+				continue
+			}
+			if fifo {
+				link := p.From + "\x00" + p.To
+				if slices.Contains(c.heads, link) {
+					continue // behind the head of its queue
+				}
+				c.heads = append(c.heads, link)
+			}
+			sameTo, sameFrom := p.To == st.Event.To, p.From == st.Event.From
+			if sameTo == sameFrom || (pass == 0) != sameTo {
+				continue
+			}
+			if c.fpOf(gen, p).Type == st.FP.Type && v.Running(p.To) {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // addBacktracks records, for the delivery of m at plan step k, the

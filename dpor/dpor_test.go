@@ -247,3 +247,31 @@ func TestContextCancelled(t *testing.T) {
 	_, err := checker(t, sys, tr, dpor.TFB, 4).Check(ctx, plan)
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+func TestRerouteTakesAnotherSendersMessage(t *testing.T) {
+	sys := raceSystem()
+	fp := fingerprint.New(nil)
+	plan := dpor.Plan{}
+	for _, e := range startAll() {
+		plan = append(plan, dpor.Step{Event: e})
+	}
+	// The step wants Val{2} from a, which a never sends; b sends it.
+	want := record.Event{Kind: record.Deliver, From: "a", To: "c", Msg: Val{V: 2}}
+	for _, reroute := range []bool{false, true} {
+		p := append(append(dpor.Plan{}, plan...), dpor.Step{Event: want, FP: fp.Of(want.Msg), Reroute: reroute})
+		c, err := dpor.New(dpor.Config{System: sys, Target: "first-is-2", Mode: dpor.STS})
+		require.NoError(t, err)
+		res, err := c.Check(context.Background(), p)
+		require.NoError(t, err)
+		if !reroute {
+			require.Nil(t, res.Trace, "a's own Val{1} does not match without a wildcard")
+			continue
+		}
+		require.NotNil(t, res.Trace)
+		last := res.Trace.Events[len(res.Trace.Events)-1]
+		require.Equal(t, record.ActorID("b"), last.From, "rerouted to b's message to c")
+		rep, err := replay.Run(context.Background(), sys, res.Trace)
+		require.NoError(t, err)
+		require.True(t, rep.Reproduced)
+	}
+}

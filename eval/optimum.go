@@ -42,11 +42,14 @@ type OptimumRow struct {
 	Exhausted bool `json:"exhausted"`
 	// LowerBound is the smallest deliveries plus externals a reproducer
 	// can have, as far as the search proved.
-	LowerBound int     `json:"lower_bound"`
-	States     int     `json:"states"`
-	Replays    int     `json:"replays"`
-	Seconds    float64 `json:"seconds"`
-	Err        string  `json:"error,omitempty"`
+	LowerBound int `json:"lower_bound"`
+	// States is the number of distinct states the search met, Expanded
+	// its expansions (the iterative deepening expands a state again at
+	// each larger bound).
+	States   int     `json:"states"`
+	Expanded int     `json:"expanded"`
+	Seconds  float64 `json:"seconds"`
+	Err      string  `json:"error,omitempty"`
 }
 
 // Proven returns the proven optimum, or nil.
@@ -62,10 +65,10 @@ func (r *OptimumRow) Proven() *Size {
 	return &s
 }
 
-// StatesPerSecond is the search's rate of distinct states.
-func (r *OptimumRow) StatesPerSecond() float64 {
+// ExpandedPerSecond is the search's speed.
+func (r *OptimumRow) ExpandedPerSecond() float64 {
 	if r.Seconds > 0 {
-		return float64(r.States) / r.Seconds
+		return float64(r.Expanded) / r.Seconds
 	}
 	return 0
 }
@@ -100,7 +103,7 @@ func (c *Config) optimumBug(ctx context.Context, oc OptimumConfig, bug string) (
 	if ctx.Err() != nil {
 		return row, ctx.Err()
 	}
-	row.States, row.Replays, row.Seconds, row.Exhausted = res.States, res.Replays, res.Seconds, res.Exhausted
+	row.States, row.Expanded, row.Seconds, row.Exhausted = res.States, res.Expanded, res.Seconds, res.Exhausted
 	row.LowerBound = res.Searched + 1
 	if res.Trace != nil {
 		s := sizeOf(res.Trace)

@@ -191,6 +191,7 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 			out = append(out, insertAt(x, p))
 		}
 	}
+	out = append(out, rerouteEdits(ev)...)
 	if len(out) > maxReorderMoves {
 		out = out[:maxReorderMoves]
 	}
