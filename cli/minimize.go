@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -109,6 +110,12 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			// Minimization allocates a fresh run per schedule; a lazier
 			// collector is markedly faster and the heap stays small.
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
+			// ... up to a soft limit, so that the collector's slack (4x the
+			// live heap) does not take a long trace past a gigabyte; a
+			// GOMEMLIMIT the user set stays.
+			if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(minimizeMemoryLimit))
+			}
 			prog := newProgressPrinter(e.stderr)
 			cfg := minimize.Config{Budget: budget, Strategy: strategy, Workers: workers, Steps: steps, Progress: prog.update}
 			res, err := minimize.Run(cmd.Context(), sys, t, cfg)
@@ -160,6 +167,10 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 	of.register(cmd, " instead of the trace's")
 	return cmd
 }
+
+// minimizeMemoryLimit is the soft memory limit of demi minimize (see
+// runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one.
+const minimizeMemoryLimit = 768 << 20
 
 func writeStats(path, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
 	rf *rounds.Totals) error {

@@ -72,6 +72,7 @@ func Markdown(w io.Writer, rep *Report) error {
 	m.optimal(rep)
 	m.optimumStudy(rep)
 	m.fresh(rep)
+	m.long(rep)
 	m.pace(rep)
 	m.peer(rep)
 	m.scaling(rep)

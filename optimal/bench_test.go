@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/demi-project/demi/examples/paxos"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/optimal"
 	"github.com/demi-project/demi/record"
@@ -12,8 +13,9 @@ import (
 // BenchmarkSearch searches the shipped minimized raft-46 trace (3 members,
 // E:6): with its external events up to 8 deliveries, with and without the
 // commutation filter, and over subsets of its external events up to a cost
-// of 13. It reports distinct states, expansions, events executed and
-// expansions per second (the search's speed).
+// of 13; and the 19-delivery paxos trace (5 members) to its end. It
+// reports distinct states, expansions, events executed and expansions per
+// second (the search's speed).
 func BenchmarkSearch(b *testing.B) {
 	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
 	if err != nil {
@@ -42,4 +44,25 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(float64(res.Expanded)*float64(b.N)/b.Elapsed().Seconds(), "expanded/s")
 		})
 	}
+	// paxos: the 19-delivery minimized trace of a five-member consensus
+	// protocol, searched to the end (an 18-delivery schedule exists).
+	ptr, psys, err := record.ReadFile("../examples/traces/paxos-accept-below-promise.min.trace", record.NewCatalog(paxos.System()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("paxos", func(b *testing.B) {
+		var res *optimal.Result
+		for b.Loop() {
+			res, err = optimal.Search(context.Background(), psys, ptr, optimal.Config{MaxDeliveries: 19})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if res.Deliveries != 18 || !res.Exhausted {
+			b.Fatalf("paxos: got %d deliveries, exhausted %v; want 18, true", res.Deliveries, res.Exhausted)
+		}
+		b.ReportMetric(float64(res.States), "states")
+		b.ReportMetric(float64(res.Expanded), "expanded")
+		b.ReportMetric(float64(res.Expanded)*float64(b.N)/b.Elapsed().Seconds(), "expanded/s")
+	})
 }

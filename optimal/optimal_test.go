@@ -137,3 +137,26 @@ func TestSearchBadInput(t *testing.T) {
 	_, err = optimal.Search(context.Background(), sys, &clean, optimal.Config{MaxDeliveries: 3})
 	assert.Error(t, err)
 }
+
+func TestSearchStopsEarly(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	var bounds []int
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 10, MaxStates: 2000,
+		Progress: func(p optimal.Progress) { bounds = append(bounds, p.Bound) }})
+	require.NoError(t, err)
+	assert.Nil(t, res.Trace)
+	assert.False(t, res.Exhausted, "stopped on MaxStates")
+	assert.Equal(t, 2000, res.States)
+	require.NotEmpty(t, bounds)
+	assert.Equal(t, bounds[len(bounds)-1], res.Searched, "the last bound reported is the lower bound proved")
+	assert.Less(t, res.Searched, 9)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = optimal.Search(ctx, sys, tr, optimal.Config{MaxDeliveries: 10})
+	require.NoError(t, err)
+	assert.False(t, res.Exhausted)
+	assert.Equal(t, -1, res.Searched)
+	assert.Nil(t, res.Trace)
+}
