@@ -280,6 +280,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.setStage(StageInitial)
 	deadline, cancel := context.WithDeadline(ctx, m.start.Add(cfg.Budget))
 	defer cancel()
+	m.limit.Store(m.shareOf(0.1))
 	win, err := m.windowFirst(ctx, deadline, t)
 	if err != nil {
 		return nil, err
