@@ -32,26 +32,27 @@
 //     or slice elements, integers and strings found by reflection).
 //  9. one-at-a-time: every causal cone, then every remaining delivery,
 //     then every external event, tried for removal once more.
-//  10. internals-first: a second first pass from the trace after
-//     provenance, in the other order: clock clusters and ddmin over the
-//     deliveries before the external events, so that elections that
-//     stand in for client commands go while the commands are still there
-//     (portfolio.go); its result replaces the best trace when smaller.
-//  11. rounds 2, 3, ... while the step budget lasts: ddmin-externals-N (with
+//  10. rounds 2, 3, ... while the step budget lasts: ddmin-externals-N (with
 //     wildcards and TFB checks), clock-clusters-N, ddmin-internals-N and
 //     one-at-a-time-N. A round that finds nothing multiplies the schedules
 //     per check by 4, up to 64; the rounds end after a round at the
 //     largest budget that finds nothing, or when the step budget is spent. Before the schedules per check
 //     grow, reorder-N tries, once per trace, moves that reorder rather
 //     than remove (reorder.go); when one helps, another round follows.
-//  12. round-form: for systems whose messages carry a round, the schedule
+//     After the first reorder stage, internals-first runs once: a second
+//     first pass from the trace after provenance, in the other order
+//     (clock clusters and ddmin over the deliveries before the external
+//     events, so that elections that stand in for client commands go
+//     while the commands are still there; portfolio.go); its result
+//     replaces the best trace when it has fewer deliveries plus externals.
+//  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned
 //     into losses, deliveries out of lockstep order moved earlier; never
 //     larger (roundform.go). It runs when the rounds end or the step
 //     budget is spent, with an allowance of its own (a twentieth of the
 //     step budget), not when the wall-clock budget runs out.
-//  13. final: the result is replayed exactly and must reproduce the
+//  12. final: the result is replayed exactly and must reproduce the
 //     violation.
 //
 // The names are constants (StageInitial, ...); FirstPass and RoundStages
@@ -400,8 +401,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			stage{StageDdminInternals, 0.5, m.ddminInternals},
 			stage{StageFifoInternals, 0.2, m.fifoInternals},
 			stage{StageShrinkContents, 0.3, m.shrinkContents},
-			stage{StageOneAtATime, 0.5, m.oneAtATime},
-			stage{StageInternalsFirst, 0.5, m.internalsFirst(afterProvenance)},
+			stage{StageOneAtATime, 1, m.oneAtATime},
 		)
 	}
 	for _, s := range stages {
@@ -419,6 +419,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	// largest budget that finds nothing, or when the step budget is spent.
 	// Neither depends on time.
 	var reordered *record.Trace // the last trace the reorder stage started from
+	portfolio := false          // whether internals-first has run
 	for round := 2; ctx.Err() == nil && !m.spent(); round++ {
 		before := m.snapshotBest()
 		for _, s := range []stage{
@@ -436,8 +437,21 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			// reorder (reorder.go) before granting more schedules.
 			if reordered != before {
 				reordered = before
-				if err := m.runStage(ctx, RoundStage(StageReorder, round), m.shareOf(1), m.reorder); err != nil {
+				// The first reorder stage may use half of what remains,
+				// so that internals-first (portfolio.go), which follows
+				// it once, still has steps to run.
+				share := 1.0
+				if !portfolio {
+					share = 0.5
+				}
+				if err := m.runStage(ctx, RoundStage(StageReorder, round), m.shareOf(share), m.reorder); err != nil {
 					return err
+				}
+				if !portfolio {
+					portfolio = true
+					if err := m.runStage(ctx, StageInternalsFirst, m.shareOf(0.5), m.internalsFirst(afterProvenance)); err != nil {
+						return err
+					}
 				}
 				if m.snapshotBest() != before {
 					continue

@@ -22,6 +22,14 @@ import (
 // best trace when it is smaller. Both passes are a fixed sequence of
 // checks, so the choice does not depend on time or on the number of
 // workers.
+//
+// The stage runs once, after the first reorder stage (which may use half
+// of the steps that remain, so that this one has some): most traces are
+// already as small by then as this pass gets them, and keep their result.
+
+// total is the size traces are compared by first: deliveries plus
+// externals.
+func total(t *record.Trace) int { return t.Header.Deliveries + t.Header.Externals }
 
 // internalsFirst runs the second first pass from start and offers its
 // result.
@@ -38,7 +46,13 @@ func (m *minimizer) internalsFirst(start *record.Trace) func(ctx context.Context
 		})
 		m.steps.Store(f.steps.Load())
 		m.schedules.Add(f.schedules.Load())
-		m.offer(f.snapshotBest())
+		// Only a result with fewer deliveries plus externals replaces
+		// the best trace (not one lighter in contents alone), so that a
+		// trace both orders minimize equally well keeps the result of the
+		// first.
+		if b := f.snapshotBest(); total(b) < total(m.snapshotBest()) {
+			m.offer(b)
+		}
 		return err
 	}
 }

@@ -33,7 +33,8 @@ const (
 	StageOneAtATime = "one-at-a-time"
 	// StageInternalsFirst is a second first pass from the trace after
 	// provenance that removes internal events before external ones; its
-	// result replaces the best trace when smaller (portfolio.go).
+	// result replaces the best trace when smaller (portfolio.go). It runs
+	// once, after the first reorder stage.
 	StageInternalsFirst = "internals-first"
 	// StageReorder tries moves that reorder rather than remove (swaps,
 	// external events moved or re-inserted, contents shrunk), each
@@ -54,8 +55,7 @@ const (
 // first three, then StageFinal.
 func FirstPass() []string {
 	return []string{StageInitial, StageProvenance, StageDdminExternals, StageDdminExternalsWild,
-		StageClockClusters, StageDdminInternals, StageFifoInternals, StageShrinkContents, StageOneAtATime,
-		StageInternalsFirst}
+		StageClockClusters, StageDdminInternals, StageFifoInternals, StageShrinkContents, StageOneAtATime}
 }
 
 // RoundStages lists the stages each further round repeats, in order; in
