@@ -34,15 +34,18 @@ func TestLongTracesTokenring(t *testing.T) {
 	long := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: 900, MaxExternals: 12}, MinDeliveries: 300}
 	cfg := eval.Config{Catalog: cat, TraceDir: dir, Workers: 1, Log: func(string, ...any) {}}
 	cfg.Long = &eval.LongConfig{Cases: []eval.LongCase{{Bug: "tok", System: sys.Name, Options: opts, Search: long}},
-		Budget: 20 * time.Second, FuzzBudget: time.Minute, CancelAfter: time.Nanosecond, Replays: 4}
+		Budget: 20 * time.Second, FuzzBudget: time.Minute, CancelAfter: time.Nanosecond, Replays: 4, N: 2}
 	updates := 0
 	cfg.OnUpdate = func(*eval.Report) error { updates++; return nil }
 	rep, err := eval.RunStudies(context.Background(), cfg, nil)
 	require.NoError(t, err)
-	require.Len(t, rep.Long, 1)
-	assert.Equal(t, 2, updates, "after the bug, and at the end")
+	require.Len(t, rep.Long, 2)
+	assert.Equal(t, 3, updates, "after each trace, and at the end")
 	row := rep.Long[0]
 	require.Empty(t, row.Err)
+	require.Empty(t, rep.Long[1].Err)
+	assert.Greater(t, rep.Long[1].Seed, row.Seed, "the second trace: the next failing seed")
+	assert.Equal(t, int(rep.Long[1].Seed-row.Seed), rep.Long[1].SeedsTried, "seeds fuzzed since the first")
 
 	// The row's trace is the first failing run of at least 300 deliveries
 	// from seed 1: search again, one seed at a time.
@@ -77,6 +80,7 @@ func TestLongTracesTokenring(t *testing.T) {
 	assert.Contains(t, out, fmt.Sprintf("| tok | %d | %d (", row.Seed, row.SeedsTried))
 	assert.Contains(t, out, fmt.Sprintf("| %s | %s | %s | %.2f |", row.Input, row.Result, row.Shipped, row.Ratio))
 	assert.Contains(t, out, "| every result replays | yes | met |")
+	assert.Contains(t, out, "the first 2 runs that break the shipped trace's invariant after at least the target length are minimized")
 }
 
 // TestLongTracesReportsAFuzzFailure: a bug whose runs never fail after the

@@ -30,10 +30,10 @@ func TestLongCasesAreTheDocumentedFlags(t *testing.T) {
 }
 
 func TestLongFlagsAreValidated(t *testing.T) {
-	for _, args := range [][]string{{"--long", "-1"}, {"--long", "2000000"}, {"--long-budget", "0s"},
+	for _, args := range [][]string{{"--long", "-1"}, {"--long", "2000000"}, {"--long-runs", "0"}, {"--long-budget", "0s"},
 		{"--long-fuzz-budget", "-1s"}, {"--long-cancel-after", "-1s"}} {
 		code, _, errs := runEval(t, append(args, "--out", t.TempDir())...)
 		assert.Equal(t, 2, code, args)
-		assert.Contains(t, errs, "--long must be 0 to 1000000, --long-budget and --long-fuzz-budget positive, --long-cancel-after at least 0", args)
+		assert.Contains(t, errs, "--long must be 0 to 1000000, --long-runs at least 1, --long-budget and --long-fuzz-budget positive, --long-cancel-after at least 0", args)
 	}
 }
