@@ -94,7 +94,7 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 					return err
 				}
 			}
-			t, sys, out, err := e.loadFailingTrace("minimize", in, out, ".min.trace")
+			t, sys, out, err := e.loadFailingTrace(cmd.Context(), "minimize", in, out, ".min.trace")
 			if err != nil {
 				return err
 			}
@@ -125,7 +125,10 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 					return notFound(err)
 				}
 				if cmd.Context().Err() != nil {
-					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before the input was replayed")}
+					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before the violation was reproduced (by a window of the input or its replay): nothing written")}
+				}
+				if errors.Is(err, context.DeadlineExceeded) {
+					return notFound(err)
 				}
 				return err
 			}

@@ -64,7 +64,7 @@ Ctrl-C).`,
 			if budget < 0 || maxStates < 0 {
 				return badInput(errors.New("--budget and --max-states must be positive"))
 			}
-			t, sys, out, err := e.loadFailingTrace("optimal", in, out, ".optimal.trace")
+			t, sys, out, err := e.loadFailingTrace(cmd.Context(), "optimal", in, out, ".optimal.trace")
 			if err != nil {
 				return err
 			}

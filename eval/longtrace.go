@@ -42,9 +42,12 @@ type LongConfig struct {
 	Cases []LongCase
 	// Budget is each minimization's time budget (default 5m).
 	Budget time.Duration
-	// FuzzBudget bounds each bug's search for a long failing trace
-	// (default 10m).
+	// FuzzBudget bounds each bug's search for its long failing traces,
+	// all N together (default 10m).
 	FuzzBudget time.Duration
+	// N is the number of long failing traces per bug: the first N seeds
+	// the search gives (default 1).
+	N int
 	// CancelAfter, when positive, runs each minimization a second time
 	// and cancels it after this long, as SIGTERM would, measuring how soon
 	// it returns and whether its best-so-far trace replays.
@@ -66,6 +69,9 @@ func (l *LongConfig) withDefaults(workers int) LongConfig {
 	if out.Replays <= 0 {
 		out.Replays = 10
 	}
+	if out.N <= 0 {
+		out.N = 1
+	}
 	if out.Workers <= 0 {
 		out.Workers = workers
 	}
@@ -76,9 +82,10 @@ func (l *LongConfig) withDefaults(workers int) LongConfig {
 type LongRow struct {
 	Bug      string `json:"bug"`
 	FuzzArgs string `json:"fuzz_args"`
-	// Seed is the first seed from Search.Seed whose run broke the shipped
-	// invariant after the minimum of deliveries; SeedsTried counts the
-	// runs, FuzzSeconds their time.
+	// Seed is the first seed (from Search.Seed, or after the bug's previous
+	// row's seed) whose run broke the shipped invariant after the minimum
+	// of deliveries; SeedsTried counts the runs from there, FuzzSeconds
+	// their time.
 	Seed        uint64  `json:"seed"`
 	SeedsTried  int     `json:"seeds_tried"`
 	FuzzSeconds float64 `json:"fuzz_seconds"`
@@ -119,37 +126,56 @@ type LongCancel struct {
 	Replayed bool    `json:"replayed"`
 }
 
-// minimizeGOGC is the collector setting of demi minimize (cli/minimize.go),
-// under which the study measures memory.
-const minimizeGOGC = 400
+// The collector settings of demi minimize (cli/minimize.go), under which
+// the study measures memory.
+const (
+	minimizeGOGC        = 400
+	minimizeMemoryLimit = 768 << 20
+)
 
 // LongTraces runs the long-trace study, calling update after each bug.
 func (c *Config) LongTraces(ctx context.Context, lc LongConfig, update func(LongRow) error) ([]LongRow, error) {
 	l := lc.withDefaults(c.Workers)
 	var rows []LongRow
 	for _, lcase := range l.Cases {
-		if err := ctx.Err(); err != nil {
-			return rows, err
-		}
-		row, err := c.longBug(ctx, l, lcase)
-		if err != nil {
-			if ctx.Err() != nil {
-				return rows, ctx.Err()
-			}
-			row.Bug, row.Err = lcase.Bug, err.Error()
-			c.Log("long %s: %v", lcase.Bug, err)
-		}
-		rows = append(rows, row)
-		if update != nil {
-			if err := update(row); err != nil {
+		// The bug's N searches share its fuzz budget; each goes on from
+		// the seed after the previous one's.
+		fctx, cancel := context.WithTimeout(ctx, l.FuzzBudget)
+		next := lcase.Search.Seed
+		for k := 0; k < l.N; k++ {
+			if err := ctx.Err(); err != nil {
+				cancel()
 				return rows, err
 			}
+			row, err := c.longBug(ctx, fctx, l, lcase, next)
+			if err != nil {
+				if ctx.Err() != nil {
+					cancel()
+					return rows, ctx.Err()
+				}
+				row.Bug, row.Err = lcase.Bug, err.Error()
+				c.Log("long %s: %v", lcase.Bug, err)
+			}
+			rows = append(rows, row)
+			if update != nil {
+				if err := update(row); err != nil {
+					cancel()
+					return rows, err
+				}
+			}
+			if row.Input.Deliveries == 0 {
+				break // no long failing run within the fuzz budget
+			}
+			next = row.Seed + 1
 		}
+		cancel()
 	}
 	return rows, nil
 }
 
-func (c *Config) longBug(ctx context.Context, l LongConfig, lc LongCase) (LongRow, error) {
+// longBug fuzzes lc from seed first, within fctx, and minimizes the first
+// long failing trace (see LongTraces).
+func (c *Config) longBug(ctx, fctx context.Context, l LongConfig, lc LongCase, first uint64) (LongRow, error) {
 	row := LongRow{Bug: lc.Bug, FuzzArgs: fuzzArgs(FreshCase(lc)), Replays: l.Replays}
 	sys, err := c.Catalog.Lookup(lc.System)
 	if err != nil {
@@ -176,11 +202,9 @@ func (c *Config) longBug(ctx context.Context, l LongConfig, lc LongCase) (LongRo
 
 	// The first seed from lc.Search.Seed whose run breaks the invariant
 	// after the minimum of deliveries.
-	fctx, cancel := context.WithTimeout(ctx, l.FuzzBudget)
-	defer cancel()
 	t0 := time.Now()
 	var t *record.Trace
-	for next := lc.Search.Seed; t == nil; {
+	for next := first; t == nil; {
 		sc := lc.Search
 		sc.Seed, sc.Runs = next, 1<<30
 		c.Log("long %s: fuzzing from seed %d (%s)", lc.Bug, next, row.FuzzArgs)
@@ -192,7 +216,7 @@ func (c *Config) longBug(ctx context.Context, l LongConfig, lc LongCase) (LongRo
 		}
 		if err != nil || tr == nil {
 			return row, fmt.Errorf("no run broke %s after %d deliveries in %d seeds from %d (%.0f s)",
-				invariant, lc.Search.MinDeliveries, row.SeedsTried, lc.Search.Seed, row.FuzzSeconds)
+				invariant, lc.Search.MinDeliveries, row.SeedsTried, first, row.FuzzSeconds)
 		}
 		next = tr.Header.Seed + 1
 		if Invariant(tr.Header.Violation.Fingerprint, members) == invariant {
@@ -298,6 +322,7 @@ func (c *Config) longCancel(ctx context.Context, sys *record.System, t *record.T
 // earlier step left behind does not count.
 func peakMemory(f func() error) (float64, error) {
 	defer debug.SetGCPercent(debug.SetGCPercent(minimizeGOGC))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(minimizeMemoryLimit))
 	runtime.GC()
 	debug.FreeOSMemory()
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}

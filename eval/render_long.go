@@ -18,17 +18,20 @@ func (m *md) long(rep *Report) {
 	if len(rep.Long) == 0 {
 		return
 	}
+	n := longN(rep.Long)
 	m.p("## Long traces: failing runs of a long fuzz campaign")
 	m.p("")
 	m.p("Measured %s, minimization budget %s per trace, `-j %d`. For every bug, `demi fuzz` with the long flags "+
 		"below (the shipped run's options, about 1.5× the target length in steps, 2 external events per 100 "+
-		"deliveries, the target length as minimum) searches seeds from 1; the first run that breaks the shipped "+
-		"trace's invariant after at least the target length is minimized, and nothing else is chosen. The ratio is "+
+		"deliveries, the target length as minimum, and fewer client commands for the bugs that break their "+
+		"invariant early) searches seeds from 1; the first %s that break%s the shipped "+
+		"trace's invariant after at least the target length %s minimized, and nothing else is chosen (seeds fuzzed: "+
+		"since the bug's previous row). The ratio is "+
 		"deliveries plus externals of the result over those of the bug's shipped `.min.trace` (what demi reaches "+
 		"from the shipped trace). Seconds are minimize.Run's wall time once the trace is in memory; peak memory is "+
 		"what the Go runtime held from the OS meanwhile (runtime/metrics, sampled every 20 ms, under demi "+
-		"minimize's GOGC=%d), input trace included, close to the process's peak RSS. Each result is replayed "+
-		"exactly.", rep.LongGenerated, rep.LongBudget, rep.LongWorkers, minimizeGOGC)
+		"minimize's GOGC=%d and soft memory limit), input trace included, close to the process's peak RSS. Each result is replayed "+
+		"exactly.", rep.LongGenerated, rep.LongBudget, rep.LongWorkers, runsWord(n), verbS(n), isAre(n), minimizeGOGC)
 	m.p("")
 	var rows [][]string
 	var ratios []float64
@@ -69,7 +72,7 @@ func (m *md) long(rep *Report) {
 	}
 	if len(ratios) > 0 {
 		targets := [][]string{
-			{fmt.Sprintf("result / shipped trace's result ≤ %.2f", TargetLongRatio), fmt.Sprintf("median %.2f, worst %.2f (%d bugs)", median(ratios), worst, len(ratios)), yesNo(worst <= TargetLongRatio)},
+			{fmt.Sprintf("result / shipped trace's result ≤ %.2f", TargetLongRatio), fmt.Sprintf("median %.2f, worst %.2f (%d traces)", median(ratios), worst, len(ratios)), yesNo(worst <= TargetLongRatio)},
 			{fmt.Sprintf("ends within its budget + %d s", TargetLongOver), fmt.Sprintf("%+.1f s at most", over), yesNo(over <= TargetLongOver)},
 			{fmt.Sprintf("peak memory < %d MiB", TargetLongPeakMiB), fmt.Sprintf("%.0f MiB at most", peak), yesNo(peak < TargetLongPeakMiB)},
 			{"every result replays", yes(replayedAll), yesNo(replayedAll)},
@@ -102,4 +105,36 @@ func budgetSeconds(s string) float64 {
 		return 0
 	}
 	return d.Seconds()
+}
+
+// longN is the most rows of one bug.
+func longN(rows []LongRow) int {
+	count := map[string]int{}
+	n := 0
+	for _, r := range rows {
+		count[r.Bug]++
+		n = max(n, count[r.Bug])
+	}
+	return n
+}
+
+func runsWord(n int) string {
+	if n == 1 {
+		return "run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+func verbS(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }

@@ -169,3 +169,15 @@ func BenchmarkMinimizeLongTrace(b *testing.B) {
 		b.ReportMetric(float64(res.Final.Deliveries+res.Final.Externals), "events")
 	}
 }
+
+// TestBudgetBoundsTheInputsReplay: the budget counts from the start, the
+// exact replay of the input included; a budget that runs out before the
+// input's violation is reproduced is an error that says so.
+func TestBudgetBoundsTheInputsReplay(t *testing.T) {
+	sys := raft.System()
+	tr, _, err := record.ReadFile(filepath.Join("..", "examples", "traces", "raft-45.trace"), record.NewCatalog(sys))
+	require.NoError(t, err)
+	_, err = minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: time.Nanosecond, Workers: 1})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.EqualError(t, err, "minimize: the budget of 1ns ran out while replaying the input, before its violation was reproduced: context deadline exceeded")
+}

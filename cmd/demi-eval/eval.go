@@ -54,7 +54,7 @@ type flags struct {
 	fresh                                      int
 	freshBudget, optimumBudget                 time.Duration
 	noOptimum, studiesOnly                     bool
-	long                                       int
+	long, longRuns                             int
 	longBudget, longFuzzBudget, longCancel     time.Duration
 }
 
@@ -91,8 +91,9 @@ traces per bug from the seeds after the shipped one, each minimized with
 sections of OUT/evaluation.json as they were measured. The long-trace study
 (--long N, default 100000; 0 skips it) fuzzes, for every bug, the first
 failing run of at least N deliveries from seed 1 and minimizes it with
---long-budget, measuring time and peak memory, then again cancelled after
---long-cancel-after; it takes about bugs x (fuzzing + 2 x --long-budget),
+--long-budget (--long-runs traces per bug), measuring time and peak memory,
+then again cancelled after --long-cancel-after; it takes about bugs x
+--long-runs x (fuzzing + 2 x --long-budget),
 and --studies-only runs it only when --long is given.
 
 Exit status 0 when every bug was evaluated, 1 when some could not be, 2 on
@@ -135,6 +136,7 @@ bad input, 130 when interrupted.`,
 	fs.BoolVar(&f.noOptimum, "no-optimum", false, "skip the search for each bug's optimum")
 	fs.BoolVar(&f.studiesOnly, "studies-only", false, "run only the optimum and fresh-seed studies (and the long-trace study when --long is given); keep the other sections of OUT/evaluation.json")
 	fs.IntVar(&f.long, "long", 100000, "long-trace study: minimum deliveries of each bug's long fuzzed trace (0: skip)")
+	fs.IntVar(&f.longRuns, "long-runs", 1, "long-trace study: failing traces per bug (the first seeds the search gives)")
 	fs.DurationVar(&f.longBudget, "long-budget", 5*time.Minute, "budget of each long-trace minimization")
 	fs.DurationVar(&f.longFuzzBudget, "long-fuzz-budget", 10*time.Minute, "budget of each bug's search for a long failing trace")
 	fs.DurationVar(&f.longCancel, "long-cancel-after", 20*time.Second, "long-trace study: minimize each trace again and cancel it after this long (0: skip)")
@@ -161,8 +163,8 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	if f.fresh < 0 || f.freshBudget <= 0 || f.optimumBudget <= 0 {
 		return badInput(errors.New("--fresh must be at least 0, --fresh-budget and --optimum-budget positive"))
 	}
-	if f.long < 0 || f.long > 1_000_000 || f.longBudget <= 0 || f.longFuzzBudget <= 0 || f.longCancel < 0 {
-		return badInput(errors.New("--long must be 0 to 1000000, --long-budget and --long-fuzz-budget positive, --long-cancel-after at least 0"))
+	if f.long < 0 || f.long > 1_000_000 || f.longRuns < 1 || f.longBudget <= 0 || f.longFuzzBudget <= 0 || f.longCancel < 0 {
+		return badInput(errors.New("--long must be 0 to 1000000, --long-runs at least 1, --long-budget and --long-fuzz-budget positive, --long-cancel-after at least 0"))
 	}
 	noteText, err := f.readNotes(cmd)
 	if err != nil {
@@ -229,7 +231,7 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	// The long-trace study takes about 7 x (fuzzing + 2 x --long-budget):
 	// --studies-only runs it only when --long is given.
 	if f.long > 0 && (!f.studiesOnly || cmd.Flags().Changed("long")) {
-		cfg.Long = &eval.LongConfig{Cases: longCases(bugList, f.long), Budget: f.longBudget,
+		cfg.Long = &eval.LongConfig{Cases: longCases(bugList, f.long), N: f.longRuns, Budget: f.longBudget,
 			FuzzBudget: f.longFuzzBudget, CancelAfter: f.longCancel}
 	}
 	cfg.OnUpdate = func(r *eval.Report) error {
