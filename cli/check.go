@@ -66,7 +66,7 @@ Exit status 0 when the violation is no longer reachable within the budget,
 					return err
 				}
 			}
-			orig, sys, err := e.loadTrace(in)
+			orig, sys, err := e.loadTrace(cmd.Context(), in)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -88,7 +89,7 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 					return err
 				}
 			}
-			t, sys, out, err := e.loadFailingTrace("minimize", in, out, ".min.trace")
+			t, sys, out, err := e.loadFailingTrace(cmd.Context(), "minimize", in, out, ".min.trace")
 			if err != nil {
 				return err
 			}
@@ -104,6 +105,12 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			// Minimization allocates a fresh run per schedule; a lazier
 			// collector is markedly faster and the heap stays small.
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
+			// ... up to a soft limit, so that the collector's slack (4x the
+			// live heap) does not take a long trace past a gigabyte; a
+			// GOMEMLIMIT the user set stays.
+			if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(minimizeMemoryLimit))
+			}
 			prog := newProgressPrinter(e.stderr)
 			cfg := minimize.Config{Budget: budget, Strategy: strategy, Workers: workers, Progress: prog.update}
 			res, err := minimize.Run(cmd.Context(), sys, t, cfg)
@@ -113,7 +120,10 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 					return notFound(err)
 				}
 				if cmd.Context().Err() != nil {
-					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before the input was replayed")}
+					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before the violation was reproduced (by a window of the input or its replay): nothing written")}
+				}
+				if errors.Is(err, context.DeadlineExceeded) {
+					return notFound(err)
 				}
 				return err
 			}
@@ -154,6 +164,10 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 	of.register(cmd, " instead of the trace's")
 	return cmd
 }
+
+// minimizeMemoryLimit is the soft memory limit of demi minimize (see
+// runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one.
+const minimizeMemoryLimit = 768 << 20
 
 func writeStats(path, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
 	rf *rounds.Totals) error {

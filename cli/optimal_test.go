@@ -32,7 +32,7 @@ func TestOptimalCommand(t *testing.T) {
 	}{
 		{"finds a smaller schedule", []string{"optimal", in, "--max-deliveries", "30"}, 0, "smaller schedule found", ""},
 		{"bound too small", []string{"optimal", in, "--max-deliveries", "1", "-o", filepath.Join(dir, "x.trace")}, 0, "no schedule with at most 1 deliveries", ""},
-		{"global search", []string{"optimal", in, "--max-deliveries", "1", "--global", "-o", filepath.Join(dir, "x.trace")}, 0, "no schedule with at most 1 deliveries reproduces", ""},
+		{"--global is accepted (deprecated)", []string{"optimal", in, "--max-deliveries", "1", "--global", "-o", filepath.Join(dir, "x.trace")}, 0, "no schedule with at most 1 deliveries reproduces", ""},
 		{"subsets: fewer externals too", []string{"optimal", in, "--max-deliveries", "0", "--subsets", "-o", filepath.Join(dir, "sub.trace")}, 0, "smaller schedule found: 3 deliveries and 5 externals", ""},
 		{"bound required", []string{"optimal", in}, 2, "", "demi: --max-deliveries is required"},
 		{"negative bound", []string{"optimal", in, "--max-deliveries", "-2"}, 2, "", "demi: --max-deliveries must be at least 0"},

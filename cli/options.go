@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -87,8 +88,8 @@ func (f *optionFlags) apply(t *record.Trace, sys *record.System) (*record.Trace,
 // loadTraceWith reads a trace file and changes its options by the flags.
 // Commands that run a trace (replay, show --rounds, replay --step, ...)
 // call it instead of loadTrace.
-func (e *env) loadTraceWith(path string, f *optionFlags) (*record.Trace, *record.System, error) {
-	t, sys, err := e.loadTrace(path)
+func (e *env) loadTraceWith(ctx context.Context, path string, f *optionFlags) (*record.Trace, *record.System, error) {
+	t, sys, err := e.loadTrace(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}

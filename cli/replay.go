@@ -37,7 +37,7 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 			if times < 1 {
 				return badInput(errors.New("--times must be at least 1"))
 			}
-			orig, sys, err := e.loadTrace(args[0])
+			orig, sys, err := e.loadTrace(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

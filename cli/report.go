@@ -48,7 +48,7 @@ atomically and never overwrites FILE.`,
 					return badInput(fmt.Errorf("--stats: %w", err))
 				}
 			}
-			t, sys, err := e.loadTrace(in)
+			t, sys, err := e.loadTrace(cmd.Context(), in)
 			if err != nil {
 				return err
 			}

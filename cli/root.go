@@ -145,10 +145,15 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// loadTrace reads a trace file; any problem with it is bad input.
-func (e *env) loadTrace(path string) (*record.Trace, *record.System, error) {
-	t, sys, err := record.ReadFile(path, e.cat)
+// loadTrace reads a trace file; any problem with it is bad input. When
+// ctx is cancelled meanwhile (a signal), the read stops and the command is
+// interrupted.
+func (e *env) loadTrace(ctx context.Context, path string) (*record.Trace, *record.System, error) {
+	t, sys, err := record.ReadFileContext(ctx, path, e.cat)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted while reading %s", path)}
+		}
 		return nil, nil, badInput(err)
 	}
 	return t, sys, nil
@@ -160,7 +165,7 @@ func (e *env) loadTrace(path string) (*record.Trace, *record.System, error) {
 // must record a violation. It returns the trace, its system and out.
 // out is checked before the input is read (see checkOutput): a default name
 // must not exist yet, a path given with -o must be writable.
-func (e *env) loadFailingTrace(command, in, out, suffix string) (*record.Trace, *record.System, string, error) {
+func (e *env) loadFailingTrace(ctx context.Context, command, in, out, suffix string) (*record.Trace, *record.System, string, error) {
 	flag := "-o"
 	if out == "" {
 		out = strings.TrimSuffix(in, ".trace") + suffix
@@ -174,7 +179,7 @@ func (e *env) loadFailingTrace(command, in, out, suffix string) (*record.Trace, 
 	if err := checkOutput(flag, out, flag != "-o"); err != nil {
 		return nil, nil, "", err
 	}
-	t, sys, err := e.loadTrace(in)
+	t, sys, err := e.loadTrace(ctx, in)
 	if err != nil {
 		return nil, nil, "", err
 	}

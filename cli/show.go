@@ -68,7 +68,7 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 			if err := checkShowFormat(format); err != nil {
 				return err
 			}
-			t, sys, err := e.loadTraceWith(args[0], &of)
+			t, sys, err := e.loadTraceWith(cmd.Context(), args[0], &of)
 			if err != nil {
 				return err
 			}

@@ -91,6 +91,8 @@ type Config struct {
 	// Optimum, when set, runs the optimum study (optimum.go), before the
 	// fresh-seed study, which reports against its proven optima.
 	Optimum *OptimumConfig
+	// Long, when set, runs the long-trace study (longtrace.go).
+	Long *LongConfig
 	// ImgDir, when set, receives the pace plots (PNG); ImgLink is the path
 	// the markdown uses for ImgDir.
 	ImgDir, ImgLink string
@@ -139,6 +141,11 @@ type Report struct {
 	Optimum          []OptimumRow `json:"optimum,omitempty"`
 	OptimumGenerated string       `json:"optimum_generated,omitempty"`
 	OptimumBudget    string       `json:"optimum_budget,omitempty"`
+	// Long is the long-trace study (longtrace.go).
+	Long          []LongRow `json:"long,omitempty"`
+	LongGenerated string    `json:"long_generated,omitempty"`
+	LongBudget    string    `json:"long_budget,omitempty"`
+	LongWorkers   int       `json:"long_workers,omitempty"`
 	// Notes is free text (the analysis) appended to the markdown.
 	Notes string `json:"-"`
 }

@@ -372,8 +372,8 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 // other sections are kept as they were measured), or to a new report when
 // base is nil.
 func RunStudies(ctx context.Context, cfg Config, base *Report) (*Report, error) {
-	if cfg.Catalog == nil || cfg.Fresh == nil && cfg.Optimum == nil {
-		return nil, errors.New("eval: no study to run (fresh seeds or optimum)")
+	if cfg.Catalog == nil || cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil {
+		return nil, errors.New("eval: no study to run (fresh seeds, optimum or long traces)")
 	}
 	c := cfg.withDefaults()
 	rep := base
@@ -410,7 +410,12 @@ func (c *Config) studies(ctx context.Context, rep *Report, bugs []string, update
 		}
 	}
 	if c.Fresh != nil {
-		return c.fresh(ctx, rep, update)
+		if err := c.fresh(ctx, rep, update); err != nil {
+			return err
+		}
+	}
+	if c.Long != nil {
+		return c.longStudy(ctx, rep, update)
 	}
 	return nil
 }

@@ -26,7 +26,8 @@ type OptimumConfig struct {
 	Bugs []string
 	// Budget bounds each search (default 10m).
 	Budget time.Duration
-	// MaxStates bounds each search's states (default optimal's).
+	// MaxStates bounds each search's states (default 30,000,000, about
+	// 2 GB; a 10-minute search meets fewer).
 	MaxStates int
 }
 
@@ -42,11 +43,25 @@ type OptimumRow struct {
 	Exhausted bool `json:"exhausted"`
 	// LowerBound is the smallest deliveries plus externals a reproducer
 	// can have, as far as the search proved.
-	LowerBound int     `json:"lower_bound"`
-	States     int     `json:"states"`
-	Replays    int     `json:"replays"`
-	Seconds    float64 `json:"seconds"`
-	Err        string  `json:"error,omitempty"`
+	LowerBound int `json:"lower_bound"`
+	// States is the number of distinct states the search met, Expanded
+	// its expansions (the iterative deepening expands a state again at
+	// each larger bound).
+	States   int     `json:"states"`
+	Expanded int     `json:"expanded"`
+	Seconds  float64 `json:"seconds"`
+	// Bounds is the search's progress: each cost bound it finished.
+	Bounds []BoundProgress `json:"bounds,omitempty"`
+	Err    string          `json:"error,omitempty"`
+}
+
+// BoundProgress is one finished bound of an optimum search: no schedule of
+// cost Bound or less reproduces the violation.
+type BoundProgress struct {
+	Bound    int     `json:"bound"`
+	States   int     `json:"states"`   // distinct states known when it finished
+	Expanded int     `json:"expanded"` // expansions so far
+	Seconds  float64 `json:"seconds"`  // since the search started
 }
 
 // Proven returns the proven optimum, or nil.
@@ -62,10 +77,10 @@ func (r *OptimumRow) Proven() *Size {
 	return &s
 }
 
-// StatesPerSecond is the search's rate of distinct states.
-func (r *OptimumRow) StatesPerSecond() float64 {
+// ExpandedPerSecond is the search's speed.
+func (r *OptimumRow) ExpandedPerSecond() float64 {
 	if r.Seconds > 0 {
-		return float64(r.States) / r.Seconds
+		return float64(r.Expanded) / r.Seconds
 	}
 	return 0
 }
@@ -93,14 +108,17 @@ func (c *Config) optimumBug(ctx context.Context, oc OptimumConfig, bug string) (
 	// Cost is deliveries plus externals: a bound of one less than the
 	// input's deliveries searches every cost below the input's total.
 	res, err := optimal.Search(octx, sys, best, optimal.Config{MaxDeliveries: row.Input.Deliveries - 1,
-		Subsets: true, MaxStates: oc.MaxStates, TotalBound: row.Input.total() - 1})
+		Subsets: true, MaxStates: oc.MaxStates, TotalBound: row.Input.total() - 1,
+		Progress: func(p optimal.Progress) {
+			row.Bounds = append(row.Bounds, BoundProgress{Bound: p.Bound, States: p.States, Expanded: p.Expanded, Seconds: p.Elapsed.Seconds()})
+		}})
 	if err != nil {
 		return row, err
 	}
 	if ctx.Err() != nil {
 		return row, ctx.Err()
 	}
-	row.States, row.Replays, row.Seconds, row.Exhausted = res.States, res.Replays, res.Seconds, res.Exhausted
+	row.States, row.Expanded, row.Seconds, row.Exhausted = res.States, res.Expanded, res.Seconds, res.Exhausted
 	row.LowerBound = res.Searched + 1
 	if res.Trace != nil {
 		s := sizeOf(res.Trace)
@@ -123,8 +141,51 @@ func (r *OptimumRow) Verdict() string {
 	case r.Exhausted:
 		return fmt.Sprintf("proven optimal: nothing with fewer than %d deliveries plus externals reproduces it", r.Input.total())
 	default:
-		return fmt.Sprintf("not finished in %.0fs: every reproducer has at least %d deliveries plus externals", r.Seconds, r.LowerBound)
+		v := fmt.Sprintf("not finished in %.0fs: every reproducer has at least %d deliveries plus externals", r.Seconds, r.LowerBound)
+		if g, est, ok := r.Outlook(); ok {
+			v += fmt.Sprintf("; each bound took about %.1fx the time of the one before, so the %d bounds left would take about %s",
+				g, r.Input.total()-r.LowerBound, roughDuration(est))
+		}
+		return v
 	}
+}
+
+// Outlook extrapolates an unfinished search: the growth of the time per
+// bound over its last two finished bounds, and the time the bounds left
+// below the input's cost would take at that growth. ok is false when there
+// are too few finished bounds (or they took no measurable time).
+func (r *OptimumRow) Outlook() (growth, seconds float64, ok bool) {
+	n := len(r.Bounds)
+	if n < 3 {
+		return 0, 0, false
+	}
+	last := r.Bounds[n-1].Seconds - r.Bounds[n-2].Seconds
+	prev := r.Bounds[n-2].Seconds - r.Bounds[n-3].Seconds
+	if prev <= 0.05 || last <= 0 {
+		return 0, 0, false
+	}
+	growth = last / prev
+	t := last
+	for range r.Input.total() - r.LowerBound {
+		t *= growth
+		seconds += t
+	}
+	return growth, seconds, true
+}
+
+// roughDuration writes d seconds in the largest unit that fits.
+func roughDuration(d float64) string {
+	switch {
+	case d < 120:
+		return fmt.Sprintf("%.0f s", d)
+	case d < 2*3600:
+		return fmt.Sprintf("%.0f min", d/60)
+	case d < 2*86400:
+		return fmt.Sprintf("%.0f h", d/3600)
+	case d < 2*365*86400:
+		return fmt.Sprintf("%.0f days", d/86400)
+	}
+	return fmt.Sprintf("%.0g years", d/(365*86400))
 }
 
 // optimum runs the optimum study into rep.
@@ -132,6 +193,9 @@ func (c *Config) optimum(ctx context.Context, rep *Report, bugs []string, update
 	oc := *c.Optimum
 	if oc.Budget <= 0 {
 		oc.Budget = 10 * time.Minute
+	}
+	if oc.MaxStates <= 0 {
+		oc.MaxStates = 30_000_000
 	}
 	if len(oc.Bugs) > 0 {
 		bugs = oc.Bugs

@@ -72,6 +72,7 @@ func Markdown(w io.Writer, rep *Report) error {
 	m.optimal(rep)
 	m.optimumStudy(rep)
 	m.fresh(rep)
+	m.long(rep)
 	m.pace(rep)
 	m.peer(rep)
 	m.scaling(rep)
@@ -325,10 +326,10 @@ func (m *md) optimal(rep *Report) {
 	m.p("## The optimum: exhaustive search below the smallest known reproducer")
 	m.p("")
 	m.p("For each bug, `demi optimal FILE --max-deliveries N` (package `optimal`) runs on the smaller of the reference trace and demi's result: " +
-		"it searches breadth-first, by number of deliveries, every schedule with that trace's external events in their order, " +
-		"identifying schedules that differ only by the order of deliveries to different actors (they commute) and expanding each " +
-		"distinct state once. When it finishes, its answer is exact; when the budget runs out first, the depth it completed is a " +
-		"proven lower bound for those external events.")
+		"it searches every schedule with that trace's external events in their order, by iterative deepening on the number of " +
+		"deliveries, identifying a state by a hash of every actor's state and the pending messages and expanding each distinct " +
+		"state once per bound. When it finishes, its answer is exact; when the budget runs out first, the last bound it finished " +
+		"is a proven lower bound for those external events.")
 	m.p("")
 	m.table([]string{"bug", "searched", "size", "verdict", "states", "seconds"}, rows)
 }

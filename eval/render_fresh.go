@@ -88,29 +88,3 @@ func freshN(rows []FreshRow) int {
 	}
 	return n
 }
-
-// optimumStudy renders the optimum study.
-func (m *md) optimumStudy(rep *Report) {
-	if len(rep.Optimum) == 0 {
-		return
-	}
-	m.p("## Proven optima: exhaustive search over schedules and subsets of the external events")
-	m.p("")
-	m.p("Measured %s, budget %s per bug. For every bug, `demi optimal --subsets` (package `optimal`, its global-state "+
-		"search) runs on the best known reproducer (the smaller of the reference and the shipped `.min.trace`, by "+
-		"deliveries plus externals) with a bound of one less than its size. It chooses which of the trace's external "+
-		"events happen (each, in order, applied or left out) and every schedule of deliveries, breadth-first by "+
-		"deliveries plus externals, and identifies a state by a hash of every actor's state and the pending messages, so "+
-		"schedules that reach the same global state are expanded once. A search that finishes proves the optimum over "+
-		"those external events and their subsequences (other external events, such as other client commands or a "+
-		"different bootstrap configuration, are outside it); one that runs out of budget proves a lower bound: no "+
-		"reproducer of a smaller cost than the last one it completed plus one.", rep.OptimumGenerated, rep.OptimumBudget)
-	m.p("")
-	var rows [][]string
-	for i := range rep.Optimum {
-		r := &rep.Optimum[i]
-		rows = append(rows, []string{r.Bug, r.Of, fmt.Sprintf("%s = %d", r.Input, r.Input.total()), r.Verdict(),
-			fmt.Sprint(r.States), fmt.Sprintf("%.0f", r.StatesPerSecond()), fmt.Sprintf("%.1f", r.Seconds)})
-	}
-	m.table([]string{"bug", "searched", "size (total)", "verdict", "states", "states/s", "seconds"}, rows)
-}

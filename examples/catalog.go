@@ -6,6 +6,7 @@ package examples
 
 import (
 	"github.com/demi-project/demi/examples/etcdraft"
+	"github.com/demi-project/demi/examples/paxos"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/examples/tokenring"
 	"github.com/demi-project/demi/record"
@@ -16,6 +17,7 @@ import (
 func Catalog() *record.Catalog {
 	return record.NewCatalog(
 		etcdraft.System(),
+		paxos.System(),
 		raft.System(),
 		tokenring.System(),
 	)

@@ -19,9 +19,6 @@ import (
 // named actor before v. The first candidate that reproduces is kept; if
 // neither does, nothing is dropped.
 func (m *minimizer) provenance(ctx context.Context) error {
-	if err := m.window(ctx); err != nil {
-		return err
-	}
 	base := m.snapshotBest()
 	v := base.Header.Violation.Event
 	if v < 0 || v >= len(base.Events) {

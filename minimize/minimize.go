@@ -6,10 +6,11 @@
 // docs/minimization.md):
 //
 //  1. initial: replay the trace exactly; it must reproduce its violation.
-//  2. provenance: drop deliveries outside the violation's causal past. On
-//     long traces (5,000 deliveries or more) it first keeps only the setup
-//     and the shortest window of events before the violation that still
-//     reproduces it (window.go), so that later checks cost a short run.
+//     On long traces (5,000 deliveries or more) the setup followed by the
+//     shortest window of events before the violation that reproduces it
+//     is the proof instead, and the best trace from then on (window.go):
+//     the input is not replayed in full, and later checks cost a short run.
+//  2. provenance: drop deliveries outside the violation's causal past.
 //  3. ddmin-externals: delta debugging over the external events (kept
 //     valid: a partition travels with its heal, a wait marker with the event
 //     before it, a kill or restart needs its actor's start), each
@@ -222,25 +223,42 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		return nil, fmt.Errorf("minimize: %w", err)
 	}
 
-	// Stage "initial": the input must reproduce its violation exactly.
+	// Stage "initial": the input must reproduce its violation exactly. On
+	// a long trace a short window of it that reproduces the violation is
+	// the proof, and the input is not replayed in full (window.go). The
+	// budget counts from here.
 	m.stageT0 = m.start
 	m.setStage(StageInitial)
-	rep, err := replay.Run(ctx, sys, t)
+	deadline, cancel := context.WithDeadline(ctx, m.start.Add(cfg.Budget))
+	defer cancel()
+	win, err := m.windowFirst(ctx, deadline, t)
 	if err != nil {
-		return nil, fmt.Errorf("minimize: replaying the input: %w", err)
+		return nil, err
 	}
-	m.schedules.Add(1)
-	if !rep.Reproduced {
-		why := "no violation"
-		if rep.Divergence != nil {
-			why = rep.Divergence.String()
-		} else if rep.Violation != nil {
-			why = "a different violation: " + rep.Violation.Fingerprint
+	m.best = t
+	var replayed *record.Trace // the input's exact replay, verified
+	if win == nil {
+		rep, err := replay.Run(deadline, sys, t)
+		if err != nil {
+			if ctx.Err() == nil && deadline.Err() != nil {
+				return nil, fmt.Errorf("minimize: the budget of %s ran out while replaying the input, before its violation was reproduced: %w", cfg.Budget, err)
+			}
+			return nil, fmt.Errorf("minimize: replaying the input: %w", err)
 		}
-		return nil, fmt.Errorf("%w (%s)", ErrNotReproduced, why)
+		m.schedules.Add(1)
+		if !rep.Reproduced {
+			why := "no violation"
+			if rep.Divergence != nil {
+				why = rep.Divergence.String()
+			} else if rep.Violation != nil {
+				why = "a different violation: " + rep.Violation.Fingerprint
+			}
+			return nil, fmt.Errorf("%w (%s)", ErrNotReproduced, why)
+		}
+		m.best = rep.Sim.Trace(rep.Violation)
+		m.best.Events = append([]record.Event(nil), m.best.Events...)
+		replayed = m.best
 	}
-	m.best = rep.Sim.Trace(rep.Violation)
-	m.best.Events = append([]record.Event(nil), m.best.Events...)
 	m.maxComponents = map[string]int{}
 	for _, e := range m.best.Events {
 		if sh, ok := e.Msg.(record.Shrinkable); ok && e.Kind == record.Send {
@@ -251,25 +269,15 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.dropped = reinsertable(m.best.Events)
 	m.recordPace()
 	m.endStage()
-
-	var allowed *dpor.Transitions
-	if mode == dpor.NoDiverge {
-		allowed, err = dpor.Observe(sys, m.opts, m.seed, m.best.Events, cfg.Fingerprint)
-		if err != nil {
-			return nil, fmt.Errorf("minimize: %w", err)
-		}
+	if win != nil {
+		m.offer(win)
 	}
-	for i := 0; i < cfg.Workers; i++ {
-		c, err := dpor.New(dpor.Config{System: sys, Options: m.opts, Seed: m.seed, Target: m.target,
-			Mode: dpor.STS, MaxSchedules: 1, Fingerprint: cfg.Fingerprint, Allowed: allowed})
-		if err != nil {
-			return nil, fmt.Errorf("minimize: %w", err)
-		}
-		m.checks = append(m.checks, c)
+
+	if err := m.newChecks(); err != nil {
+		return nil, err
 	}
 
 	stop := m.startProgress()
-	deadline, cancel := context.WithTimeout(ctx, cfg.Budget)
 	runErr := m.pipeline(deadline)
 	cancel()
 	stop()
@@ -279,18 +287,22 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		return nil, runErr
 	}
 	// Stage "final": verification by exact replay, with a fresh context so
-	// that an interrupted run still verifies what it writes.
+	// that an interrupted run still verifies what it writes. The input's
+	// own replay, when nothing smaller was found, is verified already (on
+	// a long trace a second replay would take as long as the first).
 	m.setStage(StageFinal)
 	best := m.snapshotBest()
-	vctx, vcancel := context.WithTimeout(context.Background(), time.Minute)
-	defer vcancel()
-	rep, err = replay.Run(vctx, sys, best)
-	if err != nil {
-		return nil, fmt.Errorf("minimize: verifying the result: %w", err)
-	}
-	m.schedules.Add(1)
-	if !rep.Reproduced {
-		return nil, fmt.Errorf("minimize: internal error: the minimized trace does not replay its violation (%v)", rep.Divergence)
+	if best != replayed {
+		vctx, vcancel := context.WithTimeout(context.Background(), time.Minute)
+		defer vcancel()
+		rep, err := replay.Run(vctx, sys, best)
+		if err != nil {
+			return nil, fmt.Errorf("minimize: verifying the result: %w", err)
+		}
+		m.schedules.Add(1)
+		if !rep.Reproduced {
+			return nil, fmt.Errorf("minimize: internal error: the minimized trace does not replay its violation (%v)", rep.Divergence)
+		}
 	}
 	m.endStage()
 	best.Header.Note = fmt.Sprintf("minimized by demi (strategy %s) from %d deliveries and %d externals",
@@ -302,6 +314,30 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.mu.Unlock()
 	res.Final = res.Stages[len(res.Stages)-1]
 	return res, nil
+}
+
+// newChecks makes the workers' checkers, once.
+func (m *minimizer) newChecks() error {
+	if m.checks != nil {
+		return nil
+	}
+	var allowed *dpor.Transitions
+	if m.mode == dpor.NoDiverge {
+		var err error
+		allowed, err = dpor.Observe(m.sys, m.opts, m.seed, m.best.Events, m.cfg.Fingerprint)
+		if err != nil {
+			return fmt.Errorf("minimize: %w", err)
+		}
+	}
+	for i := 0; i < m.cfg.Workers; i++ {
+		c, err := dpor.New(dpor.Config{System: m.sys, Options: m.opts, Seed: m.seed, Target: m.target,
+			Mode: dpor.STS, MaxSchedules: 1, Fingerprint: m.cfg.Fingerprint, Allowed: allowed})
+		if err != nil {
+			return fmt.Errorf("minimize: %w", err)
+		}
+		m.checks = append(m.checks, c)
+	}
+	return nil
 }
 
 // pipeline runs the stages of the strategy; each keeps the best so far.

@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
@@ -17,33 +18,49 @@ const longTrace = 5000
 // minWindow is the length (in events) of the shortest window tried.
 const minWindow = 32
 
-// window is the first step of the provenance stage on long traces (a soak test, a long fuzz
-// campaign). A violation at the end of 100,000 deliveries is almost always
-// caused by the last few hundred; every check of the whole trace costs a
-// run of 100,000 events, and the stages that follow cost one check per
-// candidate. So the window stage tries the trace's setup (its external
-// events before the first delivery: starts, bootstrap messages) followed
-// by only its last events before the violation: windows of 32, 64, 128, ...
-// events, shortest first, each check costing a run of its own length. A
-// window starts, where it can, at a quiescent point: no delivery inside it
-// is of a message sent before it (timers excepted, which a fresh run sets
-// again), so the window's messages are all its own. Deliveries are matched
-// by type when their exact message does not occur (wildcards): a fresh
-// cluster is in an earlier term than the original at that point. The first
-// window that reproduces the violation becomes the best trace, and the
-// usual stages then work on it. Windows go up to half the trace; if none
-// reproduces, the stage changes nothing.
-func (m *minimizer) window(ctx context.Context) error {
-	base := m.snapshotBest()
-	if base.Header.Deliveries < longTrace {
-		return nil
+// windowFirst is the initial stage's check on a long trace (a soak test, a
+// long fuzz campaign). A violation at the end of 100,000 deliveries is
+// almost always caused by the last few hundred; an exact replay of the
+// whole input costs a run of 100,000 events (tens of seconds, and memory
+// for a second copy of the trace), and so would every check of the stages
+// that follow. So before anything else, windowFirst tries the trace's
+// setup (its external events before the first delivery: starts, bootstrap
+// messages) followed by only its last events before the violation:
+// windows of 32, 64, 128, ... events, shortest first, each check costing a
+// run of its own length. A window starts, where it can, at a quiescent
+// point: no delivery inside it is of a message sent before it (timers
+// excepted, which a fresh run sets again), so the window's messages are
+// all its own. Deliveries are matched by type when their exact message
+// does not occur (wildcards): a fresh cluster is in an earlier term than
+// the original at that point. Windows go up to half the trace.
+//
+// The first window that reproduces the violation is returned: its own run
+// is the exact, replayable trace that proves the input's violation
+// reachable, so the input is not replayed in full, and the usual stages
+// work on a trace of a few dozen events. When none does (or budget, the
+// minimization's deadline, runs out first), windowFirst returns nil and
+// the input is replayed in full as usual. ctx is the caller's: when it is
+// cancelled windowFirst returns its error. Strategy nodiverge, whose
+// checks need the transitions of the whole input's run, has no window.
+func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*record.Trace, error) {
+	if m.mode == dpor.NoDiverge || t.Header.Deliveries < longTrace {
+		return nil, nil
 	}
-	cands := windowCandidates(base.Events, base.Header.Violation.Event)
+	v := len(t.Events) - 1
+	if t.Header.Violation != nil && t.Header.Violation.Event >= 0 {
+		v = t.Header.Violation.Event
+	}
+	cands := windowCandidates(t.Events, v)
 	if len(cands) == 0 {
-		return nil
+		return nil, nil
 	}
-	bp := dpor.FromEvents(m.fp, base.Events)
-	_, tr, err := m.first(ctx, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+	if err := m.newChecks(); err != nil {
+		return nil, err
+	}
+	// The plan of the whole input is built once and shared by the
+	// workers; a candidate copies only its own steps.
+	bp := dpor.FromEvents(m.fp, t.Events)
+	_, tr, err := m.first(budget, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
 		c := cands[k]
 		p := make(dpor.Plan, 0, len(c.setup)+c.end-c.start)
 		for _, i := range c.setup {
@@ -57,10 +74,13 @@ func (m *minimizer) window(ctx context.Context) error {
 		}
 		return p, true
 	})
-	if tr != nil {
-		m.offer(tr)
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("minimize: trying windows of the input: %w", ctx.Err())
+	case err != nil && budget.Err() == nil:
+		return nil, fmt.Errorf("minimize: trying windows of the input: %w", err)
 	}
-	return err
+	return tr, nil
 }
 
 // windowCandidate is the plan of the events at the indices setup (the

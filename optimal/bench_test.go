@@ -4,37 +4,19 @@ import (
 	"context"
 	"testing"
 
+	"github.com/demi-project/demi/examples/paxos"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/optimal"
 	"github.com/demi-project/demi/record"
 )
 
-// BenchmarkSearch runs the optimum search over the shipped minimized
-// raft-46 trace up to 5 deliveries (3,411 states expanded, each replayed
-// from the start): the cost of following a schedule per state.
+// BenchmarkSearch searches the shipped minimized raft-46 trace (3 members,
+// E:6): with its external events up to 8 deliveries, with and without the
+// commutation filter, and over subsets of its external events up to a cost
+// of 13; and the 19-delivery paxos trace (5 members) to its end. It
+// reports distinct states, expansions, events executed and expansions per
+// second (the search's speed).
 func BenchmarkSearch(b *testing.B) {
-	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	states := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 5})
-		if err != nil {
-			b.Fatal(err)
-		}
-		states = res.States
-	}
-	b.ReportMetric(float64(states), "states")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*states), "ns/state")
-}
-
-// BenchmarkSearchModes compares, on the shipped minimized raft-46 trace up
-// to 6 deliveries, the history search, the global-state search and the
-// search over subsets of the external events: distinct states, schedules
-// replayed, and states expanded per second.
-func BenchmarkSearchModes(b *testing.B) {
 	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
 	if err != nil {
 		b.Fatal(err)
@@ -43,12 +25,13 @@ func BenchmarkSearchModes(b *testing.B) {
 		name string
 		cfg  optimal.Config
 	}{
-		{"history", optimal.Config{MaxDeliveries: 6}},
-		{"global", optimal.Config{MaxDeliveries: 6, Global: true}},
-		{"subsets", optimal.Config{MaxDeliveries: 6, Subsets: true, TotalBound: 12}},
+		{"schedules", optimal.Config{MaxDeliveries: 8}},
+		{"schedules-no-commutation", optimal.WithoutCommutation(optimal.Config{MaxDeliveries: 8})},
+		{"subsets", optimal.Config{MaxDeliveries: 8, Subsets: true, TotalBound: 13}},
 	} {
 		b.Run(m.name, func(b *testing.B) {
 			var res *optimal.Result
+			b.ReportAllocs()
 			for b.Loop() {
 				res, err = optimal.Search(context.Background(), sys, tr, m.cfg)
 				if err != nil {
@@ -56,8 +39,30 @@ func BenchmarkSearchModes(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(res.States), "states")
-			b.ReportMetric(float64(res.Replays), "replays")
-			b.ReportMetric(float64(res.States)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+			b.ReportMetric(float64(res.Expanded), "expanded")
+			b.ReportMetric(float64(res.Steps), "steps")
+			b.ReportMetric(float64(res.Expanded)*float64(b.N)/b.Elapsed().Seconds(), "expanded/s")
 		})
 	}
+	// paxos: the 19-delivery minimized trace of a five-member consensus
+	// protocol, searched to the end (an 18-delivery schedule exists).
+	ptr, psys, err := record.ReadFile("../examples/traces/paxos-accept-below-promise.min.trace", record.NewCatalog(paxos.System()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("paxos", func(b *testing.B) {
+		var res *optimal.Result
+		for b.Loop() {
+			res, err = optimal.Search(context.Background(), psys, ptr, optimal.Config{MaxDeliveries: 19})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if res.Deliveries != 18 || !res.Exhausted {
+			b.Fatalf("paxos: got %d deliveries, exhausted %v; want 18, true", res.Deliveries, res.Exhausted)
+		}
+		b.ReportMetric(float64(res.States), "states")
+		b.ReportMetric(float64(res.Expanded), "expanded")
+		b.ReportMetric(float64(res.Expanded)*float64(b.N)/b.Elapsed().Seconds(), "expanded/s")
+	})
 }

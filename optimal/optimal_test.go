@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/examples/tokenring"
 	"github.com/demi-project/demi/optimal"
 	"github.com/demi-project/demi/record"
@@ -94,9 +95,27 @@ func TestSearchMatchesNaiveOptimum(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, r.Reproduced)
 			assert.Equal(t, tr.Header.Violation.Fingerprint, r.Violation.Fingerprint)
-			assert.Equal(t, len(tr.Externals()) >= res.Externals, true)
+			assert.Equal(t, len(tr.Externals()), res.Externals, "every external event of the input is applied")
+			assert.Equal(t, res.Deliveries-1, res.Searched)
 		})
 	}
+}
+
+// TestRaft46IsOptimal proves the shipped raft-46 result optimal for its
+// external events: no schedule of them with fewer than 10 deliveries
+// elects two leaders in one term.
+func TestRaft46IsOptimal(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	require.Equal(t, 10, tr.Header.Deliveries)
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 10})
+	require.NoError(t, err)
+	require.NotNil(t, res.Trace)
+	assert.True(t, res.Exhausted)
+	assert.Equal(t, 10, res.Deliveries)
+	assert.Equal(t, 6, res.Externals)
+	assert.Equal(t, 9, res.Searched)
+	assert.True(t, tr.Header.Violation.Same(res.Trace.Header.Violation))
 }
 
 func TestSearchBoundTooSmall(t *testing.T) {
@@ -117,4 +136,27 @@ func TestSearchBadInput(t *testing.T) {
 	clean.Header.Violation = nil
 	_, err = optimal.Search(context.Background(), sys, &clean, optimal.Config{MaxDeliveries: 3})
 	assert.Error(t, err)
+}
+
+func TestSearchStopsEarly(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	var bounds []int
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 10, MaxStates: 2000,
+		Progress: func(p optimal.Progress) { bounds = append(bounds, p.Bound) }})
+	require.NoError(t, err)
+	assert.Nil(t, res.Trace)
+	assert.False(t, res.Exhausted, "stopped on MaxStates")
+	assert.Equal(t, 2000, res.States)
+	require.NotEmpty(t, bounds)
+	assert.Equal(t, bounds[len(bounds)-1], res.Searched, "the last bound reported is the lower bound proved")
+	assert.Less(t, res.Searched, 9)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = optimal.Search(ctx, sys, tr, optimal.Config{MaxDeliveries: 10})
+	require.NoError(t, err)
+	assert.False(t, res.Exhausted)
+	assert.Equal(t, -1, res.Searched)
+	assert.Nil(t, res.Trace)
 }

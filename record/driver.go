@@ -91,9 +91,9 @@ type Outcome struct {
 //     of a non-blocking channel receive, so cancellation is honoured within
 //     one handler call at any schedule length.
 //
-// Stepping backwards re-executes the run from the start (see Back): a Sim
-// cannot be cloned, but a run is a deterministic function of its Setup and
-// its events.
+// Stepping backwards re-executes the run from the start (see Back): a run
+// is a deterministic function of its Setup and its events. (Sim.Fork copies
+// a run instead, for searches that branch at every state.)
 //
 // Follow a trace exactly:
 //

@@ -77,6 +77,9 @@ func (s *Sim) Reserve(n int) {
 
 // eventCount is the length of the event log.
 func (s *Sim) eventCount() int {
+	if s.nolog {
+		return s.nevts
+	}
 	if s.lazy {
 		return len(s.log)
 	}

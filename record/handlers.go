@@ -7,6 +7,7 @@ package record
 
 // boot starts a fresh incarnation of the actor in sl.
 func (s *Sim) boot(sl *slot) {
+	sl.own()
 	sl.incarnation++
 	sl.rng = nil
 	sl.actor = s.sys.New(sl.id, s.opts)
@@ -21,6 +22,7 @@ func (s *Sim) boot(sl *slot) {
 // call runs one handler of the actor in sl: st.Start when st is set, else
 // Receive(from, msg).
 func (s *Sim) call(sl *slot, st Starter, from ActorID, msg Message) {
+	sl.own()
 	returned := false
 	defer s.recoverHandler(sl, &returned)
 	ctx := s.enter(sl)

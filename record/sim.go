@@ -19,6 +19,7 @@ type slot struct {
 	storage     Storage
 	rng         *rand.Rand
 	seed        uint64
+	shared      bool // actor, storage and rng are shared with a fork (see Fork)
 }
 
 func (s *slot) rand() *rand.Rand {
@@ -59,6 +60,8 @@ type Sim struct {
 	// never pays for 176-byte Events with eight pointer words each.
 	events []Event
 	lazy   bool
+	nolog  bool // no event log is kept (see DropLog); nevents counts events
+	nevts  int
 	log    []entry
 	ext    []Event // lazy: the external events, as applied, in order
 	halted *Violation
@@ -185,7 +188,9 @@ func (s *Sim) Deliver(id MsgID) error {
 func (s *Sim) deliverAt(at int) {
 	p := &s.pend[at]
 	to, from, msg := p.to, p.From, p.Msg
-	if s.lazy {
+	if s.nolog {
+		s.nevts++
+	} else if s.lazy {
 		if len(s.log) == cap(s.log) {
 			s.roomForEvent()
 		}
@@ -246,11 +251,15 @@ func (s *Sim) Apply(e Event) error {
 			}
 		}
 	}
-	s.roomForEvent()
-	if s.lazy {
+	switch {
+	case s.nolog:
+		s.nevts++
+	case s.lazy:
+		s.roomForEvent()
 		s.log = append(s.log, entry{kind: e.Kind, from: int32(len(s.ext)), cause: -1})
 		s.ext = append(s.ext, e)
-	} else {
+	default:
+		s.roomForEvent()
 		s.events = append(s.events, e)
 	}
 	at := s.eventCount() - 1
@@ -278,6 +287,9 @@ func (s *Sim) Apply(e Event) error {
 		}
 	case Send:
 		id := s.send(int32(len(s.members)), External, e.To, e.Msg, "", at)
+		if s.nolog {
+			break
+		}
 		if s.lazy {
 			s.ext[len(s.ext)-1].ID = id
 		} else {

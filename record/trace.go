@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -432,6 +433,13 @@ func (r *Reader) checkActors(e *Event) error {
 
 // Decode reads a whole trace and returns it with its system.
 func Decode(r io.Reader, cat *Catalog) (*Trace, *System, error) {
+	return DecodeContext(context.Background(), r, cat)
+}
+
+// DecodeContext is Decode that stops with ctx's error when ctx is done: it
+// checks every 1,024 events, so that a long trace (seconds to read) does
+// not hold up a cancellation.
+func DecodeContext(ctx context.Context, r io.Reader, cat *Catalog) (*Trace, *System, error) {
 	rd, err := NewReader(r, cat)
 	if err != nil {
 		return nil, nil, err
@@ -448,6 +456,11 @@ func Decode(r io.Reader, cat *Catalog) (*Trace, *System, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if len(t.Events)&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
 		if len(t.Events) == cap(t.Events) { // double: append grows large slices by a quarter
 			t.Events = slices.Grow(t.Events, len(t.Events))
 		}
@@ -463,12 +476,18 @@ func Decode(r io.Reader, cat *Catalog) (*Trace, *System, error) {
 
 // ReadFile reads a trace file.
 func ReadFile(path string, cat *Catalog) (*Trace, *System, error) {
+	return ReadFileContext(context.Background(), path, cat)
+}
+
+// ReadFileContext is ReadFile that stops when ctx is done (see
+// DecodeContext).
+func ReadFileContext(ctx context.Context, path string, cat *Catalog) (*Trace, *System, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	t, sys, err := Decode(f, cat)
+	t, sys, err := DecodeContext(ctx, f, cat)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

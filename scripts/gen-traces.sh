@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gen-traces.sh regenerates every trace shipped in examples/traces, for the
-# raft example and (named etcdraft-<bug>.*) the etcdraft example:
+# raft example and (named etcdraft-<bug>.*, paxos-<bug>.*) the etcdraft and
+# paxos examples:
 #   - <bug>.trace: the failing execution `demi fuzz` finds for each bug switch
 #     of the raft example with the documented seed and fuzz configuration
 #     (docs/examples.md explains each choice);
@@ -55,3 +56,11 @@ go run ./examples/etcdraft/internal/genref -dir "$out"
 while read -r name _; do
   "$bin/demi" minimize "$out/$name.trace" --budget 2m -o "$out/$name.min.trace"
 done <"$bin/etcdraft-cases"
+
+# The paxos example: the first failing run of each bug switch from seed 1
+# with demi fuzz's defaults, and its minimization (no reference: demi
+# optimal proves the optimum, docs/examples.md).
+for bug in forget-accepted accept-below-promise; do
+  "$bin/demi" fuzz --system paxos --bug "$bug" --seed 1 -o "$out/paxos-$bug.trace"
+  "$bin/demi" minimize "$out/paxos-$bug.trace" --budget 2m -o "$out/paxos-$bug.min.trace"
+done

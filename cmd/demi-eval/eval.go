@@ -54,6 +54,8 @@ type flags struct {
 	fresh                                      int
 	freshBudget, optimumBudget                 time.Duration
 	noOptimum, studiesOnly                     bool
+	long, longRuns                             int
+	longBudget, longFuzzBudget, longCancel     time.Duration
 }
 
 func newRoot(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
@@ -86,7 +88,13 @@ the optimum study (demi optimal --subsets below each bug's best known
 reproducer, --optimum-budget each) and the fresh-seed study (--fresh failing
 traces per bug from the seeds after the shipped one, each minimized with
 --fresh-budget). --studies-only runs only these two and keeps the other
-sections of OUT/evaluation.json as they were measured.
+sections of OUT/evaluation.json as they were measured. The long-trace study
+(--long N, default 100000; 0 skips it) fuzzes, for every bug, the first
+failing run of at least N deliveries from seed 1 and minimizes it with
+--long-budget (--long-runs traces per bug), measuring time and peak memory,
+then again cancelled after --long-cancel-after; it takes about bugs x
+--long-runs x (fuzzing + 2 x --long-budget),
+and --studies-only runs it only when --long is given.
 
 Exit status 0 when every bug was evaluated, 1 when some could not be, 2 on
 bad input, 130 when interrupted.`,
@@ -126,7 +134,12 @@ bad input, 130 when interrupted.`,
 	fs.DurationVar(&f.freshBudget, "fresh-budget", time.Minute, "budget of each fresh-seed minimization")
 	fs.DurationVar(&f.optimumBudget, "optimum-budget", 10*time.Minute, "budget of each bug's search for its optimum (demi optimal --subsets)")
 	fs.BoolVar(&f.noOptimum, "no-optimum", false, "skip the search for each bug's optimum")
-	fs.BoolVar(&f.studiesOnly, "studies-only", false, "run only the optimum and fresh-seed studies; keep the other sections of OUT/evaluation.json")
+	fs.BoolVar(&f.studiesOnly, "studies-only", false, "run only the optimum and fresh-seed studies (and the long-trace study when --long is given); keep the other sections of OUT/evaluation.json")
+	fs.IntVar(&f.long, "long", 100000, "long-trace study: minimum deliveries of each bug's long fuzzed trace (0: skip)")
+	fs.IntVar(&f.longRuns, "long-runs", 1, "long-trace study: failing traces per bug (the first seeds the search gives)")
+	fs.DurationVar(&f.longBudget, "long-budget", 5*time.Minute, "budget of each long-trace minimization")
+	fs.DurationVar(&f.longFuzzBudget, "long-fuzz-budget", 10*time.Minute, "budget of each bug's search for a long failing trace")
+	fs.DurationVar(&f.longCancel, "long-cancel-after", 20*time.Second, "long-trace study: minimize each trace again and cancel it after this long (0: skip)")
 	return cmd
 }
 
@@ -149,6 +162,9 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	}
 	if f.fresh < 0 || f.freshBudget <= 0 || f.optimumBudget <= 0 {
 		return badInput(errors.New("--fresh must be at least 0, --fresh-budget and --optimum-budget positive"))
+	}
+	if f.long < 0 || f.long > 1_000_000 || f.longRuns < 1 || f.longBudget <= 0 || f.longFuzzBudget <= 0 || f.longCancel < 0 {
+		return badInput(errors.New("--long must be 0 to 1000000, --long-runs at least 1, --long-budget and --long-fuzz-budget positive, --long-cancel-after at least 0"))
 	}
 	noteText, err := f.readNotes(cmd)
 	if err != nil {
@@ -212,6 +228,12 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	if !f.noOptimum {
 		cfg.Optimum = &eval.OptimumConfig{Budget: f.optimumBudget}
 	}
+	// The long-trace study takes about 7 x (fuzzing + 2 x --long-budget):
+	// --studies-only runs it only when --long is given.
+	if f.long > 0 && (!f.studiesOnly || cmd.Flags().Changed("long")) {
+		cfg.Long = &eval.LongConfig{Cases: longCases(bugList, f.long), N: f.longRuns, Budget: f.longBudget,
+			FuzzBudget: f.longFuzzBudget, CancelAfter: f.longCancel}
+	}
 	cfg.OnUpdate = func(r *eval.Report) error {
 		r.Notes = noteText
 		if err := eval.WriteMarkdown(md, r); err != nil {
@@ -221,8 +243,8 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	}
 	var rep *eval.Report
 	if f.studiesOnly {
-		if cfg.Fresh == nil && cfg.Optimum == nil {
-			return badInput(errors.New("--studies-only with --fresh 0 and --no-optimum leaves nothing to do"))
+		if cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil {
+			return badInput(errors.New("--studies-only with --fresh 0, --no-optimum and no --long leaves nothing to do"))
 		}
 		base, err := eval.ReadJSON(js)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {

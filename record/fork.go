@@ -1,0 +1,80 @@
+package record
+
+import (
+	"maps"
+	"math/rand/v2"
+	"slices"
+)
+
+// Fork returns a run that continues independently from this one's present
+// state: the same actors, storage, random sources, messages in flight, cut
+// links and event log, so that the same events applied to either give the
+// same run. It is how an exhaustive search (package optimal) tries every
+// next event of a state without replaying the schedule that led there.
+//
+// Actors are copied on write. The fork and the original share every
+// actor's value, stable storage and random source until one of them next
+// runs a handler of that actor (a delivery to it, its start or restart),
+// which first takes its own deep copy of them (field by field, unexported
+// fields included, as Storage copies values). A fork therefore costs the
+// network state, not the actors' states, and a delivery in a fork copies
+// only its receiver. An actor must keep its whole state in its value (no
+// state reached through a function value or shared with other actors),
+// which is what the determinism of a run already asks of it.
+//
+// A halted run forks into a halted run.
+func (s *Sim) Fork() *Sim {
+	f := *s
+	f.slots = slices.Clone(s.slots)
+	for i := range f.slots {
+		s.slots[i].shared = true
+		f.slots[i].shared = true
+	}
+	f.pend = slices.Clone(s.pend)
+	f.meta = slices.Clone(s.meta)
+	f.seen = slices.Clone(s.seen)
+	f.enab = nil
+	f.cut = slices.Clone(s.cut)
+	// The logs only grow: the fork shares their prefix, clipped so that
+	// its next event is written to a copy of its own.
+	f.events = slices.Clip(s.events)
+	f.log = slices.Clip(s.log)
+	f.ext = slices.Clip(s.ext)
+	f.sch.hd = slices.Clone(s.sch.hd)
+	f.sch.tm = slices.Clone(s.sch.tm)
+	f.sch.cnt = slices.Clone(s.sch.cnt)
+	f.ctx = Context{sim: &f}
+	return &f
+}
+
+// DropLog forgets the run's event log and stops keeping one: Events and
+// Trace list no events from then on, and neither do the run's forks, which
+// then copy no log at all. Events are still counted (a violation and a
+// message still name the event that caused them). It is for a search that
+// forks a run at every state and keeps its own record of the decisions
+// that led there (package optimal rebuilds the run it reports through a
+// Driver).
+func (s *Sim) DropLog() {
+	s.nevts = s.eventCount()
+	s.nolog = true
+	s.events, s.log, s.ext = nil, nil, nil
+}
+
+// own gives the run its own copy of the actor in sl, its storage and its
+// random source, if they are shared with a fork (see Fork). Every handler
+// call and every boot goes through it first.
+func (sl *slot) own() {
+	if !sl.shared {
+		return
+	}
+	sl.shared = false
+	if sl.actor != nil {
+		sl.actor = deepCopy(sl.actor).(Actor)
+	}
+	// Stored values are copies that nothing changes in place (Put and Get
+	// copy): the map is all a write could change.
+	sl.storage = maps.Clone(sl.storage)
+	if sl.rng != nil {
+		sl.rng = deepCopy(sl.rng).(*rand.Rand)
+	}
+}

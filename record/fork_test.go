@@ -1,0 +1,95 @@
+package record_test
+
+import (
+	"testing"
+
+	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/record"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// step applies event e of a trace to sim: an external event, or the
+// delivery of the pending message with e's ID.
+func step(t *testing.T, sim *record.Sim, e record.Event) {
+	t.Helper()
+	if e.Kind == record.Deliver {
+		require.NoError(t, sim.Deliver(e.ID))
+	} else {
+		require.NoError(t, sim.Apply(e))
+	}
+}
+
+func TestForkIsIndependent(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-45.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	sim, err := tr.Setup(sys).NewSim()
+	require.NoError(t, err)
+	forks := 0
+	for k, e := range tr.Events {
+		step(t, sim, e)
+		if k%97 != 0 {
+			continue
+		}
+		// The fork delivers other messages than the trace does, and
+		// crashes a member: none of it may reach the original run.
+		f := sim.Fork()
+		forks++
+		assert.Equal(t, sim.Events(), f.Events())
+		for _, p := range f.Enabled(nil) {
+			if f.Deliverable(p.ID) { // an earlier one may have cancelled it
+				require.NoError(t, f.Deliver(p.ID))
+			}
+		}
+		require.NoError(t, f.Apply(record.RestartEvent(sim.Members()[k%len(sim.Members())])))
+	}
+	require.Equal(t, 22, forks)
+	v := sim.Check()
+	require.NotNil(t, v)
+	assert.True(t, v.Same(tr.Header.Violation))
+	assert.Equal(t, tr.Events, sim.Trace(v).Events, "the forks changed the original run")
+}
+
+func TestForkContinuesLikeTheOriginal(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-45.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	sim, err := tr.Setup(sys).NewSim()
+	require.NoError(t, err)
+	half := len(tr.Events) / 2
+	for _, e := range tr.Events[:half] {
+		step(t, sim, e)
+	}
+	f := sim.Fork()
+	for _, e := range tr.Events[half:] {
+		step(t, f, e)
+	}
+	v := f.Check()
+	require.NotNil(t, v)
+	assert.True(t, v.Same(tr.Header.Violation))
+	assert.Equal(t, tr.Events, f.Trace(v).Events)
+	assert.Len(t, sim.Events(), half, "the original stays where it was forked")
+	assert.Nil(t, sim.Check())
+}
+
+func TestDropLogKeepsTheRun(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-45.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	sim, err := tr.Setup(sys).NewSim()
+	require.NoError(t, err)
+	half := len(tr.Events) / 2
+	for _, e := range tr.Events[:half] {
+		step(t, sim, e)
+	}
+	sim.DropLog()
+	f := sim.Fork()
+	for _, e := range tr.Events[half:] {
+		step(t, f, e)
+	}
+	v := f.Check()
+	require.NotNil(t, v)
+	assert.True(t, v.Same(tr.Header.Violation))
+	assert.Equal(t, tr.Header.Violation.Event, v.Event, "events are still counted")
+	assert.Empty(t, f.Events())
+	assert.Empty(t, sim.Events())
+	assert.Equal(t, tr.Header.Deliveries, f.NumDeliveries())
+}
