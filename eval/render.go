@@ -326,10 +326,10 @@ func (m *md) optimal(rep *Report) {
 	m.p("## The optimum: exhaustive search below the smallest known reproducer")
 	m.p("")
 	m.p("For each bug, `demi optimal FILE --max-deliveries N` (package `optimal`) runs on the smaller of the reference trace and demi's result: " +
-		"it searches every schedule with that trace's external events in their order, by iterative deepening on the number of " +
-		"deliveries, identifying a state by a hash of every actor's state and the pending messages and expanding each distinct " +
-		"state once per bound. When it finishes, its answer is exact; when the budget runs out first, the last bound it finished " +
-		"is a proven lower bound for those external events.")
+		"it searches every schedule with that trace's external events in their order, by number of deliveries, expanding each " +
+		"distinct state once (package `optimal` documents how; the rows are from the run dated at the top). " +
+		"When it finishes, its answer is exact; when the budget runs out first, the number of deliveries it completed is a " +
+		"proven lower bound for those external events.")
 	m.p("")
 	m.table([]string{"bug", "searched", "size", "verdict", "states", "seconds"}, rows)
 }

@@ -36,16 +36,17 @@ func (m *md) fresh(rep *Report) {
 	for i := range rep.Fresh {
 		r := &rep.Fresh[i]
 		if r.Err != "" && len(r.Runs) == 0 {
-			rows = append(rows, []string{r.Bug, "error: " + r.Err, "", "", "", "", "", ""})
+			rows = append(rows, []string{r.Bug, "error: " + r.Err, "", "", "", "", "", "", ""})
 			continue
 		}
 		best, med, worst, _ := r.Spread()
 		var seeds, sizes []string
-		slowest := 0.0
+		slowest, cpu := 0.0, 0.0
 		for _, x := range r.Runs {
 			seeds = append(seeds, fmt.Sprint(x.Seed))
 			sizes = append(sizes, x.Result.String())
 			slowest = max(slowest, x.Seconds)
+			cpu = max(cpu, x.CPUSeconds)
 		}
 		opt := "–"
 		if r.Optimum != nil {
@@ -53,9 +54,9 @@ func (m *md) fresh(rep *Report) {
 		}
 		rows = append(rows, []string{r.Bug, strings.Join(seeds, ", "), fmt.Sprintf("%s (%s)", r.Best, r.BestOf), opt,
 			strings.Join(sizes, ", "), fmt.Sprintf("%.2f / %.2f / %.2f", best, med, worst), fmt.Sprintf("%.1f", slowest),
-			fmt.Sprint(r.SeedsTried)})
+			fmt.Sprintf("%.1f", cpu), fmt.Sprint(r.SeedsTried)})
 	}
-	m.table([]string{"bug", "fresh seeds", "best known", "proven optimum", "results", "best / median / worst", "slowest (s)", "seeds fuzzed"}, rows)
+	m.table([]string{"bug", "fresh seeds", "best known", "proven optimum", "results", "best / median / worst", "slowest (s)", "most CPU (s)", "seeds fuzzed"}, rows)
 	m.p("<details><summary>Every fresh-seed run</summary>")
 	m.p("")
 	var all [][]string
@@ -67,10 +68,11 @@ func (m *md) fresh(rep *Report) {
 				over = fmt.Sprintf("%.2f", x.OverOptimum)
 			}
 			all = append(all, []string{r.Bug, fmt.Sprint(x.Seed), "`" + x.Fingerprint + "`", x.Initial.String(), x.Result.String(),
-				fmt.Sprintf("%.2f", x.Ratio), over, fmt.Sprintf("%.1f", x.Seconds), fmt.Sprint(x.Schedules)})
+				fmt.Sprintf("%.2f", x.Ratio), over, fmt.Sprintf("%.1f", x.Seconds), fmt.Sprintf("%.1f", x.CPUSeconds),
+				fmt.Sprint(x.Schedules), fmt.Sprint(x.Steps)})
 		}
 	}
-	m.table([]string{"bug", "seed", "violation", "input", "result", "ratio", "÷ optimum", "seconds", "schedules"}, all)
+	m.table([]string{"bug", "seed", "violation", "input", "result", "ratio", "÷ optimum", "seconds", "CPU seconds", "schedules", "steps"}, all)
 	m.p("The fuzz flags of each bug (the seed is the shipped one plus 1, then onwards):")
 	m.p("")
 	for i := range rep.Fresh {

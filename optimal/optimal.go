@@ -57,7 +57,9 @@
 // The hash of an actor's value is only as good as its fields: an actor
 // whose behaviour depends on something reflection cannot see (a function
 // value, a channel, state outside the actor) must not be searched. Memory
-// is bounded by Config.MaxStates (about 30 bytes per state).
+// is bounded by Config.MaxStates: the state table stops the search there,
+// and the history table, only a filter, is emptied when it reaches as many
+// entries (each table costs some tens of bytes per entry).
 package optimal
 
 import (

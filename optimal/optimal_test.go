@@ -160,3 +160,19 @@ func TestSearchStopsEarly(t *testing.T) {
 	assert.Equal(t, -1, res.Searched)
 	assert.Nil(t, res.Trace)
 }
+
+func TestHistoryFilterCanBeForgotten(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	full, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 7})
+	require.NoError(t, err)
+	require.True(t, full.Exhausted)
+	// Just room for the states: the history table, larger, is emptied
+	// again and again, and the search still finishes with the same answer.
+	tight, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 7, MaxStates: full.States + 1})
+	require.NoError(t, err)
+	assert.True(t, tight.Exhausted)
+	assert.Equal(t, full.Searched, tight.Searched)
+	assert.Equal(t, full.States, tight.States)
+	assert.Greater(t, tight.Steps, full.Steps, "forgotten histories cost steps")
+}

@@ -223,6 +223,10 @@ func (s *search) expand(f *frame, left int) {
 			if old, ok := s.hseen[hk]; ok && int(old) > left-1 {
 				continue
 			}
+			if len(s.hseen) >= s.cfg.MaxStates {
+				// Only a filter: forgetting it costs steps, not soundness.
+				clear(s.hseen)
+			}
 			s.hseen[hk] = uint8(left)
 		}
 		s.child(f, decision{kind: decDeliver, id: p.ID}, nil)

@@ -98,7 +98,7 @@ func TestReferenceTraces(t *testing.T) {
 // externals), as docs/examples.md reports them.
 var minimized = map[string][2]int{
 	etcdraft.BugSendBeforePersist:   {7, 3},
-	etcdraft.BugApplyBeforeCommit:   {7, 3},
+	etcdraft.BugApplyBeforeCommit:   {6, 3},
 	etcdraft.BugSkipSnapshotPersist: {14, 5},
 	etcdraft.BugHardStateFirst:      {16, 5},
 	etcdraft.BugLeaderLocalRead:     {12, 6},
