@@ -46,6 +46,10 @@ type FreshConfig struct {
 	MaxSeeds int
 	// Workers is minimize's -j (default: Config.Workers).
 	Workers int
+	// Steps is each minimization's step budget (default
+	// minimize.DefaultSteps; the traces are shorter than 5,000
+	// deliveries).
+	Steps int64
 }
 
 // FreshRun is the minimization of one fresh failing trace.
@@ -146,6 +150,9 @@ func (f *FreshConfig) withDefaults(workers int) FreshConfig {
 	}
 	if out.Workers <= 0 {
 		out.Workers = workers
+	}
+	if out.Steps <= 0 {
+		out.Steps = minimize.DefaultSteps
 	}
 	return out
 }
@@ -306,7 +313,7 @@ func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System
 	run := FreshRun{Seed: t.Header.Seed, Fingerprint: t.Header.Violation.Fingerprint, Initial: sizeOf(t)}
 	c.Log("fresh %s: seed %d, %s, %s: minimizing (budget %s, -j %d)", row.Bug, run.Seed, run.Initial, run.Fingerprint, f.Budget, f.Workers)
 	cpu0 := cpuTime()
-	res, err := minimize.Run(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers})
+	res, err := minimize.Run(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers, Steps: f.Steps})
 	run.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	if err != nil {
 		return FreshRun{}, fmt.Errorf("minimize: %w", err)
@@ -367,11 +374,16 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 	f := c.Fresh.withDefaults(c.Workers)
 	rep.Fresh = nil
 	rep.FreshGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
-	rep.FreshBudget, rep.FreshWorkers = f.Budget.String(), f.Workers
+	rep.FreshBudget, rep.FreshWorkers, rep.FreshSteps = f.Budget.String(), f.Workers, f.Steps
+	load0 := loadAverage()
+	rep.FreshLoad = load0
 	optimum := func(bug string) *Size { return rep.ProvenOptimum(bug) }
 	_, err := c.FreshSeeds(ctx, f, optimum, func(r FreshRow) error {
 		rep.Fresh = append(rep.Fresh, r)
 		rep.FreshSummary = SummarizeFresh(rep.Fresh)
+		if load0 != "" {
+			rep.FreshLoad = load0 + " → " + loadAverage()
+		}
 		return update()
 	})
 	return err
