@@ -101,6 +101,7 @@ var minimized = map[string][2]int{
 	etcdraft.BugApplyBeforeCommit:   {6, 3},
 	etcdraft.BugSkipSnapshotPersist: {14, 5},
 	etcdraft.BugHardStateFirst:      {16, 5},
+	etcdraft.BugLeaderLocalRead:     {12, 6},
 }
 
 // overBar are the bugs whose minimized trace is more than 1.25 times its
