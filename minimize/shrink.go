@@ -82,17 +82,19 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 
 // componentOrder is the order in which the components of sh are tried for
 // removal: from the last to the first, except that a component whose
-// removal makes the message stop naming an actor the violation's
-// fingerprint names (a member of a configuration that is one of the
-// violating leaders) comes after the others. Removing that member first would keep the actor
+// removal makes the message stop naming an actor the violation names in
+// its fingerprint or detail (a member of a configuration that is one of
+// the violating leaders, or holds the entry a leader lacks) comes after
+// the others. Removing that member first would keep the actor
 // running outside the configuration, with its own start and messages, where
 // removing another member drops everything of that member (a local minimum
 // of fresh raft-46 traces whose violation names the last member).
 func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []int {
 	var named []string
 	if v := base.Header.Violation; v != nil {
+		text := v.Fingerprint + " " + v.Detail
 		for _, id := range m.sys.Members(m.resolved) {
-			if mentions(v.Fingerprint, string(id)) {
+			if mentions(text, string(id)) {
 				named = append(named, string(id))
 			}
 		}

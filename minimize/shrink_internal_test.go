@@ -10,7 +10,7 @@ import (
 )
 
 // TestComponentOrderTriesNamedMembersLast: the members of a configuration
-// that the violation's fingerprint names are removed last, the others from
+// that the violation names (fingerprint or detail) are removed last, the others from
 // the last to the first, as before.
 func TestComponentOrderTriesNamedMembersLast(t *testing.T) {
 	sys := raft.System()
@@ -22,7 +22,7 @@ func TestComponentOrderTriesNamedMembersLast(t *testing.T) {
 		return &record.Trace{Header: record.Header{Violation: &record.Violation{Fingerprint: fingerprint, Detail: detail}}}
 	}
 	assert.Equal(t, []int{1, 0, 3, 2}, m.componentOrder(trace("ElectionSafety(raft-3,raft-4)", ""), boot))
-	assert.Equal(t, []int{3, 2, 0, 1}, m.componentOrder(trace("LeaderCompleteness(raft-2)", "raft-4 committed it"), boot),
-		"only the fingerprint's names count: raft-2 last, raft-4 (named in the detail only) first")
+	assert.Equal(t, []int{2, 0, 3, 1}, m.componentOrder(trace("LeaderCompleteness(raft-2)", "raft-4 committed it"), boot),
+		"the detail's names count too")
 	assert.Equal(t, []int{3, 2, 1, 0}, m.componentOrder(&record.Trace{}, boot), "no violation: from the last")
 }

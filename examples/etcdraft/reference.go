@@ -168,20 +168,18 @@ func (b *builder) elect(c int, voters ...int) {
 
 func references() map[string]func(*builder) {
 	return map[string]func(*builder){
-		// etcd-2 acknowledges the new leader's first entry before writing
-		// it, and crashes: the leader counts the entry as committed on
-		// etcd-2's acknowledgment, and its next heartbeat tells the
-		// restarted etcd-2, whose log ends before the entry, to commit it.
-		// The library panics.
+		// etcd-2 votes for etcd-1 in term 2 and sends its vote before
+		// writing it; it crashes, and comes back in term 1 with no vote.
+		// etcd-1 leads term 2 on that vote; etcd-2 campaigns, which takes
+		// it to term 2 again, and leads it with etcd-3's vote: etcd-2 has
+		// voted twice in term 2, and term 2 has two leaders.
 		BugSendBeforePersist: func(b *builder) {
 			b.start(1, 2, 3)
-			b.elect(1, 2)
-			b.deliver(1, 2, is[App])     // etcd-2 acknowledges index 2, writes nothing yet
-			b.restart(2)                 // and loses it
-			b.deliver(2, 1, is[AppResp]) // the leader commits index 2
-			b.deliver(1, 2, is[App])     // the new commit index: etcd-2 rejects it, lacking index 2
-			b.fire(1, timerTick)
-			b.deliver(1, 2, is[Heartbeat]) // "commit up to 2": etcd-2's log ends at 1
+			b.fire(1, timerCampaign)
+			b.deliver(1, 2, is[Vote]) // etcd-2 votes, writes nothing yet
+			b.restart(2)              // and forgets its vote (its answer is on its way)
+			b.deliver(2, 1, is[VoteResp])
+			b.elect(2, 3)
 		},
 		// etcd-1 leads term 2 and applies its first entry on appending it,
 		// uncommitted; etcd-3 wins term 3 with etcd-2's vote (neither has
