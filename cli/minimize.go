@@ -33,6 +33,7 @@ type minimizeStats struct {
 	Stages      []minimize.StageStats `json:"stages"`
 	Final       minimize.StageStats   `json:"final"`
 	Schedules   int64                 `json:"schedules"`
+	Steps       int64                 `json:"steps"`
 	Seconds     float64               `json:"seconds"`
 	PerSecond   float64               `json:"schedules_per_second"`
 	Pace        []minimize.PacePoint  `json:"pace"`
@@ -48,6 +49,7 @@ func minimizeCmd(e *env) *cobra.Command {
 		strategy string
 		stats    string
 		workers  int
+		steps    int64
 		of       optionFlags
 	)
 	cmd := &cobra.Command{
@@ -84,6 +86,9 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if workers < 0 {
 				return badInput(errors.New("-j must be at least 1"))
 			}
+			if steps < 0 {
+				return badInput(errors.New("--steps must be positive"))
+			}
 			if stats != "" {
 				if err := checkOutput("--stats", stats, false); err != nil {
 					return err
@@ -112,7 +117,7 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 				defer debug.SetMemoryLimit(debug.SetMemoryLimit(minimizeMemoryLimit))
 			}
 			prog := newProgressPrinter(e.stderr)
-			cfg := minimize.Config{Budget: budget, Strategy: strategy, Workers: workers, Progress: prog.update}
+			cfg := minimize.Config{Budget: budget, Strategy: strategy, Workers: workers, Steps: steps, Progress: prog.update}
 			res, err := minimize.Run(cmd.Context(), sys, t, cfg)
 			prog.done()
 			if err != nil {
@@ -136,10 +141,10 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 					return err
 				}
 			}
-			tab := newTable(e.stdout, "stage", "deliveries", "externals", "schedules", "seconds")
+			tab := newTable(e.stdout, "stage", "deliveries", "externals", "schedules", "steps", "seconds")
 			for _, s := range res.Stages {
 				if err := tab.Append(s.Name, fmt.Sprint(s.Deliveries), fmt.Sprint(s.Externals),
-					fmt.Sprint(s.Schedules), fmt.Sprintf("%.2f", s.Seconds)); err != nil {
+					fmt.Sprint(s.Schedules), fmt.Sprint(s.Steps), fmt.Sprintf("%.2f", s.Seconds)); err != nil {
 					return err
 				}
 			}
@@ -157,7 +162,8 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output trace (default NAME.min.trace next to the input)")
-	cmd.Flags().DurationVar(&budget, "budget", minimize.DefaultBudget, "total wall-clock budget")
+	cmd.Flags().DurationVar(&budget, "budget", minimize.DefaultBudget, "wall-clock budget: a hard outer cap (a run normally ends on its --steps first)")
+	cmd.Flags().Int64Var(&steps, "steps", 0, "work budget in steps, one event of one checked schedule each; the result depends only on it (default 20,000,000, more on traces of 5,000 deliveries or more)")
 	cmd.Flags().StringVar(&strategy, "strategy", "tfb", "tfb (full pipeline), sts (stop after STSSched/ddmin) or nodiverge")
 	cmd.Flags().StringVar(&stats, "stats", "", "write the per-stage statistics as JSON to this file")
 	cmd.Flags().IntVarP(&workers, "jobs", "j", 0, "candidate checks in parallel (default: all cores)")
@@ -176,6 +182,7 @@ func writeStats(path, in, out, strategy string, budget time.Duration, workers in
 		Final: res.Final, Pace: res.Pace, RoundForm: rf}
 	for _, s := range res.Stages {
 		st.Schedules += s.Schedules
+		st.Steps += s.Steps
 		st.Seconds += s.Seconds
 	}
 	if st.Seconds > 0 {

@@ -137,6 +137,11 @@ type Report struct {
 	FreshGenerated string       `json:"fresh_generated,omitempty"`
 	FreshBudget    string       `json:"fresh_budget,omitempty"`
 	FreshWorkers   int          `json:"fresh_workers,omitempty"`
+	// FreshSteps is each minimization's step budget (minimize's default
+	// unless FreshConfig.Steps said otherwise); FreshLoad is the machine's
+	// load average when the study started and ended.
+	FreshSteps int64  `json:"fresh_steps,omitempty"`
+	FreshLoad  string `json:"fresh_load,omitempty"`
 	// Optimum is the optimum study (optimum.go).
 	Optimum          []OptimumRow `json:"optimum,omitempty"`
 	OptimumGenerated string       `json:"optimum_generated,omitempty"`

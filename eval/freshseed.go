@@ -46,6 +46,10 @@ type FreshConfig struct {
 	MaxSeeds int
 	// Workers is minimize's -j (default: Config.Workers).
 	Workers int
+	// Steps is each minimization's step budget (default
+	// minimize.DefaultSteps; the traces are shorter than 5,000
+	// deliveries).
+	Steps int64
 }
 
 // FreshRun is the minimization of one fresh failing trace.
@@ -55,8 +59,15 @@ type FreshRun struct {
 	Initial     Size    `json:"initial"`
 	Result      Size    `json:"result"`
 	Seconds     float64 `json:"seconds"`
-	Schedules   int64   `json:"schedules"`
-	HitBudget   bool    `json:"hit_budget"`
+	// CPUSeconds is the CPU time (user plus system, every worker) the
+	// minimization used: what it costs on an idle machine, whatever the
+	// load was during the measurement.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	Schedules  int64   `json:"schedules"`
+	// Steps is the minimization's work, which does not depend on the
+	// machine (minimize.Config.Steps).
+	Steps     int64 `json:"steps,omitempty"`
+	HitBudget bool  `json:"hit_budget"`
 	// Ratio is the result's deliveries plus externals over the bug's best
 	// known size's.
 	Ratio float64 `json:"ratio"`
@@ -139,6 +150,9 @@ func (f *FreshConfig) withDefaults(workers int) FreshConfig {
 	}
 	if out.Workers <= 0 {
 		out.Workers = workers
+	}
+	if out.Steps <= 0 {
+		out.Steps = minimize.DefaultSteps
 	}
 	return out
 }
@@ -298,7 +312,9 @@ func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, opti
 func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System, t *record.Trace, row FreshRow) (FreshRun, error) {
 	run := FreshRun{Seed: t.Header.Seed, Fingerprint: t.Header.Violation.Fingerprint, Initial: sizeOf(t)}
 	c.Log("fresh %s: seed %d, %s, %s: minimizing (budget %s, -j %d)", row.Bug, run.Seed, run.Initial, run.Fingerprint, f.Budget, f.Workers)
-	res, err := minimize.Run(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers})
+	cpu0 := cpuTime()
+	res, err := minimize.Run(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers, Steps: f.Steps})
+	run.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	if err != nil {
 		return FreshRun{}, fmt.Errorf("minimize: %w", err)
 	}
@@ -308,6 +324,7 @@ func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System
 	for _, s := range res.Stages {
 		run.Seconds += s.Seconds
 		run.Schedules += s.Schedules
+		run.Steps += s.Steps
 	}
 	run.Result = sizeOf(res.Trace)
 	run.HitBudget = run.Seconds >= 0.97*f.Budget.Seconds()
@@ -322,8 +339,8 @@ func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System
 	if row.Optimum != nil {
 		run.OverOptimum = float64(run.Result.total()) / float64(max(row.Optimum.total(), 1))
 	}
-	c.Log("fresh %s: seed %d: %s in %.1fs (%d schedules), %.2fx the best known %s", row.Bug, run.Seed, run.Result,
-		run.Seconds, run.Schedules, run.Ratio, row.Best)
+	c.Log("fresh %s: seed %d: %s in %.1fs (%.1f s CPU, %d schedules, %d steps), %.2fx the best known %s", row.Bug, run.Seed, run.Result,
+		run.Seconds, run.CPUSeconds, run.Schedules, run.Steps, run.Ratio, row.Best)
 	return run, nil
 }
 
@@ -357,11 +374,16 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 	f := c.Fresh.withDefaults(c.Workers)
 	rep.Fresh = nil
 	rep.FreshGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
-	rep.FreshBudget, rep.FreshWorkers = f.Budget.String(), f.Workers
+	rep.FreshBudget, rep.FreshWorkers, rep.FreshSteps = f.Budget.String(), f.Workers, f.Steps
+	load0 := loadAverage()
+	rep.FreshLoad = load0
 	optimum := func(bug string) *Size { return rep.ProvenOptimum(bug) }
 	_, err := c.FreshSeeds(ctx, f, optimum, func(r FreshRow) error {
 		rep.Fresh = append(rep.Fresh, r)
 		rep.FreshSummary = SummarizeFresh(rep.Fresh)
+		if load0 != "" {
+			rep.FreshLoad = load0 + " → " + loadAverage()
+		}
 		return update()
 	})
 	return err

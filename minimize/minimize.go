@@ -32,19 +32,26 @@
 //     or slice elements, integers and strings found by reflection).
 //  9. one-at-a-time: every causal cone, then every remaining delivery,
 //     then every external event, tried for removal once more.
-//  10. rounds 2, 3, ... while the budget lasts: ddmin-externals-N (with
+//  10. rounds 2, 3, ... while the step budget lasts: ddmin-externals-N (with
 //     wildcards and TFB checks), clock-clusters-N, ddmin-internals-N and
 //     one-at-a-time-N. A round that finds nothing multiplies the schedules
-//     per check by 4, up to 64; the pipeline ends after a round at the
-//     largest budget that finds nothing. Before the schedules per check
+//     per check by 4, up to 64; the rounds end after a round at the
+//     largest budget that finds nothing, or when the step budget is spent. Before the schedules per check
 //     grow, reorder-N tries, once per trace, moves that reorder rather
 //     than remove (reorder.go); when one helps, another round follows.
+//     After the first reorder stage, internals-first runs once: a second
+//     first pass from the trace after provenance, in the other order
+//     (clock clusters and ddmin over the deliveries before the external
+//     events, so that elections that stand in for client commands go
+//     while the commands are still there; portfolio.go); its result
+//     replaces the best trace when it has fewer deliveries plus externals.
 //  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned
 //     into losses, deliveries out of lockstep order moved earlier; never
-//     larger (roundform.go). It runs when the rounds end, not when the
-//     budget runs out.
+//     larger (roundform.go). It runs when the rounds end or the step
+//     budget is spent, with an allowance of its own (a twentieth of the
+//     step budget), not when the wall-clock budget runs out.
 //  12. final: the result is replayed exactly and must reproduce the
 //     violation.
 //
@@ -54,9 +61,14 @@
 // Every successful check's own run is the new trace, so every intermediate
 // best is exact and replayable. Candidates are checked on Workers
 // goroutines; when several are tried at once the first success in
-// candidate order wins, and check budgets are counted in schedules, not
-// time, so the result does not depend on Workers (as long as the time
-// budget does not run out).
+// candidate order wins. Budgets are counted in steps (one event of one
+// schedule a check runs), never in time: every stage gets a share of the
+// step budget (Config.Steps) that remains, and a stage ends when its
+// candidates are done or its share is used up, at a point counted the way
+// a sequential scan would count it. The result therefore depends on the
+// input and the step budget alone, not on Workers or the machine's load;
+// the wall-clock Config.Budget is only a hard outer cap (a run that hits
+// it returns the best trace so far).
 package minimize
 
 import (
@@ -74,12 +86,39 @@ import (
 	"github.com/demi-project/demi/replay"
 )
 
-// DefaultBudget is the wall-clock budget when Config.Budget is 0.
-const DefaultBudget = 2 * time.Minute
+// DefaultBudget is the wall-clock budget when Config.Budget is 0. It is a
+// hard outer cap: on an idle 2-core machine a run of a trace of a few
+// thousand deliveries ends on its step budget (DefaultSteps) in about half
+// of it.
+const DefaultBudget = time.Minute
+
+// DefaultSteps is the work budget of a trace of fewer than 5,000
+// deliveries when Config.Steps is 0, counted in steps: one step is one
+// event of one schedule a check runs (a schedule of a 40-event candidate
+// costs 40 steps, whatever the machine's load). A step costs about 2-3 µs
+// of one core.
+const DefaultSteps = 20_000_000
+
+// DefaultStepsFor is the step budget of t when Config.Steps is 0:
+// DefaultSteps, plus 1,000 steps per delivery on long traces (5,000
+// deliveries or more), whose every check of the whole trace costs a run of
+// its length.
+func DefaultStepsFor(t *record.Trace) int64 {
+	if d := t.Header.Deliveries; d >= longTrace {
+		return DefaultSteps + 1000*int64(d)
+	}
+	return DefaultSteps
+}
 
 // Config controls a minimization.
 type Config struct {
-	Budget   time.Duration  // total wall-clock budget (0 = DefaultBudget)
+	Budget time.Duration // wall-clock budget, a hard outer cap (0 = DefaultBudget)
+	// Steps is the work budget in steps (0 = DefaultSteps): every stage
+	// gets a share of what remains, and a stage whose share is used up
+	// ends at a point that does not depend on time or on Workers, so the
+	// result depends only on the input and Steps unless Budget runs out
+	// first.
+	Steps    int64
 	Strategy string         // "tfb" (default, full pipeline), "sts" (stop after STSSched/ddmin), "nodiverge"
 	Workers  int            // parallel candidate checks; 0 = runtime.NumCPU(); the result does not depend on it
 	Progress func(Progress) // optional, called periodically and at every stage change
@@ -103,11 +142,14 @@ type Progress struct {
 
 // StageStats is the state after one stage.
 type StageStats struct {
-	Name       string  `json:"name"`
-	Deliveries int     `json:"deliveries"`
-	Externals  int     `json:"externals"`
-	Schedules  int64   `json:"schedules"`
-	Seconds    float64 `json:"seconds"`
+	Name       string `json:"name"`
+	Deliveries int    `json:"deliveries"`
+	Externals  int    `json:"externals"`
+	Schedules  int64  `json:"schedules"`
+	// Steps is the stage's work: the events of the schedules that count
+	// toward the step budget (those a sequential scan runs).
+	Steps   int64   `json:"steps"`
+	Seconds float64 `json:"seconds"`
 }
 
 // PacePoint is the best size after an improvement, against the schedules
@@ -178,6 +220,10 @@ type minimizer struct {
 	start     time.Time
 	budget    time.Duration
 	schedules atomic.Int64
+	// steps is the work done so far, counted deterministically (see
+	// firstTrace); limit is where the running stage must end.
+	steps atomic.Int64
+	limit atomic.Int64
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace
@@ -186,6 +232,7 @@ type minimizer struct {
 	stages   []StageStats
 	stageT0  time.Time
 	stageS0  int64
+	stageW0  int64
 	progress sync.Mutex // serializes Progress calls
 }
 
@@ -211,6 +258,9 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if cfg.TFBScale <= 0 {
 		cfg.TFBScale = 100
 	}
+	if cfg.Steps <= 0 {
+		cfg.Steps = DefaultStepsFor(t)
+	}
 	var err error
 	m := &minimizer{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed,
 		target: t.Header.Violation.Fingerprint, cfg: cfg, mode: mode, strat: cfg.Strategy,
@@ -231,6 +281,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.setStage(StageInitial)
 	deadline, cancel := context.WithDeadline(ctx, m.start.Add(cfg.Budget))
 	defer cancel()
+	m.limit.Store(m.shareOf(0.1))
 	win, err := m.windowFirst(ctx, deadline, t)
 	if err != nil {
 		return nil, err
@@ -341,14 +392,15 @@ func (m *minimizer) newChecks() error {
 }
 
 // pipeline runs the stages of the strategy; each keeps the best so far.
+// Every stage may use a share of the step budget that remains when it
+// starts; round-form has an allowance of its own, so that it also runs
+// after the budget is spent.
 func (m *minimizer) pipeline(ctx context.Context) error {
-	type stage struct {
-		name  string
-		share float64 // fraction of the remaining budget it may use
-		run   func(ctx context.Context) error
+	if err := m.runStage(ctx, StageProvenance, m.shareOf(0.05), m.provenance); err != nil {
+		return err
 	}
+	afterProvenance := m.snapshotBest()
 	stages := []stage{
-		{StageProvenance, 0.05, m.provenance},
 		{StageDdminExternals, 0.4, m.ddminExternals},
 	}
 	if m.mode != dpor.STS {
@@ -362,20 +414,22 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		)
 	}
 	for _, s := range stages {
-		if err := m.runStage(ctx, s.name, s.share, s.run); err != nil {
+		if err := m.runStage(ctx, s.name, m.shareOf(s.share), s.run); err != nil {
 			return err
 		}
 	}
 	if m.mode == dpor.STS {
 		return nil
 	}
-	// Further rounds while budget remains: a removal can open the way for
-	// others, and a round that finds nothing grants the next one four times
-	// the schedules per check (DPOR may stray further from the guide), up to
-	// maxEscalation; the pipeline ends after a round at the largest budget
-	// that finds nothing. The escalation depends on rounds, not on time.
+	// Further rounds while the step budget lasts: a removal can open the
+	// way for others, and a round that finds nothing grants the next one
+	// four times the schedules per check (DPOR may stray further from the
+	// guide), up to maxEscalation; the rounds end after a round at the
+	// largest budget that finds nothing, or when the step budget is spent.
+	// Neither depends on time.
 	var reordered *record.Trace // the last trace the reorder stage started from
-	for round := 2; ctx.Err() == nil; round++ {
+	portfolio := false          // whether internals-first has run
+	for round := 2; ctx.Err() == nil && !m.spent(); round++ {
 		before := m.snapshotBest()
 		for _, s := range []stage{
 			{StageDdminExternals, 0.2, m.ddminExternalsTFB},
@@ -383,7 +437,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			{StageDdminInternals, 0.5, m.ddminInternals},
 			{StageOneAtATime, 1, m.oneAtATime},
 		} {
-			if err := m.runStage(ctx, RoundStage(s.name, round), s.share, s.run); err != nil {
+			if err := m.runStage(ctx, RoundStage(s.name, round), m.shareOf(s.share), s.run); err != nil {
 				return err
 			}
 		}
@@ -392,20 +446,44 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			// reorder (reorder.go) before granting more schedules.
 			if reordered != before {
 				reordered = before
-				if err := m.runStage(ctx, RoundStage(StageReorder, round), 1, m.reorder); err != nil {
+				// The first reorder stage may use half of what remains,
+				// so that internals-first (portfolio.go), which follows
+				// it once, still has steps to run.
+				share := 1.0
+				if !portfolio {
+					share = 0.5
+				}
+				if err := m.runStage(ctx, RoundStage(StageReorder, round), m.shareOf(share), m.reorder); err != nil {
 					return err
+				}
+				if !portfolio {
+					portfolio = true
+					if err := m.runStage(ctx, StageInternalsFirst, m.shareOf(0.5), m.internalsFirst(afterProvenance)); err != nil {
+						return err
+					}
 				}
 				if m.snapshotBest() != before {
 					continue
 				}
 			}
 			if m.escalation >= maxEscalation {
-				return m.runStage(ctx, StageRoundForm, 1, m.roundForm)
+				break
 			}
 			m.escalation *= 4
 		}
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
+}
+
+// stage is a stage of the pipeline: its name, the share of the remaining
+// step budget it may use, and what it does.
+type stage struct {
+	name  string
+	share float64
+	run   func(ctx context.Context) error
 }
 
 // maxEscalation bounds the growth of the schedule budget per check; from
@@ -416,24 +494,36 @@ const (
 	broadEscalation = 4
 )
 
-// runStage runs one stage with share of the remaining budget.
-func (m *minimizer) runStage(ctx context.Context, name string, share float64, run func(ctx context.Context) error) error {
+// roundFormShare: the round-form stage may use Config.Steps/roundFormShare
+// steps beyond the step budget.
+const roundFormShare = 20
+
+// errStepBudget ends a stage whose share of the step budget is used up.
+var errStepBudget = errors.New("the stage's share of the step budget is used up")
+
+// shareOf returns the step count at which a stage that may use share of
+// the remaining step budget must end.
+func (m *minimizer) shareOf(share float64) int64 {
+	done := m.steps.Load()
+	return done + int64(float64(max(m.cfg.Steps-done, 0))*share)
+}
+
+// spent reports whether the step budget is used up.
+func (m *minimizer) spent() bool { return m.steps.Load() >= m.cfg.Steps }
+
+// runStage runs one stage until it ends or the step count reaches limit.
+func (m *minimizer) runStage(ctx context.Context, name string, limit int64, run func(ctx context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.setStage(name)
-	sctx := ctx
-	cancel := context.CancelFunc(func() {})
-	if dl, ok := ctx.Deadline(); ok {
-		sctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Duration(float64(time.Until(dl))*share)))
-	}
-	err := run(sctx)
-	cancel()
+	m.limit.Store(limit)
+	err := run(ctx)
 	m.endStage()
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err != nil && !errors.Is(err, errStepBudget) {
 		return fmt.Errorf("minimize: stage %s: %w", name, err)
 	}
 	return nil
@@ -485,6 +575,7 @@ func (m *minimizer) setStage(name string) {
 	m.stage = name
 	m.stageT0 = time.Now()
 	m.stageS0 = m.schedules.Load()
+	m.stageW0 = m.steps.Load()
 	m.mu.Unlock()
 	m.report()
 }
@@ -493,7 +584,7 @@ func (m *minimizer) endStage() {
 	m.mu.Lock()
 	now := m.schedules.Load()
 	m.stages = append(m.stages, StageStats{Name: m.stage, Deliveries: m.best.Header.Deliveries,
-		Externals: m.best.Header.Externals, Schedules: now - m.stageS0,
+		Externals: m.best.Header.Externals, Schedules: now - m.stageS0, Steps: m.steps.Load() - m.stageW0,
 		Seconds: time.Since(m.stageT0).Seconds()})
 	m.mu.Unlock()
 }
@@ -543,6 +634,10 @@ func (m *minimizer) startProgress() func() {
 // candidate builds the plan of candidate i; ok=false skips it.
 type candidate func(fp *fingerprint.Fingerprinter, i int) (plan dpor.Plan, ok bool)
 
+// attempt checks candidate i on c and returns the trace it found (or nil)
+// and its steps: the events of the schedules it ran.
+type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err error)
+
 // first checks candidates 0..n-1 in mode with a budget of maxSched
 // schedules each, on the workers, and returns the lowest index whose check
 // reproduced the violation and its trace, or -1. Candidates after a success
@@ -556,43 +651,69 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 		mode = dpor.NoDiverge // every check of the nodiverge strategy
 	}
 	broad := m.escalation >= broadEscalation
-	return m.firstTrace(ctx, n, func(c *dpor.Checker, i int) (*record.Trace, error) {
+	return m.firstTrace(ctx, n, scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
 		c.SetMode(mode)
 		c.SetMaxSchedules(maxSched)
 		c.SetBroad(broad)
 		plan, ok := gen(c.Fingerprinter(), i)
 		if !ok {
-			return nil, nil
+			return nil, 0, nil
 		}
 		r, err := c.Check(ctx, plan)
 		m.schedules.Add(int64(r.Schedules))
-		return r.Trace, err
+		return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 	})
 }
+
+// scanChunk is how many candidates firstTrace checks between two looks at
+// the step budget.
+const scanChunk = 16
 
 // firstTrace runs try for candidates 0..n-1 on the workers and returns the
 // lowest index whose try returned a trace, and that trace, or -1.
 // Candidates after a success are abandoned, candidates before it are
 // always finished, so the answer is the one a sequential scan would give.
-func (m *minimizer) firstTrace(ctx context.Context, n int, try func(c *dpor.Checker, i int) (*record.Trace, error)) (int, *record.Trace, error) {
-	if n <= 0 {
-		return -1, nil, nil
+//
+// The candidates are checked in chunks of chunk. The steps of a chunk's
+// candidates up to its first success (all of them when none succeeds) are
+// what a sequential scan runs; they are added to the step count when the
+// chunk is done, and the next chunk starts only while the count is below
+// the stage's limit (errStepBudget otherwise). Where a stage ends thus
+// depends on the candidates alone, not on time or on the number of
+// workers.
+func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (int, *record.Trace, error) {
+	for lo := 0; lo < n; lo += chunk {
+		if m.steps.Load() >= m.limit.Load() {
+			return -1, nil, errStepBudget
+		}
+		f, tr, err := m.firstIn(ctx, lo, min(n, lo+chunk), try)
+		if err != nil || f >= 0 {
+			return f, tr, err
+		}
 	}
+	return -1, nil, nil
+}
+
+// firstIn is firstTrace over the candidates lo..hi-1, in one go.
+func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, *record.Trace, error) {
 	var (
 		next    atomic.Int64
 		found   atomic.Int64
 		mu      sync.Mutex
 		traces  = map[int]*record.Trace{}
+		steps   = make([]int64, hi-lo)
 		errOnce error
 	)
-	found.Store(int64(n))
+	next.Store(int64(lo))
+	found.Store(int64(hi))
 	work := func(c *dpor.Checker) {
 		for {
 			i := next.Add(1) - 1
-			if i >= int64(n) || i > found.Load() {
+			if i >= int64(hi) || i > found.Load() {
 				return
 			}
-			tr, err := try(c, int(i))
+			tr, st, err := try(c, int(i))
+			steps[int(i)-lo] = st
 			if err != nil {
 				mu.Lock()
 				if errOnce == nil {
@@ -615,12 +736,18 @@ func (m *minimizer) firstTrace(ctx context.Context, n int, try func(c *dpor.Chec
 		}
 	}
 	var wg sync.WaitGroup
-	for _, c := range m.checks[:min(len(m.checks), n)] {
+	for _, c := range m.checks[:min(len(m.checks), hi-lo)] {
 		wg.Add(1)
 		go func(c *dpor.Checker) { defer wg.Done(); work(c) }(c)
 	}
 	wg.Wait()
-	if f := int(found.Load()); f < n {
+	f := int(found.Load())
+	var sum int64
+	for _, st := range steps[:min(f, hi-1)-lo+1] {
+		sum += st
+	}
+	m.steps.Add(sum)
+	if f < hi {
 		return f, traces[f], nil
 	}
 	return -1, nil, errOnce

@@ -50,7 +50,7 @@ func (m *minimizer) reorder(ctx context.Context) error {
 		base := m.snapshotBest()
 		moves := m.moves(base)
 		bp := dpor.FromEvents(m.fp, base.Events)
-		_, tr, err := m.firstTrace(ctx, len(moves), func(c *dpor.Checker, i int) (*record.Trace, error) {
+		_, tr, err := m.firstTrace(ctx, len(moves), reorderChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
 			return m.tryMove(ctx, c, base, moves[i](c.Fingerprinter(), bp))
 		})
 		if err != nil {
@@ -62,16 +62,22 @@ func (m *minimizer) reorder(ctx context.Context) error {
 	}
 }
 
+// reorderChunk is how many moves the stage tries between two looks at
+// the step budget (a move with its descent costs up to
+// reorderDescentChecks checks).
+const reorderChunk = 4
+
 // tryMove checks plan, then descends from its trace; it returns a trace
-// smaller than base, or nil.
-func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, error) {
+// smaller than base, or nil, and the steps it ran.
+func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, int64, error) {
 	c.SetMode(dpor.TFB)
 	c.SetMaxSchedules(reorderSchedules)
 	c.SetBroad(false)
 	r, err := c.Check(ctx, plan)
 	m.schedules.Add(int64(r.Schedules))
+	steps := int64(r.Schedules) * int64(len(plan))
 	if err != nil || r.Trace == nil {
-		return nil, err
+		return nil, steps, err
 	}
 	cur := r.Trace
 	fifo := m.fifo()
@@ -84,10 +90,12 @@ func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.T
 				break
 			}
 			checks++
-			r, err := c.Check(ctx, removal(drop, drop[0])(c.Fingerprinter(), cp))
+			p := removal(drop, drop[0])(c.Fingerprinter(), cp)
+			r, err := c.Check(ctx, p)
 			m.schedules.Add(int64(r.Schedules))
+			steps += int64(r.Schedules) * int64(len(p))
 			if err != nil {
-				return nil, err
+				return nil, steps, err
 			}
 			if r.Trace != nil && smaller(r.Trace, cur) {
 				cur, improved = r.Trace, true
@@ -96,9 +104,9 @@ func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.T
 		}
 	}
 	if smaller(cur, base) {
-		return cur, nil
+		return cur, steps, nil
 	}
-	return nil, nil
+	return nil, steps, nil
 }
 
 // fifo reports whether the system's network is FIFO.

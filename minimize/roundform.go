@@ -42,12 +42,12 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 		if err := m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
 			drops := step(base, lay)
 			bp := dpor.FromEvents(m.fp, base.Events)
-			_, tr, err := m.firstTrace(ctx, len(drops), func(c *dpor.Checker, i int) (*record.Trace, error) {
-				r, err := m.checkPlan(ctx, c, removal(drops[i], -1)(c.Fingerprinter(), bp))
+			_, tr, err := m.firstTrace(ctx, len(drops), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
+				r, steps, err := m.checkPlan(ctx, c, removal(drops[i], -1)(c.Fingerprinter(), bp))
 				if err != nil || r == nil || !smaller(r, base) {
-					return nil, err
+					return nil, steps, err
 				}
-				return r, nil
+				return r, steps, nil
 			})
 			return tr, err
 		}); err != nil {
@@ -57,16 +57,16 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 	return m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
 		moves := lockstepMoves(base, lay)
 		residue := lay.Totals().Residue
-		_, tr, err := m.firstTrace(ctx, len(moves), func(c *dpor.Checker, i int) (*record.Trace, error) {
-			r, err := m.checkPlan(ctx, c, dpor.FromEvents(c.Fingerprinter(), moves[i]))
+		_, tr, err := m.firstTrace(ctx, len(moves), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
+			r, steps, err := m.checkPlan(ctx, c, dpor.FromEvents(c.Fingerprinter(), moves[i]))
 			if err != nil || r == nil || smaller(base, r) {
-				return nil, err
+				return nil, steps, err
 			}
 			l, err := rounds.Build(ctx, m.sys, r)
 			if err != nil || l.Totals().Residue >= residue {
-				return nil, nil // not better in round form (or not laid out)
+				return nil, steps, nil // not better in round form (or not laid out)
 			}
-			return r, nil
+			return r, steps, nil
 		})
 		return tr, err
 	})
@@ -88,14 +88,15 @@ func (m *minimizer) untilNoGain(ctx context.Context, step func(*record.Trace, *r
 	return ctx.Err()
 }
 
-// checkPlan checks one candidate of the pass and returns its trace, or nil.
-func (m *minimizer) checkPlan(ctx context.Context, c *dpor.Checker, plan dpor.Plan) (*record.Trace, error) {
+// checkPlan checks one candidate of the pass and returns its trace, or
+// nil, and the steps it ran.
+func (m *minimizer) checkPlan(ctx context.Context, c *dpor.Checker, plan dpor.Plan) (*record.Trace, int64, error) {
 	c.SetMode(dpor.TFB)
 	c.SetMaxSchedules(roundFormSchedules)
 	c.SetBroad(false)
 	r, err := c.Check(ctx, plan)
 	m.schedules.Add(int64(r.Schedules))
-	return r.Trace, err
+	return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 }
 
 // adopt makes tr the best trace unless it is larger; it reports whether it

@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 
 	"github.com/demi-project/demi/dpor"
@@ -56,7 +57,7 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 			if len(g) > 1 && sh.Components()-1 <= m.minComponents(base.Events[g[0]].Msg) {
 				continue
 			}
-			for c := sh.Components() - 1; c >= 0; c-- {
+			for _, c := range m.componentOrder(base, sh) {
 				repl := map[int]record.Message{}
 				for _, i := range g {
 					repl[i] = base.Events[i].Msg.(record.Shrinkable).WithoutComponent(c)
@@ -77,6 +78,44 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 		}
 		return es
 	}
+}
+
+// componentOrder is the order in which the components of sh are tried for
+// removal: from the last to the first, except that a component whose
+// removal makes the message stop naming an actor the violation names in
+// its fingerprint or detail (a member of a configuration that is one of
+// the violating leaders, or holds the entry a leader lacks) comes after
+// the others. Removing that member first would keep the actor
+// running outside the configuration, with its own start and messages, where
+// removing another member drops everything of that member (a local minimum
+// of fresh raft-46 traces whose violation names the last member).
+func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []int {
+	var named []string
+	if v := base.Header.Violation; v != nil {
+		text := v.Fingerprint + " " + v.Detail
+		for _, id := range m.sys.Members(m.resolved) {
+			if mentions(text, string(id)) {
+				named = append(named, string(id))
+			}
+		}
+	}
+	before := fmt.Sprint(sh)
+	var first, last []int
+	for c := sh.Components() - 1; c >= 0; c-- {
+		after := fmt.Sprint(sh.WithoutComponent(c))
+		drops := false
+		for _, id := range named {
+			if mentions(before, id) && !mentions(after, id) {
+				drops = true
+			}
+		}
+		if drops {
+			last = append(last, c)
+		} else {
+			first = append(first, c)
+		}
+	}
+	return append(first, last...)
 }
 
 // minComponents is the fewest components a message of msg's type sent to

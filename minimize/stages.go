@@ -31,6 +31,11 @@ const (
 	// StageOneAtATime tries removing every remaining causal cone,
 	// delivery and external event once more.
 	StageOneAtATime = "one-at-a-time"
+	// StageInternalsFirst is a second first pass from the trace after
+	// provenance that removes internal events before external ones; its
+	// result replaces the best trace when smaller (portfolio.go). It runs
+	// once, after the first reorder stage.
+	StageInternalsFirst = "internals-first"
 	// StageReorder tries moves that reorder rather than remove (swaps,
 	// external events moved or re-inserted, contents shrunk), each
 	// followed by a descent; it runs at the end of a round that found

@@ -66,6 +66,14 @@ func (c *Context) CancelTimer(key string) { c.sim.cancelTimer(c.slot.index, key)
 // the actor's ID and its incarnation, so it replays exactly.
 func (c *Context) Rand() *rand.Rand { return c.slot.rand() }
 
+// EventIndex returns the index, in the run's event log, of the event this
+// handler runs for (the delivery, or the start). It is one clock for every
+// actor of a run, deterministic like the run itself: a system can stamp
+// ghost state with it, for example when a client's request arrived and
+// when it was answered, for an invariant about real-time order such as
+// linearizability.
+func (c *Context) EventIndex() int { return c.event }
+
 // Storage returns this actor's stable storage: it survives a crash-restart
 // (volatile state does not) and is lost only when the run ends.
 func (c *Context) Storage() Storage { return c.slot.storage }

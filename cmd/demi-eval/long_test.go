@@ -18,12 +18,15 @@ func TestLongCasesAreTheDocumentedFlags(t *testing.T) {
 		args[c.Bug] = c
 		assert.Equal(t, uint64(1), c.Search.Seed)
 		assert.Equal(t, 150_000, c.Search.MaxSteps)
-		assert.Equal(t, 2_000, c.Search.MaxExternals)
 		assert.Equal(t, 100_000, c.Search.MinDeliveries)
 	}
 	assert.Zero(t, args["raft-45"].Search.ExternalProb, "the default: 2 x externals / max-steps")
+	assert.Equal(t, 2_000, args["raft-45"].Search.MaxExternals)
+	assert.Equal(t, 2_000, args["raft-42"].Search.MaxExternals)
 	assert.InDelta(t, 0.01, args["raft-42"].Search.ExternalProb, 1e-12)
 	assert.Equal(t, "1", args["raft-58a"].Options["restart-weight"], "the shipped run's options")
+	assert.InDelta(t, 0.07, args["raft-58a"].Search.ExternalProb, 1e-12)
+	assert.Equal(t, 10_000, args["raft-58a"].Search.MaxExternals)
 	short := longCases([]string{"raft-42"}, 10_000)
 	assert.InDelta(t, 0.1, short[0].Search.ExternalProb, 1e-12, "scaled with the length")
 	assert.Equal(t, 200, short[0].Search.MaxExternals)

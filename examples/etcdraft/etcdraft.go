@@ -13,7 +13,7 @@
 // are rebuilt from it on every start. Raft messages travel as demi
 // messages, one Go type per kind of raft message (App, Vote, Heartbeat, …)
 // so that demi's coarse match by type tells them apart; client requests
-// (Put) are external messages. Every Ready is handled in the documented
+// (Put, Get) are external messages. Every Ready is handled in the documented
 // order: write snapshot, entries and HardState; send the messages; apply
 // the snapshot and the committed entries; Advance. Every snapshot-every
 // applied client writes a member takes a snapshot and compacts its log, so a
@@ -36,8 +36,13 @@
 // which the invariant reads through record.View.Storage), LogMatching (two
 // logs that hold an entry of the same index and term agree up to there),
 // StateMachineSafety (no two members applied different entries at an
-// index; ghost state too), and no panic: a panic inside the library is a
-// violation whose fingerprint names the panic and the library function.
+// index; ghost state too), Linearizability (every completed client read
+// returns a value a linearizable order of the clients' operations allows;
+// each member records the operations it served, with the run's event
+// indices as their times, as ghost state), and no panic: a panic inside
+// the library is a violation whose fingerprint names the panic and the
+// library function. Reads go through RawNode.ReadIndex, as etcd's server
+// serves linearizable reads.
 //
 // # Bug switches
 //
@@ -54,6 +59,9 @@
 //   - hardstate-before-entries: the HardState and the entries are written
 //     separately, the HardState first, so a crash in between leaves a
 //     commit index beyond the durable log.
+//   - leader-local-read: a member that believes it leads answers reads
+//     from its own store without ReadIndex, so a deposed leader that has
+//     not heard of its successor returns stale values.
 package etcdraft
 
 import (
@@ -70,11 +78,12 @@ const (
 	BugApplyBeforeCommit   = "apply-before-commit"
 	BugSkipSnapshotPersist = "skip-snapshot-persist"
 	BugHardStateFirst      = "hardstate-before-entries"
+	BugLeaderLocalRead     = "leader-local-read"
 )
 
 // BugNames returns the bug switches.
 func BugNames() []string {
-	return []string{BugSendBeforePersist, BugApplyBeforeCommit, BugSkipSnapshotPersist, BugHardStateFirst}
+	return []string{BugSendBeforePersist, BugApplyBeforeCommit, BugSkipSnapshotPersist, BugHardStateFirst, BugLeaderLocalRead}
 }
 
 // Option names other than the bug switches.
@@ -86,6 +95,7 @@ const (
 	OptRestartWeight   = "restart-weight"
 	OptKillWeight      = "kill-weight"
 	OptPartitionWeight = "partition-weight"
+	OptReadWeight      = "read-weight"
 )
 
 const idPrefix = "etcd-"
@@ -122,12 +132,14 @@ func System() *record.System {
 		{Name: OptRestartWeight, Default: "1", Usage: "fuzzing weight of crash-restarts"},
 		{Name: OptKillWeight, Default: "0", Usage: "fuzzing weight of kills (or starts of killed members)"},
 		{Name: OptPartitionWeight, Default: "1", Usage: "fuzzing weight of partitions and heals between two members"},
+		{Name: OptReadWeight, Default: "0", Usage: "fuzzing weight of client reads (Get)"},
 	}
 	docs := map[string]string{
 		BugSendBeforePersist:   "messages are sent before the HardState and entries are written (a crash in between forgets a vote)",
 		BugApplyBeforeCommit:   "entries are applied to the state machine when appended, before they are committed",
 		BugSkipSnapshotPersist: "a snapshot received from the leader is applied but not written to stable storage",
 		BugHardStateFirst:      "HardState and entries are separate writes, HardState first (a crash in between loses entries)",
+		BugLeaderLocalRead:     "a member that believes it leads answers reads from its own state, without ReadIndex",
 	}
 	for _, b := range BugNames() {
 		opts = append(opts, record.OptionSpec{Name: b, Default: "false", Usage: docs[b], Bug: true})
@@ -160,14 +172,18 @@ func System() *record.System {
 
 // makeExternal draws one external event, its kind by the weight options: a
 // client Put to a random member, a crash-restart, a kill (or the start of
-// a killed member), or a partition (or heal) between two members.
+// a killed member), a partition (or heal) between two members, or a client
+// Get to a random member. The read weight comes last, so that with
+// read-weight 0 (the default) the draws are those of a system without
+// reads.
 func makeExternal(r *rand.Rand, v record.View) (record.Event, bool) {
 	o := v.Options()
-	w := [4]int{
+	w := [5]int{
 		max(0, o.Int(OptClientWeight)), max(0, o.Int(OptRestartWeight)),
 		max(0, o.Int(OptKillWeight)), max(0, o.Int(OptPartitionWeight)),
+		max(0, o.Int(OptReadWeight)),
 	}
-	total := w[0] + w[1] + w[2] + w[3]
+	total := w[0] + w[1] + w[2] + w[3] + w[4]
 	if total == 0 {
 		return record.Event{}, false
 	}
@@ -193,6 +209,8 @@ func makeExternal(r *rand.Rand, v record.View) (record.Event, bool) {
 			return record.KillEvent(id), true
 		}
 		return record.StartEvent(id), true
+	case x >= w[0]+w[1]+w[2]+w[3]:
+		return record.SendEvent(pick(), Get{Key: fmt.Sprintf("k%d", r.IntN(4))}), true
 	default:
 		a, b := pick(), pick()
 		if a == b {

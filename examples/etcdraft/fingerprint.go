@@ -17,7 +17,7 @@ import (
 // every field of the protobuf encoding, would see them all as new.) Timers
 // and client requests keep the default.
 func fingerprint(msg record.Message) (string, bool) {
-	m := unwrap(msg)
+	m := carried(msg)
 	if m == nil {
 		return "", false
 	}

@@ -20,9 +20,10 @@ func violation(inv, detail string, a, b record.ActorID) *record.Violation {
 	return &record.Violation{Fingerprint: fmt.Sprintf("%s(%s,%s)", inv, a, b), Detail: detail}
 }
 
-// invariant checks, in this order, ElectionSafety, LogMatching and
-// StateMachineSafety. A fingerprint names the invariant and the two
-// members, in the run's member order; terms and indices are in the detail.
+// invariant checks, in this order, ElectionSafety, LogMatching,
+// StateMachineSafety and Linearizability (linearizability.go). A
+// fingerprint names the invariant and the members involved, in the run's
+// member order; terms, indices and values are in the detail.
 func invariant(v record.View) *record.Violation {
 	if x := electionSafety(v); x != nil {
 		return x
@@ -30,7 +31,10 @@ func invariant(v record.View) *record.Violation {
 	if x := logMatching(v); x != nil {
 		return x
 	}
-	return stateMachineSafety(v)
+	if x := stateMachineSafety(v); x != nil {
+		return x
+	}
+	return linearizability(v)
 }
 
 // electionSafety: no two members were leader in the same term. The terms
@@ -57,18 +61,7 @@ type raftLog struct {
 	ents  []*raftpb.Entry
 }
 
-func logOf(m *Member) raftLog {
-	first, _ := m.ms.FirstIndex()
-	last, _ := m.ms.LastIndex()
-	if last < first {
-		return raftLog{first: first}
-	}
-	ents, err := m.ms.Entries(first, last+1, 1<<62)
-	if err != nil {
-		return raftLog{first: first}
-	}
-	return raftLog{first: first, ents: ents}
-}
+func logOf(m *Member) raftLog { return m.log }
 
 func (l raftLog) at(i uint64) *raftpb.Entry {
 	if i < l.first || i >= l.first+uint64(len(l.ents)) {

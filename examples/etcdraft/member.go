@@ -3,6 +3,7 @@ package etcdraft
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 
@@ -27,7 +28,7 @@ const (
 
 // bugs are the bug switches of one run.
 type bugs struct {
-	sendBeforePersist, applyBeforeCommit, skipSnapshotPersist, hardStateFirst bool
+	sendBeforePersist, applyBeforeCommit, skipSnapshotPersist, hardStateFirst, leaderLocalRead bool
 }
 
 // Member is one member of the cluster: a demi actor that holds a
@@ -52,6 +53,10 @@ type Member struct {
 	// done yet; they happen when it next handles something (as a
 	// background flush would), and are lost if it crashes first.
 	deferred []func(*record.Context)
+	// proposals and reads are the client requests in progress (client.go).
+	proposals []proposal
+	reads     []pendingRead
+	log       raftLog // the log, as MemoryStorage holds it (refreshLog)
 }
 
 func newMember(id record.ActorID, o record.Options) *Member {
@@ -64,6 +69,7 @@ func newMember(id record.ActorID, o record.Options) *Member {
 			applyBeforeCommit:   o.Bool(BugApplyBeforeCommit),
 			skipSnapshotPersist: o.Bool(BugSkipSnapshotPersist),
 			hardStateFirst:      o.Bool(BugHardStateFirst),
+			leaderLocalRead:     o.Bool(BugLeaderLocalRead),
 		},
 	}
 }
@@ -102,6 +108,7 @@ func (n *Member) Start(ctx *record.Context) {
 	})
 	must(err)
 	n.rn = rn
+	n.refreshLog()
 	ctx.SetTimer(timerCampaign, Campaign{})
 	n.ready(ctx)
 }
@@ -128,7 +135,9 @@ func (n *Member) Receive(ctx *record.Context, from record.ActorID, msg record.Me
 			ctx.SetTimer(timerTick, Tick{})
 		}
 	case Put:
-		_ = n.rn.Propose(command(m)) // dropped when no leader is known
+		n.propose(ctx, m)
+	case Get:
+		n.read(ctx, m)
 	default:
 		if rm := unwrap(msg); rm != nil {
 			_ = n.rn.Step(rm)
@@ -171,6 +180,8 @@ func (n *Member) ready(ctx *record.Context) {
 			n.apply(ctx, rd.Entries, true)
 		}
 		n.apply(ctx, rd.CommittedEntries, false)
+		n.readStates(rd.ReadStates)
+		n.serveReads(ctx)
 		n.rn.Advance(rd)
 		for _, m := range rd.Messages {
 			if m.GetType() == raftpb.MsgSnap {
@@ -210,6 +221,22 @@ func (n *Member) mirror(rd raft.Ready) {
 	must(n.ms.Append(rd.Entries))
 	if !raft.IsEmptyHardState(rd.HardState) {
 		must(n.ms.SetHardState(rd.HardState))
+	}
+	n.refreshLog()
+}
+
+// refreshLog reads the log back from MemoryStorage after a change, for the
+// LogMatching invariant (which runs after every event, more often than the
+// log changes).
+func (n *Member) refreshLog() {
+	first, _ := n.ms.FirstIndex()
+	last, _ := n.ms.LastIndex()
+	n.log = raftLog{first: first}
+	if last < first {
+		return
+	}
+	if ents, err := n.ms.Entries(first, last+1, math.MaxUint64); err == nil {
+		n.log.ents = ents
 	}
 }
 
@@ -279,7 +306,7 @@ func (n *Member) roleChange(ctx *record.Context, leader bool) {
 // are skipped unless early is set (the apply-before-commit bug applies
 // whatever it appends, again if a new leader overwrote it).
 func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
-	var rec []string
+	var rec, data []string
 	for _, e := range ents {
 		if !early && e.GetIndex() <= n.applied {
 			continue
@@ -287,21 +314,25 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 		if e.GetType() == raftpb.EntryNormal && len(e.GetData()) > 0 {
 			n.kv.apply(e.GetData())
 			n.writes++
+			n.completePut(ctx, e)
 		}
 		n.applied = max(n.applied, e.GetIndex())
 		if rec == nil {
-			rec = slices.Clone(appliedLog(ctx.Storage()))
+			st := ctx.Storage()
+			rec, data = appliedLog(st), appliedData(st) // copies
 		}
 		i := int(e.GetIndex())
 		for len(rec) <= i {
-			rec = append(rec, "")
+			rec, data = append(rec, ""), append(data, "")
 		}
 		if rec[i] == "" { // the first entry applied at an index stays
 			rec[i] = fmt.Sprintf("t%d %q", e.GetTerm(), e.GetData())
+			data[i] = string(e.GetData())
 		}
 	}
 	if rec != nil {
 		ctx.Storage().Put(keyApplied, rec)
+		ctx.Storage().Put(keyAppliedData, data)
 	}
 }
 
@@ -321,6 +352,7 @@ func (n *Member) compact(ctx *record.Context) {
 	}
 	n.write(ctx, func(st record.Storage) { saveSnapshot(st, snap) })
 	must(n.ms.Compact(n.applied))
+	n.refreshLog()
 	n.snapshot = n.applied
 	n.writes = 0
 }

@@ -72,6 +72,12 @@ type (
 	Prop struct{ Wire }
 	// TimeoutNow is MsgTimeoutNow (leadership transfer).
 	TimeoutNow struct{ Wire }
+	// ReadIndex is MsgReadIndex: a follower forwards a client read to the
+	// leader, which confirms it still leads before answering.
+	ReadIndex struct{ Wire }
+	// ReadIndexResp is MsgReadIndexResp: the leader's answer, the commit
+	// index the read must wait for.
+	ReadIndexResp struct{ Wire }
 	// OtherMsg is any other kind of raft message.
 	OtherMsg struct{ Wire }
 )
@@ -103,6 +109,10 @@ func wrap(m *raftpb.Message) record.Message {
 		return Prop{w}
 	case raftpb.MsgTimeoutNow:
 		return TimeoutNow{w}
+	case raftpb.MsgReadIndex:
+		return ReadIndex{w}
+	case raftpb.MsgReadIndexResp:
+		return ReadIndexResp{w}
 	}
 	return OtherMsg{w}
 }
@@ -111,6 +121,16 @@ func wrap(m *raftpb.Message) record.Message {
 // receiver must not share memory with the sender, nor change the message
 // the trace holds), or nil if msg is not a wrapper.
 func unwrap(msg record.Message) *raftpb.Message {
+	m := carried(msg)
+	if m == nil {
+		return nil
+	}
+	return proto.Clone(m).(*raftpb.Message)
+}
+
+// carried returns the raft message a wrapper carries, not a copy: the
+// caller must not change it. It is nil if msg is not a wrapper.
+func carried(msg record.Message) *raftpb.Message {
 	var w Wire
 	switch m := msg.(type) {
 	case App:
@@ -135,15 +155,16 @@ func unwrap(msg record.Message) *raftpb.Message {
 		w = m.Wire
 	case TimeoutNow:
 		w = m.Wire
+	case ReadIndex:
+		w = m.Wire
+	case ReadIndexResp:
+		w = m.Wire
 	case OtherMsg:
 		w = m.Wire
 	default:
 		return nil
 	}
-	if w.Msg == nil {
-		return nil
-	}
-	return proto.Clone(w.Msg).(*raftpb.Message)
+	return w.Msg
 }
 
 // Put is a client's request (an external message) to set Key to Value, or
@@ -152,6 +173,14 @@ func unwrap(msg record.Message) *raftpb.Message {
 type Put struct {
 	Key   string `msgpack:"k"`
 	Value string `msgpack:"v,omitempty"`
+}
+
+// Get is a client's read of Key (an external message). The member asks raft
+// for a read index (RawNode.ReadIndex: the leader confirms with a quorum
+// that it still leads) and answers once it has applied the log up to that
+// index; the answer is ghost state for the Linearizability invariant.
+type Get struct {
+	Key string `msgpack:"k"`
 }
 
 // Campaign is a member's election timer (key "campaign"). demi decides when
@@ -169,5 +198,6 @@ func messages() []record.Message {
 		Put{}, Campaign{}, Tick{},
 		App{}, AppResp{}, Vote{}, VoteResp{}, PreVote{}, PreVoteResp{},
 		Heartbeat{}, HeartbeatResp{}, Snap{}, Prop{}, TimeoutNow{}, OtherMsg{},
+		Get{}, ReadIndex{}, ReadIndexResp{},
 	}
 }

@@ -102,6 +102,12 @@ func (b *builder) put(i int, key, value string) {
 	b.deliver(0, i, is[Put])
 }
 
+// get sends member i a client read and delivers it.
+func (b *builder) get(i int, key string) {
+	b.apply(record.SendEvent(m(i), Get{Key: key}))
+	b.deliver(0, i, is[Get])
+}
+
 // fire fires member i's timer key.
 func (b *builder) fire(i int, key string) {
 	if !b.before() {
@@ -226,6 +232,22 @@ func references() map[string]func(*builder) {
 			b.deliver(3, 1, is[HeartbeatResp]) // the leader probes etcd-3 from index 2
 			b.deliver(1, 3, is[App])           // entry 2, commit 2: the HardState is written, the entry not yet
 			b.restart(3)
+		},
+		// etcd-3 leads term 2 with etcd-1's vote; etcd-1 then leads term 3
+		// with etcd-2's, and commits a client write with etcd-2. etcd-3,
+		// which heard nothing of term 3, still believes it leads and
+		// answers a read from its own store: the key has no value there,
+		// although the write had completed before the read began.
+		BugLeaderLocalRead: func(b *builder) {
+			b.start(1, 2, 3)
+			b.elect(3, 1)
+			b.elect(1, 2)
+			b.put(1, "k", "v")           // index 3, after the new leader's entry at index 2
+			b.deliver(1, 2, is[App])     // index 2
+			b.deliver(2, 1, is[AppResp]) // index 2 committed
+			b.deliver(1, 2, is[App])     // index 3
+			b.deliver(2, 1, is[AppResp]) // index 3 committed and applied: the write completes
+			b.get(3, "k")
 		},
 	}
 }

@@ -60,7 +60,9 @@ func TraceName(bug string) string { return "etcdraft-" + bug }
 // its member compacts its log beyond what raft has applied and the library
 // panics within the first hundred deliveries of every run; skip-snapshot-
 // persist runs with a snapshot after every applied write, so that
-// snapshots are frequent (docs/examples.md).
+// snapshots are frequent; leader-local-read runs with clients reading as
+// often as they write (read-weight 10, like client-weight), as reads are
+// off by default (docs/examples.md).
 func ShippedFuzz() []FuzzCase {
 	c := func(bug string, opts map[string]string) FuzzCase {
 		return FuzzCase{Bug: bug, Opts: opts, Config: record.SearchConfig{
@@ -73,5 +75,6 @@ func ShippedFuzz() []FuzzCase {
 		c(BugApplyBeforeCommit, map[string]string{OptSnapshotEvery: "0"}),
 		c(BugSkipSnapshotPersist, map[string]string{OptSnapshotEvery: "1"}),
 		c(BugHardStateFirst, nil),
+		c(BugLeaderLocalRead, map[string]string{OptReadWeight: "10"}),
 	}
 }

@@ -22,13 +22,18 @@ import (
 // read by the invariant through record.View.Storage:
 //
 //   - keyLed: the terms the member was leader of;
-//   - keyApplied: what the member applied at each index.
+//   - keyApplied: what the member applied at each index (term and data);
+//   - keyAppliedData: the same entries' data alone, for Linearizability;
+//   - keyOps: the client operations the member served (client.go).
 const (
 	keyHardState = "raft/hardstate"
 	keySnapshot  = "raft/snapshot"
 	keyLog       = "raft/log"
 	keyLed       = "ghost/led"
 	keyApplied   = "ghost/applied"
+	keyOps       = "ghost/ops"
+	// keyAppliedData is index-aligned with keyApplied.
+	keyAppliedData = "ghost/applied-data"
 )
 
 var deterministic = proto.MarshalOptions{Deterministic: true}
@@ -147,6 +152,14 @@ func ledTerms(st getter) []uint64 {
 	v, _ := st.Get(keyLed)
 	t, _ := v.([]uint64)
 	return t
+}
+
+// appliedData returns the data of the entries appliedLog lists, by index
+// ("" where it applied nothing or an empty entry).
+func appliedData(st getter) []string {
+	v, _ := st.Get(keyAppliedData)
+	l, _ := v.([]string)
+	return l
 }
 
 // appliedLog returns what a member applied, by index (ghost state): at

@@ -98,9 +98,10 @@ func TestReferenceTraces(t *testing.T) {
 // externals), as docs/examples.md reports them.
 var minimized = map[string][2]int{
 	etcdraft.BugSendBeforePersist:   {7, 3},
-	etcdraft.BugApplyBeforeCommit:   {7, 3},
+	etcdraft.BugApplyBeforeCommit:   {6, 3},
 	etcdraft.BugSkipSnapshotPersist: {14, 5},
 	etcdraft.BugHardStateFirst:      {16, 5},
+	etcdraft.BugLeaderLocalRead:     {12, 6},
 }
 
 // overBar are the bugs whose minimized trace is more than 1.25 times its
