@@ -44,7 +44,8 @@ func fuzzCmd(e *env) *cobra.Command {
 system's weights) interleaved with random deliveries that respect the network
 semantics, checking the invariant every --check-every deliveries, until a
 violation or --max-steps deliveries. It tries seeds N, N+1, ... until a run
-ends in a violation with at least --min-deliveries deliveries, for at most
+ends in a violation with at least --min-deliveries deliveries (and, with
+--violation, a fingerprint that starts with it), for at most
 --runs seeds (default: no limit) and at most --budget (default 1m). On a
 terminal it shows the seeds tried, the deliveries per second and the longest
 violating run so far. It prints the exact command that regenerates the trace
@@ -109,7 +110,11 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 				if err != nil {
 					limit += fmt.Sprintf(" (--budget %s ran out)", budget)
 				}
-				return notFound(fmt.Errorf("no violation with at least %d deliveries %s", cfg.MinDeliveries, limit))
+				what := "violation"
+				if cfg.Violation != "" {
+					what = fmt.Sprintf("violation starting %q", cfg.Violation)
+				}
+				return notFound(fmt.Errorf("no %s with at least %d deliveries %s", what, cfg.MinDeliveries, limit))
 			}
 			if err := t.WriteFile(out); err != nil {
 				return err
@@ -134,6 +139,7 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 	f.Float64Var(&cfg.TimerProb, "timer-prob", 0.05, "chance a delivery fires a timer rather than a message")
 	f.IntVar(&cfg.CheckEvery, "check-every", 1, "check the invariant every N deliveries")
 	f.IntVar(&cfg.MinDeliveries, "min-deliveries", 0, "keep only violations found after at least this many deliveries")
+	f.StringVar(&cfg.Violation, "violation", "", "keep only violations whose fingerprint starts with this (e.g. ElectionSafety)")
 	f.StringVar(&network, "network", "", "")
 	_ = f.MarkHidden("network")
 	return cmd

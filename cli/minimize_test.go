@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/demi-project/demi/minimize"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,8 +36,10 @@ func TestMinimizeCommand(t *testing.T) {
 			Deliveries int     `json:"deliveries"`
 			Externals  int     `json:"externals"`
 			Schedules  int64   `json:"schedules"`
+			Steps      int64   `json:"steps"`
 			Seconds    float64 `json:"seconds"`
 		} `json:"stages"`
+		Steps int64 `json:"steps"`
 		Final struct {
 			Name       string `json:"name"`
 			Deliveries int    `json:"deliveries"`
@@ -52,7 +55,39 @@ func TestMinimizeCommand(t *testing.T) {
 	// the injected token to be passed (3 deliveries) after 4 externals.
 	require.Equal(t, [2]int{7, 6}, [2]int{st.Stages[0].Deliveries, st.Stages[0].Externals}, "the input")
 	require.Equal(t, [2]int{3, 4}, [2]int{st.Final.Deliveries, st.Final.Externals}, "the result")
+	var steps int64
+	for _, s := range st.Stages {
+		steps += s.Steps
+	}
+	require.Positive(t, st.Steps)
+	require.Equal(t, steps, st.Steps, "the total is the stages' sum")
+}
 
+// TestMinimizeStepsBoundTheWork gives minimize a step budget of 1 step:
+// the stages whose share is a fraction of it (0 steps) check nothing, and
+// one-at-a-time (share: all of it) checks one chunk of candidates and
+// stops, so the external events the full run removes stay.
+func TestMinimizeStepsBoundTheWork(t *testing.T) {
+	in := fuzzRing(t)
+	out := filepath.Join(t.TempDir(), "out.trace")
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	code, stdout, errs := run(t, "minimize", in, "--steps", "1", "-o", out, "--stats", stats)
+	require.Equal(t, 0, code, stdout+errs)
+	require.True(t, strings.HasSuffix(stdout, in+": 7 deliveries and 6 externals → 3 deliveries and 6 externals (two-tokens)\nwrote "+out+"\n"), stdout)
+	var st struct {
+		Stages []struct {
+			Name  string `json:"name"`
+			Steps int64  `json:"steps"`
+		} `json:"stages"`
+	}
+	b, err := os.ReadFile(stats)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &st))
+	for _, s := range st.Stages {
+		if s.Name != minimize.StageOneAtATime {
+			assert.Zero(t, s.Steps, s.Name)
+		}
+	}
 }
 
 func TestMinimizeBadInput(t *testing.T) {
@@ -67,6 +102,7 @@ func TestMinimizeBadInput(t *testing.T) {
 		{"unknown strategy", []string{"minimize", in, "--strategy", "magic"}, 2, "strategy"},
 		{"missing file", []string{"minimize", filepath.Join(t.TempDir(), "nope.trace")}, 2, "nope.trace"},
 		{"negative -j", []string{"minimize", in, "-j", "-1"}, 2, "-j"},
+		{"negative --steps", []string{"minimize", in, "--steps", "-5"}, 2, "demi: --steps must be positive"},
 		{"no file", []string{"minimize"}, 2, "demi: accepts 1 arg(s), received 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -148,7 +148,7 @@ type StageStats struct {
 	Schedules  int64  `json:"schedules"`
 	// Steps is the stage's work: the events of the schedules that count
 	// toward the step budget (those a sequential scan runs).
-	Steps   int64   `json:"steps"`
+	Steps   int64   `json:"steps,omitempty"`
 	Seconds float64 `json:"seconds"`
 }
 

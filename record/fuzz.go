@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 )
 
 // FuzzConfig controls a random run.
@@ -313,6 +314,10 @@ type SearchConfig struct {
 	// MinDeliveries discards violations found with fewer deliveries (the
 	// DEMi evaluation kept the first violation with at least 300).
 	MinDeliveries int
+	// Violation, when set, keeps only violations whose fingerprint starts
+	// with it (for example "ElectionSafety"): a run that ends in another
+	// violation is discarded like a short one.
+	Violation string
 	// Progress, when set, is called after every run (it should be cheap:
 	// a run can take well under a millisecond).
 	Progress func(SearchProgress)
@@ -356,7 +361,7 @@ func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*
 			}
 			cfg.Progress(prog)
 		}
-		if v != nil && sim.NumDeliveries() >= cfg.MinDeliveries {
+		if v != nil && sim.NumDeliveries() >= cfg.MinDeliveries && strings.HasPrefix(v.Fingerprint, cfg.Violation) {
 			return fuzzTrace(sim, v, c), i + 1, nil
 		}
 		// The run is discarded, never materialized as Events: the next

@@ -37,11 +37,12 @@ done <"$bin/cases"
 go run ./examples/raft/internal/genref -dir "$out"
 
 # <bug>.min.trace: `demi minimize` of each failing trace (docs/minimization.md).
-# The pipeline converges well within the budget, and its result does not
-# depend on -j, so the files are reproducible as long as the budget is not
-# exhausted (a run that exhausts it stops at the best trace found so far).
+# Its budgets are counted in steps (the default --steps), so the result
+# depends neither on -j nor on the machine's load; the wall-clock --budget
+# is only an outer cap, set far enough (10m) that it never binds, even on a
+# loaded machine (a run that reaches it stops at the best trace so far).
 while read -r bug _; do
-  "$bin/demi" minimize "$out/$bug.trace" --budget 2m -o "$out/$bug.min.trace"
+  "$bin/demi" minimize "$out/$bug.trace" --budget 10m -o "$out/$bug.min.trace"
 done <"$bin/cases"
 
 # The etcdraft example: the same three steps. Its fuzz cases
@@ -53,9 +54,7 @@ while read -r name args; do
   "$bin/demi" fuzz --system etcdraft $args -o "$out/$name.trace"
 done <"$bin/etcdraft-cases"
 go run ./examples/etcdraft/internal/genref -dir "$out"
-# A 10-minute budget: on a loaded machine the 2-minute default can cut a
-# stage's share short on the two longest (docs/examples.md); idle, both
-# give the same files.
+# The same 10-minute outer cap as above.
 while read -r name _; do
   "$bin/demi" minimize "$out/$name.trace" --budget 10m -o "$out/$name.min.trace"
 done <"$bin/etcdraft-cases"
@@ -65,5 +64,5 @@ done <"$bin/etcdraft-cases"
 # optimal proves the optimum, docs/examples.md).
 for bug in forget-accepted accept-below-promise; do
   "$bin/demi" fuzz --system paxos --bug "$bug" --seed 1 -o "$out/paxos-$bug.trace"
-  "$bin/demi" minimize "$out/paxos-$bug.trace" --budget 2m -o "$out/paxos-$bug.min.trace"
+  "$bin/demi" minimize "$out/paxos-$bug.trace" --budget 10m -o "$out/paxos-$bug.min.trace"
 done

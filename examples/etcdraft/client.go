@@ -58,7 +58,7 @@ func history(st getter) []clientOp {
 	return ops
 }
 
-// record appends op to the member's history and returns its position.
+// recordOp appends op to the member's history and returns its position.
 func recordOp(ctx *record.Context, op clientOp) int {
 	st := ctx.Storage()
 	ops := append(history(st), op)

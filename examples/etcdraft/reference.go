@@ -168,20 +168,18 @@ func (b *builder) elect(c int, voters ...int) {
 
 func references() map[string]func(*builder) {
 	return map[string]func(*builder){
-		// etcd-2 acknowledges the new leader's first entry before writing
-		// it, and crashes: the leader counts the entry as committed on
-		// etcd-2's acknowledgment, and its next heartbeat tells the
-		// restarted etcd-2, whose log ends before the entry, to commit it.
-		// The library panics.
+		// etcd-2 votes for etcd-1 in term 2 and sends its vote before
+		// writing it; it crashes, and comes back in term 1 with no vote.
+		// etcd-1 leads term 2 on that vote; etcd-2 campaigns, which takes
+		// it to term 2 again, and leads it with etcd-3's vote: etcd-2 has
+		// voted twice in term 2, and term 2 has two leaders.
 		BugSendBeforePersist: func(b *builder) {
 			b.start(1, 2, 3)
-			b.elect(1, 2)
-			b.deliver(1, 2, is[App])     // etcd-2 acknowledges index 2, writes nothing yet
-			b.restart(2)                 // and loses it
-			b.deliver(2, 1, is[AppResp]) // the leader commits index 2
-			b.deliver(1, 2, is[App])     // the new commit index: etcd-2 rejects it, lacking index 2
-			b.fire(1, timerTick)
-			b.deliver(1, 2, is[Heartbeat]) // "commit up to 2": etcd-2's log ends at 1
+			b.fire(1, timerCampaign)
+			b.deliver(1, 2, is[Vote]) // etcd-2 votes, writes nothing yet
+			b.restart(2)              // and forgets its vote (its answer is on its way)
+			b.deliver(2, 1, is[VoteResp])
+			b.elect(2, 3)
 		},
 		// etcd-1 leads term 2 and applies its first entry on appending it,
 		// uncommitted; etcd-3 wins term 3 with etcd-2's vote (neither has
@@ -210,23 +208,24 @@ func references() map[string]func(*builder) {
 			b.deliver(1, 3, is[Snap]) // applied, not written; commit 3 is written
 			b.restart(3)
 		},
-		// etcd-3 is cut off from the leader while it is elected and while
-		// its first entry commits; when the link heals, the leader's first
-		// append to etcd-3 carries the entry and a commit index that covers
-		// it. etcd-3 writes the HardState, and crashes before the entry is
-		// written: on restart its commit index is beyond its log, and the
-		// library panics. (A member sends its messages only once its
-		// deferred entries are written, on its next handler: the first
-		// tick and heartbeat get etcd-1's and etcd-2's messages out.)
+		// etcd-1 is elected with etcd-2's vote and commits its first entry
+		// with etcd-2; etcd-3, which has heard nothing yet, restarts (which
+		// drops what etcd-1 had queued for it). The leader's next heartbeat
+		// gets an answer from etcd-3, and the append that follows is
+		// etcd-3's first: it carries the entry and a commit index that
+		// covers it. etcd-3 writes the HardState, crashes before the entry
+		// is written, and on restart its commit index is beyond its log:
+		// the library panics. (A member sends its messages only once its
+		// deferred entries are written, on its next handler: the first tick
+		// and heartbeat get etcd-1's and etcd-2's messages out.)
 		BugHardStateFirst: func(b *builder) {
 			b.start(1, 2, 3)
-			b.apply(record.PartitionEvent([]record.ActorID{m(1)}, []record.ActorID{m(3)}))
 			b.elect(1, 2)
 			b.fire(1, timerTick) // etcd-1 has written its entry: the append goes out
 			b.deliver(1, 2, is[App])
 			b.deliver(1, 2, is[Heartbeat]) // etcd-2 has written the entry: its answer goes out
 			b.deliver(2, 1, is[AppResp])   // index 2 committed
-			b.apply(record.HealEvent([]record.ActorID{m(1)}, []record.ActorID{m(3)}))
+			b.restart(3)                   // etcd-1's vote request and first append to etcd-3 are dropped
 			b.fire(1, timerTick)
 			b.deliver(1, 3, is[Heartbeat])
 			b.deliver(3, 1, is[HeartbeatResp]) // the leader probes etcd-3 from index 2

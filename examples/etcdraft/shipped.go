@@ -42,6 +42,9 @@ func (c FuzzCase) Args() []string {
 		"--check-every", strconv.Itoa(f.CheckEvery),
 		"--min-deliveries", strconv.Itoa(c.Config.MinDeliveries),
 	}
+	if f.Violation != "" {
+		args = append(args, "--violation", f.Violation)
+	}
 	for _, k := range slices.Sorted(maps.Keys(c.Opts)) {
 		args = append(args, "--opt", k+"="+c.Opts[k])
 	}
@@ -70,8 +73,15 @@ func ShippedFuzz() []FuzzCase {
 			Runs:       100, MinDeliveries: 1000,
 		}}
 	}
+	// send-before-persist's first consequence in a fuzz run is most often a
+	// follower that lost entries it acknowledged (a library panic); the
+	// issue's story is the double vote, so its search keeps only
+	// ElectionSafety violations, and runs without client writes, where
+	// elections are a larger share of what happens.
+	sbp := c(BugSendBeforePersist, map[string]string{OptClientWeight: "0"})
+	sbp.Config.Violation = ElectionSafety
 	return []FuzzCase{
-		c(BugSendBeforePersist, nil),
+		sbp,
 		c(BugApplyBeforeCommit, map[string]string{OptSnapshotEvery: "0"}),
 		c(BugSkipSnapshotPersist, map[string]string{OptSnapshotEvery: "1"}),
 		c(BugHardStateFirst, nil),

@@ -97,7 +97,7 @@ func TestReferenceTraces(t *testing.T) {
 // minimized are the sizes of the shipped minimized traces (deliveries,
 // externals), as docs/examples.md reports them.
 var minimized = map[string][2]int{
-	etcdraft.BugSendBeforePersist:   {7, 3},
+	etcdraft.BugSendBeforePersist:   {6, 4},
 	etcdraft.BugApplyBeforeCommit:   {6, 3},
 	etcdraft.BugSkipSnapshotPersist: {14, 5},
 	etcdraft.BugHardStateFirst:      {16, 5},
