@@ -86,8 +86,12 @@ func (m *md) long(rep *Report) {
 	m.table([]string{"bug", "seed", "seeds fuzzed (time)", "violation", "input", "result", "shipped trace's result", "ratio", "seconds", "peak MiB", "replayed", "cancelled after: returned in"}, rows)
 	m.p("The fuzz flags of each bug (seeds from 1, `--seed N --runs 1` regenerates a row's trace):")
 	m.p("")
+	listed := map[string]bool{}
 	for i := range rep.Long {
-		m.p("- %s: `demi fuzz %s`", rep.Long[i].Bug, rep.Long[i].FuzzArgs)
+		if r := &rep.Long[i]; !listed[r.Bug] {
+			listed[r.Bug] = true
+			m.p("- %s: `demi fuzz %s`", r.Bug, r.FuzzArgs)
+		}
 	}
 	m.p("")
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// longTrace is the length (in deliveries) from which the pipeline starts
-// with the window stage: below it the usual stages are cheap enough, and
-// the shipped traces (at most a few thousand deliveries) minimize exactly
-// as before.
+// longTrace is the length (in deliveries) from which the initial stage
+// tries windows of the input first (windowFirst): below it an exact replay
+// of the input is cheap, and the shipped traces (at most a few thousand
+// deliveries) minimize exactly as before.
 const longTrace = 5000
 
 // minWindow is the length (in events) of the shortest window tried.
