@@ -202,6 +202,9 @@ func (c *Config) longBug(ctx, fctx context.Context, l LongConfig, lc LongCase, f
 
 	// The first seed from lc.Search.Seed whose run breaks the invariant
 	// after the minimum of deliveries.
+	if fctx.Err() != nil && ctx.Err() == nil {
+		return row, fmt.Errorf("the fuzz budget of %s was spent on the bug's earlier traces", l.FuzzBudget)
+	}
 	t0 := time.Now()
 	var t *record.Trace
 	for next := first; t == nil; {
