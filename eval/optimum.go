@@ -143,7 +143,7 @@ func (r *OptimumRow) Verdict() string {
 	default:
 		v := fmt.Sprintf("not finished in %.0fs: every reproducer has at least %d deliveries plus externals", r.Seconds, r.LowerBound)
 		if g, est, ok := r.Outlook(); ok {
-			v += fmt.Sprintf("; each bound took about %.1fx the time of the one before, so the %d bounds left would take about %s",
+			v += fmt.Sprintf("; each bound took about %.1fx the time of the one before, so the %d bounds left would take %s",
 				g, r.Input.total()-r.LowerBound, roughDuration(est))
 		}
 		return v
@@ -173,19 +173,21 @@ func (r *OptimumRow) Outlook() (growth, seconds float64, ok bool) {
 	return growth, seconds, true
 }
 
-// roughDuration writes d seconds in the largest unit that fits.
+// roughDuration writes about d seconds in the largest unit that fits.
 func roughDuration(d float64) string {
 	switch {
 	case d < 120:
-		return fmt.Sprintf("%.0f s", d)
+		return fmt.Sprintf("about %.0f s", d)
 	case d < 2*3600:
-		return fmt.Sprintf("%.0f min", d/60)
+		return fmt.Sprintf("about %.0f min", d/60)
 	case d < 2*86400:
-		return fmt.Sprintf("%.0f h", d/3600)
+		return fmt.Sprintf("about %.0f h", d/3600)
 	case d < 2*365*86400:
-		return fmt.Sprintf("%.0f days", d/86400)
+		return fmt.Sprintf("about %.0f days", d/86400)
+	case d < 1000*365*86400:
+		return fmt.Sprintf("about %.0f years", d/(365*86400))
 	}
-	return fmt.Sprintf("%.0g years", d/(365*86400))
+	return "over a thousand years"
 }
 
 // optimum runs the optimum study into rep.

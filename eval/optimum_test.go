@@ -24,6 +24,10 @@ func TestOutlookExtrapolatesTheLastBounds(t *testing.T) {
 	assert.Equal(t, "not finished in 600s: every reproducer has at least 4 deliveries plus externals; "+
 		"each bound took about 2.0x the time of the one before, so the 6 bounds left would take about 8 min", r.Verdict())
 
+	r.Input.Deliveries = 40 // 39 bounds left (4 to 42), each twice the one before
+	assert.Contains(t, r.Verdict(), "so the 39 bounds left would take over a thousand years")
+	r.Input.Deliveries = 7
+
 	r.Bounds = r.Bounds[:2]
 	_, _, ok = r.Outlook()
 	assert.False(t, ok, "two bounds give no growth")

@@ -31,8 +31,9 @@ func TestForkIsIndependent(t *testing.T) {
 		if k%97 != 0 {
 			continue
 		}
-		// The fork delivers other messages than the trace does, and
-		// crashes a member: none of it may reach the original run.
+		// The fork delivers other messages than the trace does, crashes
+		// a member and cuts the network: none of it may reach the
+		// original run.
 		f := sim.Fork()
 		forks++
 		assert.Equal(t, sim.Events(), f.Events())
@@ -41,7 +42,14 @@ func TestForkIsIndependent(t *testing.T) {
 				require.NoError(t, f.Deliver(p.ID))
 			}
 		}
-		require.NoError(t, f.Apply(record.RestartEvent(sim.Members()[k%len(sim.Members())])))
+		ms := sim.Members()
+		require.NoError(t, f.Apply(record.RestartEvent(ms[k%len(ms)])))
+		require.NoError(t, f.Apply(record.PartitionEvent(ms[:1], ms[1:])))
+		for _, p := range f.Enabled(nil) {
+			if f.Deliverable(p.ID) {
+				require.NoError(t, f.Deliver(p.ID))
+			}
+		}
 	}
 	require.Equal(t, 22, forks)
 	v := sim.Check()
