@@ -21,11 +21,12 @@ func optimalCmd(e *env) *cobra.Command {
 		subsets   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "optimal FILE --max-deliveries K [-o OUT]",
+		Use:   "optimal FILE [--max-deliveries K] [-o OUT]",
 		Short: "Search exhaustively for the smallest schedule that reproduces a trace's violation",
 		Long: `optimal searches every schedule with the trace's external events, in their order,
-for the one with the fewest deliveries (at most --max-deliveries) that still
-triggers the same violation (same fingerprint). With --subsets it also
+for the one with the fewest deliveries (at most --max-deliveries, by default
+one less than FILE has, which asks whether anything smaller exists) that
+still triggers the same violation (same fingerprint). With --subsets it also
 chooses which external events happen (each, in order, applied or left out)
 and counts deliveries plus external events, up to --max-deliveries plus the
 input's external events: the optimum over every subsequence of the input's
@@ -55,9 +56,6 @@ Ctrl-C).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := args[0]
-			if !cmd.Flags().Changed("max-deliveries") {
-				return badInput(errors.New("--max-deliveries is required"))
-			}
 			if maxDel < 0 {
 				return badInput(errors.New("--max-deliveries must be at least 0"))
 			}
@@ -67,6 +65,9 @@ Ctrl-C).`,
 			t, sys, out, err := e.loadFailingTrace(cmd.Context(), "optimal", in, out, ".optimal.trace")
 			if err != nil {
 				return err
+			}
+			if !cmd.Flags().Changed("max-deliveries") {
+				maxDel = max(t.Header.Deliveries-1, 0)
 			}
 			// The input must reproduce its own violation, or there is
 			// nothing to search for.
@@ -121,6 +122,8 @@ Ctrl-C).`,
 					res.Deliveries, res.Externals, out)
 			case res.Trace != nil:
 				fmt.Fprintf(e.stdout, "the input is optimal: no schedule with fewer than %d %s reproduces the violation\n", have, unit)
+			case res.Exhausted && bound+1 >= have:
+				fmt.Fprintf(e.stdout, "the input is optimal: no schedule with fewer than %d %s reproduces the violation\n", have, unit)
 			case res.Exhausted:
 				fmt.Fprintf(e.stdout, "no schedule with at most %d %s reproduces the violation\n", bound, unit)
 			default:
@@ -135,7 +138,7 @@ Ctrl-C).`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write a smaller schedule (default NAME.optimal.trace next to the input)")
-	cmd.Flags().IntVar(&maxDel, "max-deliveries", 0, "the largest number of deliveries searched (required)")
+	cmd.Flags().IntVar(&maxDel, "max-deliveries", 0, "the largest number of deliveries searched (default: one less than FILE has)")
 	cmd.Flags().DurationVar(&budget, "budget", 0, "stop after this long (default: no limit)")
 	cmd.Flags().IntVar(&maxStates, "max-states", 0, "stop once this many distinct states are known, expanded or queued (default 5,000,000)")
 	cmd.Flags().BoolVar(&subsets, "subsets", false, "also search every subsequence of the external events (cost: deliveries + externals)")
