@@ -96,20 +96,30 @@ type edit func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan
 // matches deliveries at or after wildFrom by type (wildFrom < 0: none).
 func removal(drop []int, wildFrom int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := make(dpor.Plan, 0, len(bp))
-		k := 0
-		for i, st := range bp {
-			if k < len(drop) && drop[k] == i {
-				k++
-				continue
-			}
-			if wildFrom >= 0 && i >= wildFrom && !st.Event.Kind.IsExternal() {
-				st.Wildcard = true
-			}
-			p = append(p, st)
-		}
-		return p
+		return dropped(bp, drop, wildFrom, false)
 	}
+}
+
+// dropped is bp without the events at the sorted indices drop; deliveries at
+// or after wildFrom (wildFrom < 0: none) become wildcards, reroutable if
+// reroute.
+func dropped(bp dpor.Plan, drop []int, wildFrom int, reroute bool) dpor.Plan {
+	p := make(dpor.Plan, 0, len(bp))
+	k := 0
+	for i, st := range bp {
+		if k < len(drop) && drop[k] == i {
+			k++
+			continue
+		}
+		if wildFrom >= 0 && i >= wildFrom && !st.Event.Kind.IsExternal() {
+			st.Wildcard = true
+			if reroute {
+				st.Reroute = true
+			}
+		}
+		p = append(p, st)
+	}
+	return p
 }
 
 // greedy tries the edits of the best trace in order. The first edit whose

@@ -43,18 +43,6 @@ func rerouteEdits(events []record.Event) []edit {
 // after the first dropped one are wildcards that may be rerouted.
 func rerouted(drop []int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := make(dpor.Plan, 0, len(bp))
-		k := 0
-		for i, st := range bp {
-			if k < len(drop) && drop[k] == i {
-				k++
-				continue
-			}
-			if i > drop[0] && !st.Event.Kind.IsExternal() {
-				st.Wildcard, st.Reroute = true, true
-			}
-			p = append(p, st)
-		}
-		return p
+		return dropped(bp, drop, drop[0]+1, true)
 	}
 }
