@@ -552,16 +552,22 @@ func smaller(a, b *record.Trace) bool {
 
 // offer makes tr the best trace if it is smaller. It reports whether it was.
 func (m *minimizer) offer(tr *record.Trace) bool {
+	return m.replaceBest(tr, func(best *record.Trace) bool { return smaller(tr, best) })
+}
+
+// replaceBest makes tr the best trace if take(best) holds, and records the
+// pace if it did. It reports whether it did.
+func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) bool) bool {
 	m.mu.Lock()
-	better := smaller(tr, m.best)
-	if better {
+	ok := take(m.best)
+	if ok {
 		m.best = tr
 	}
 	m.mu.Unlock()
-	if better {
+	if ok {
 		m.recordPace()
 	}
-	return better
+	return ok
 }
 
 func (m *minimizer) recordPace() {

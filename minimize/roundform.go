@@ -102,16 +102,7 @@ func (m *minimizer) checkPlan(ctx context.Context, c *dpor.Checker, plan dpor.Pl
 // adopt makes tr the best trace unless it is larger; it reports whether it
 // did. (offer takes only smaller traces; the lockstep moves keep the size.)
 func (m *minimizer) adopt(tr *record.Trace) bool {
-	m.mu.Lock()
-	ok := !smaller(m.best, tr)
-	if ok {
-		m.best = tr
-	}
-	m.mu.Unlock()
-	if ok {
-		m.recordPace()
-	}
-	return ok
+	return m.replaceBest(tr, func(best *record.Trace) bool { return !smaller(best, tr) })
 }
 
 // roundRemovals lists, as sorted event indices to drop, every round's
