@@ -20,11 +20,29 @@ func step(t *testing.T, sim *record.Sim, e record.Event) {
 	}
 }
 
-func TestForkIsIndependent(t *testing.T) {
+// raft45 reads the raft-45 trace and starts a run of it.
+func raft45(t *testing.T) (*record.Trace, *record.Sim) {
+	t.Helper()
 	tr, sys, err := record.ReadFile("../examples/traces/raft-45.trace", record.NewCatalog(raft.System()))
 	require.NoError(t, err)
 	sim, err := tr.Setup(sys).NewSim()
 	require.NoError(t, err)
+	return tr, sim
+}
+
+// deliverEnabled delivers every enabled message of sim that is still
+// deliverable when its turn comes (an earlier one may have cancelled it).
+func deliverEnabled(t *testing.T, sim *record.Sim) {
+	t.Helper()
+	for _, p := range sim.Enabled(nil) {
+		if sim.Deliverable(p.ID) {
+			require.NoError(t, sim.Deliver(p.ID))
+		}
+	}
+}
+
+func TestForkIsIndependent(t *testing.T) {
+	tr, sim := raft45(t)
 	forks := 0
 	for k, e := range tr.Events {
 		step(t, sim, e)
@@ -37,19 +55,11 @@ func TestForkIsIndependent(t *testing.T) {
 		f := sim.Fork()
 		forks++
 		assert.Equal(t, sim.Events(), f.Events())
-		for _, p := range f.Enabled(nil) {
-			if f.Deliverable(p.ID) { // an earlier one may have cancelled it
-				require.NoError(t, f.Deliver(p.ID))
-			}
-		}
+		deliverEnabled(t, f)
 		ms := sim.Members()
 		require.NoError(t, f.Apply(record.RestartEvent(ms[k%len(ms)])))
 		require.NoError(t, f.Apply(record.PartitionEvent(ms[:1], ms[1:])))
-		for _, p := range f.Enabled(nil) {
-			if f.Deliverable(p.ID) {
-				require.NoError(t, f.Deliver(p.ID))
-			}
-		}
+		deliverEnabled(t, f)
 	}
 	require.Equal(t, 22, forks)
 	v := sim.Check()
@@ -59,10 +69,7 @@ func TestForkIsIndependent(t *testing.T) {
 }
 
 func TestForkContinuesLikeTheOriginal(t *testing.T) {
-	tr, sys, err := record.ReadFile("../examples/traces/raft-45.trace", record.NewCatalog(raft.System()))
-	require.NoError(t, err)
-	sim, err := tr.Setup(sys).NewSim()
-	require.NoError(t, err)
+	tr, sim := raft45(t)
 	half := len(tr.Events) / 2
 	for _, e := range tr.Events[:half] {
 		step(t, sim, e)
@@ -80,10 +87,7 @@ func TestForkContinuesLikeTheOriginal(t *testing.T) {
 }
 
 func TestDropLogKeepsTheRun(t *testing.T) {
-	tr, sys, err := record.ReadFile("../examples/traces/raft-45.trace", record.NewCatalog(raft.System()))
-	require.NoError(t, err)
-	sim, err := tr.Setup(sys).NewSim()
-	require.NoError(t, err)
+	tr, sim := raft45(t)
 	half := len(tr.Events) / 2
 	for _, e := range tr.Events[:half] {
 		step(t, sim, e)
