@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/demi-project/demi/check"
-	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/record"
 	"github.com/spf13/cobra"
 )
@@ -57,12 +56,7 @@ Exit status 0 when the violation is no longer reachable within the budget,
 				return badInput(errors.New("--schedules must be at least 1"))
 			}
 			if out != "" {
-				if same, err := paths.Same(in, out); err != nil {
-					return badInput(err)
-				} else if same {
-					return badInput(fmt.Errorf("-o %s is the input file; check never overwrites its input", out))
-				}
-				if err := checkOutput("-o", out, false); err != nil {
+				if err := checkOutputOf("check", in, "-o", out, false); err != nil {
 					return err
 				}
 			}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/demi-project/demi/internal/paths"
 )
 
 // checkOutput checks, before any work starts, that a command will be able
@@ -55,6 +57,18 @@ func checkOutput(flag, path string, mustBeNew bool) error {
 	f.Close()
 	os.Remove(name)
 	return nil
+}
+
+// checkOutputOf is checkOutput for the output out of command, which reads
+// the file in: out must not name in too (a command never overwrites its
+// input).
+func checkOutputOf(command, in, flag, out string, mustBeNew bool) error {
+	if same, err := paths.Same(in, out); err != nil {
+		return badInput(err)
+	} else if same {
+		return badInput(fmt.Errorf("-o %s is the input file; %s never overwrites its input", out, command))
+	}
+	return checkOutput(flag, out, mustBeNew)
 }
 
 // unwrapPath drops the *PathError wrapper, whose message repeats a path

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/report"
 	"github.com/spf13/cobra"
@@ -33,12 +32,7 @@ atomically and never overwrites FILE.`,
 			if defaulted {
 				out = strings.TrimSuffix(in, ".trace") + ".html"
 			}
-			if same, err := paths.Same(in, out); err != nil {
-				return badInput(err)
-			} else if same {
-				return badInput(fmt.Errorf("-o %s is the input file; report never overwrites its input", out))
-			}
-			if err := checkOutput("-o", out, defaulted); err != nil {
+			if err := checkOutputOf("report", in, "-o", out, defaulted); err != nil {
 				return err
 			}
 			var st *report.Stats

@@ -23,7 +23,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/record"
 	"github.com/spf13/cobra"
 )
@@ -171,12 +170,7 @@ func (e *env) loadFailingTrace(ctx context.Context, command, in, out, suffix str
 		out = strings.TrimSuffix(in, ".trace") + suffix
 		flag = "output"
 	}
-	if same, err := paths.Same(in, out); err != nil {
-		return nil, nil, "", badInput(err)
-	} else if same {
-		return nil, nil, "", badInput(fmt.Errorf("-o %s is the input file; %s never overwrites its input", out, command))
-	}
-	if err := checkOutput(flag, out, flag != "-o"); err != nil {
+	if err := checkOutputOf(command, in, flag, out, flag != "-o"); err != nil {
 		return nil, nil, "", err
 	}
 	t, sys, err := e.loadTrace(ctx, in)

@@ -3,7 +3,7 @@ package step
 import (
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,18 +87,8 @@ func Capture(id record.ActorID, a record.Actor) State {
 	}
 	switch {
 	case rv.IsValid() && rv.Kind() == reflect.Map:
-		keys := rv.MapKeys()
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = render(k, false, 0)
-		}
-		order := make([]int, len(keys))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(i, j int) bool { return names[order[i]] < names[order[j]] })
-		for _, i := range order {
-			st.Fields = append(st.Fields, field(names[i], rv.MapIndex(keys[i])))
+		for _, e := range sortedKeys(rv) {
+			st.Fields = append(st.Fields, field(e.name, rv.MapIndex(e.key)))
 		}
 	case rv.IsValid() && rv.Kind() == reflect.Struct:
 		t := rv.Type()
@@ -117,6 +107,23 @@ func render(v reflect.Value, fold bool, root uintptr) string {
 	p := &printer{fold: fold, seen: map[uintptr]bool{root: root != 0}}
 	p.value(v, 0)
 	return p.finish()
+}
+
+// mapEntry is a key of a map and its rendering (unfolded).
+type mapEntry struct {
+	key  reflect.Value
+	name string
+}
+
+// sortedKeys returns the keys of map m ordered by their renderings.
+func sortedKeys(m reflect.Value) []mapEntry {
+	keys := m.MapKeys()
+	es := make([]mapEntry, len(keys))
+	for i, k := range keys {
+		es[i] = mapEntry{k, render(k, false, 0)}
+	}
+	slices.SortStableFunc(es, func(a, b mapEntry) int { return strings.Compare(a.name, b.name) })
+	return es
 }
 
 // Contents renders a message field by field (its String method, if any,
@@ -217,21 +224,12 @@ func (p *printer) value(v reflect.Value, depth int) {
 		p.items(v.Len(), func(i int) { p.value(v.Index(i), depth+1) })
 		p.b.WriteByte(']')
 	case reflect.Map:
-		keys := v.MapKeys()
-		ks := make([]string, len(keys))
-		for i, k := range keys {
-			ks[i] = render(k, false, 0)
-		}
-		order := make([]int, len(keys))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(i, j int) bool { return ks[order[i]] < ks[order[j]] })
+		es := sortedKeys(v)
 		p.b.WriteString("map[")
-		p.items(len(keys), func(i int) {
-			p.b.WriteString(ks[order[i]])
+		p.items(len(es), func(i int) {
+			p.b.WriteString(es[i].name)
 			p.b.WriteByte(':')
-			p.value(v.MapIndex(keys[order[i]]), depth+1)
+			p.value(v.MapIndex(es[i].key), depth+1)
 		})
 		p.b.WriteByte(']')
 	case reflect.Struct:
