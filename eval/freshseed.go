@@ -198,28 +198,39 @@ func isWord(b byte) bool {
 // deliveries) of dir/<bug>.reference.trace and dir/<bug>.min.trace, and
 // which it is ("reference" or "shipped .min.trace").
 func BestKnown(dir, bug string, cat *record.Catalog) (Size, string, error) {
-	var best Size
+	t, _, of, err := bestKnown(dir, bug, cat)
+	if err != nil {
+		return Size{}, "", err
+	}
+	return sizeOf(t), of, nil
+}
+
+// bestKnown is BestKnown's trace itself, and its system.
+func bestKnown(dir, bug string, cat *record.Catalog) (*record.Trace, *record.System, string, error) {
+	var best *record.Trace
+	var sys *record.System
+	var size Size
 	of := ""
 	for _, c := range []struct{ file, name string }{
 		{bug + ".reference.trace", "reference"},
 		{bug + ".min.trace", "shipped .min.trace"},
 	} {
-		t, _, err := record.ReadFile(filepath.Join(dir, c.file), cat)
+		t, s, err := record.ReadFile(filepath.Join(dir, c.file), cat)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return Size{}, "", err
+			return nil, nil, "", err
 		}
-		s := sizeOf(t)
-		if of == "" || s.total() < best.total() || s.total() == best.total() && s.Deliveries < best.Deliveries {
-			best, of = s, c.name
+		n := sizeOf(t)
+		if best == nil || n.total() < size.total() || n.total() == size.total() && n.Deliveries < size.Deliveries {
+			best, sys, size, of = t, s, n, c.name
 		}
 	}
-	if of == "" {
-		return Size{}, "", fmt.Errorf("eval: neither %s.reference.trace nor %s.min.trace in %s", bug, bug, dir)
+	if best == nil {
+		return nil, nil, "", fmt.Errorf("eval: neither %s.reference.trace nor %s.min.trace in %s", bug, bug, dir)
 	}
-	return best, of, nil
+	return best, sys, of, nil
 }
 
 func (s Size) total() int { return s.Deliveries + s.Externals }
