@@ -265,25 +265,35 @@ func (c *Config) FreshSeeds(ctx context.Context, fc FreshConfig, optimum func(bu
 	return rows, nil
 }
 
-func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, optimum func(string) *Size) (FreshRow, error) {
+// shippedInvariant returns the system of fc, the members its options give,
+// and the invariant (see Invariant) that the bug's shipped trace breaks:
+// what a fuzz run of fc must break to count.
+func (c *Config) shippedInvariant(fc FreshCase) (*record.System, []record.ActorID, string, error) {
 	sys, err := c.Catalog.Lookup(fc.System)
 	if err != nil {
-		return FreshRow{}, err
+		return nil, nil, "", err
 	}
 	shipped, _, err := record.ReadFile(filepath.Join(c.TraceDir, fc.Bug+".trace"), c.Catalog)
 	if err != nil {
-		return FreshRow{}, err
+		return nil, nil, "", err
 	}
 	if shipped.Header.Violation == nil {
-		return FreshRow{}, fmt.Errorf("%s.trace records no violation", fc.Bug)
+		return nil, nil, "", fmt.Errorf("%s.trace records no violation", fc.Bug)
 	}
 	resolved, err := sys.Resolve(fc.Options)
 	if err != nil {
-		return FreshRow{}, err
+		return nil, nil, "", err
 	}
 	members := sys.Members(resolved)
-	row := FreshRow{Bug: fc.Bug, Invariant: Invariant(shipped.Header.Violation.Fingerprint, members),
-		ShippedSeed: fc.Search.Seed, FuzzArgs: fuzzArgs(fc)}
+	return sys, members, Invariant(shipped.Header.Violation.Fingerprint, members), nil
+}
+
+func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, optimum func(string) *Size) (FreshRow, error) {
+	sys, members, invariant, err := c.shippedInvariant(fc)
+	if err != nil {
+		return FreshRow{}, err
+	}
+	row := FreshRow{Bug: fc.Bug, Invariant: invariant, ShippedSeed: fc.Search.Seed, FuzzArgs: fuzzArgs(fc)}
 	if row.Best, row.BestOf, err = BestKnown(c.TraceDir, fc.Bug, c.Catalog); err != nil {
 		return FreshRow{}, err
 	}
