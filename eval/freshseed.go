@@ -198,28 +198,39 @@ func isWord(b byte) bool {
 // deliveries) of dir/<bug>.reference.trace and dir/<bug>.min.trace, and
 // which it is ("reference" or "shipped .min.trace").
 func BestKnown(dir, bug string, cat *record.Catalog) (Size, string, error) {
-	var best Size
+	t, _, of, err := bestKnown(dir, bug, cat)
+	if err != nil {
+		return Size{}, "", err
+	}
+	return sizeOf(t), of, nil
+}
+
+// bestKnown is BestKnown's trace itself, and its system.
+func bestKnown(dir, bug string, cat *record.Catalog) (*record.Trace, *record.System, string, error) {
+	var best *record.Trace
+	var sys *record.System
+	var size Size
 	of := ""
 	for _, c := range []struct{ file, name string }{
 		{bug + ".reference.trace", "reference"},
 		{bug + ".min.trace", "shipped .min.trace"},
 	} {
-		t, _, err := record.ReadFile(filepath.Join(dir, c.file), cat)
+		t, s, err := record.ReadFile(filepath.Join(dir, c.file), cat)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return Size{}, "", err
+			return nil, nil, "", err
 		}
-		s := sizeOf(t)
-		if of == "" || s.total() < best.total() || s.total() == best.total() && s.Deliveries < best.Deliveries {
-			best, of = s, c.name
+		n := sizeOf(t)
+		if best == nil || n.total() < size.total() || n.total() == size.total() && n.Deliveries < size.Deliveries {
+			best, sys, size, of = t, s, n, c.name
 		}
 	}
-	if of == "" {
-		return Size{}, "", fmt.Errorf("eval: neither %s.reference.trace nor %s.min.trace in %s", bug, bug, dir)
+	if best == nil {
+		return nil, nil, "", fmt.Errorf("eval: neither %s.reference.trace nor %s.min.trace in %s", bug, bug, dir)
 	}
-	return best, of, nil
+	return best, sys, of, nil
 }
 
 func (s Size) total() int { return s.Deliveries + s.Externals }
@@ -254,25 +265,35 @@ func (c *Config) FreshSeeds(ctx context.Context, fc FreshConfig, optimum func(bu
 	return rows, nil
 }
 
-func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, optimum func(string) *Size) (FreshRow, error) {
+// shippedInvariant returns the system of fc, the members its options give,
+// and the invariant (see Invariant) that the bug's shipped trace breaks:
+// what a fuzz run of fc must break to count.
+func (c *Config) shippedInvariant(fc FreshCase) (*record.System, []record.ActorID, string, error) {
 	sys, err := c.Catalog.Lookup(fc.System)
 	if err != nil {
-		return FreshRow{}, err
+		return nil, nil, "", err
 	}
 	shipped, _, err := record.ReadFile(filepath.Join(c.TraceDir, fc.Bug+".trace"), c.Catalog)
 	if err != nil {
-		return FreshRow{}, err
+		return nil, nil, "", err
 	}
 	if shipped.Header.Violation == nil {
-		return FreshRow{}, fmt.Errorf("%s.trace records no violation", fc.Bug)
+		return nil, nil, "", fmt.Errorf("%s.trace records no violation", fc.Bug)
 	}
 	resolved, err := sys.Resolve(fc.Options)
 	if err != nil {
-		return FreshRow{}, err
+		return nil, nil, "", err
 	}
 	members := sys.Members(resolved)
-	row := FreshRow{Bug: fc.Bug, Invariant: Invariant(shipped.Header.Violation.Fingerprint, members),
-		ShippedSeed: fc.Search.Seed, FuzzArgs: fuzzArgs(fc)}
+	return sys, members, Invariant(shipped.Header.Violation.Fingerprint, members), nil
+}
+
+func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, optimum func(string) *Size) (FreshRow, error) {
+	sys, members, invariant, err := c.shippedInvariant(fc)
+	if err != nil {
+		return FreshRow{}, err
+	}
+	row := FreshRow{Bug: fc.Bug, Invariant: invariant, ShippedSeed: fc.Search.Seed, FuzzArgs: fuzzArgs(fc)}
 	if row.Best, row.BestOf, err = BestKnown(c.TraceDir, fc.Bug, c.Catalog); err != nil {
 		return FreshRow{}, err
 	}

@@ -177,28 +177,15 @@ func (c *Config) LongTraces(ctx context.Context, lc LongConfig, update func(Long
 // long failing trace (see LongTraces).
 func (c *Config) longBug(ctx, fctx context.Context, l LongConfig, lc LongCase, first uint64) (LongRow, error) {
 	row := LongRow{Bug: lc.Bug, FuzzArgs: fuzzArgs(FreshCase(lc)), Replays: l.Replays}
-	sys, err := c.Catalog.Lookup(lc.System)
+	sys, members, invariant, err := c.shippedInvariant(FreshCase(lc))
 	if err != nil {
 		return row, err
-	}
-	shipped, _, err := record.ReadFile(filepath.Join(c.TraceDir, lc.Bug+".trace"), c.Catalog)
-	if err != nil {
-		return row, err
-	}
-	if shipped.Header.Violation == nil {
-		return row, fmt.Errorf("%s.trace records no violation", lc.Bug)
 	}
 	minTrace, _, err := record.ReadFile(filepath.Join(c.TraceDir, lc.Bug+".min.trace"), c.Catalog)
 	if err != nil {
 		return row, err
 	}
 	row.Shipped = sizeOf(minTrace)
-	resolved, err := sys.Resolve(lc.Options)
-	if err != nil {
-		return row, err
-	}
-	members := sys.Members(resolved)
-	invariant := Invariant(shipped.Header.Violation.Fingerprint, members)
 
 	// The first seed from lc.Search.Seed whose run breaks the invariant
 	// after the minimum of deliveries.

@@ -3,11 +3,9 @@ package eval
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/demi-project/demi/optimal"
-	"github.com/demi-project/demi/record"
 )
 
 // The optimum study asks, for every bug, whether anything smaller than
@@ -87,20 +85,11 @@ func (r *OptimumRow) ExpandedPerSecond() float64 {
 
 func (c *Config) optimumBug(ctx context.Context, oc OptimumConfig, bug string) (OptimumRow, error) {
 	row := OptimumRow{Bug: bug}
-	var best *record.Trace
-	var sys *record.System
-	for _, x := range []struct{ file, name string }{{bug + ".reference.trace", "reference"}, {bug + ".min.trace", "shipped .min.trace"}} {
-		t, s, err := record.ReadFile(filepath.Join(c.TraceDir, x.file), c.Catalog)
-		if err != nil {
-			continue
-		}
-		if best == nil || sizeOf(t).total() < sizeOf(best).total() {
-			best, sys, row.Of = t, s, x.name
-		}
+	best, sys, of, err := bestKnown(c.TraceDir, bug, c.Catalog)
+	if err != nil {
+		return row, err
 	}
-	if best == nil {
-		return row, fmt.Errorf("no %s.reference.trace or %s.min.trace in %s", bug, bug, c.TraceDir)
-	}
+	row.Of = of
 	row.Input = sizeOf(best)
 	octx, cancel := context.WithTimeout(ctx, oc.Budget)
 	defer cancel()
