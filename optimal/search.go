@@ -3,6 +3,7 @@ package optimal
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/demi-project/demi/fingerprint"
@@ -257,11 +258,7 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 		c.dec = mix(c.dec, uint64(c.ext)*2+1, 0x5c)
 		switch e.Kind {
 		case record.Start, record.Kill, record.Restart:
-			a := s.index[e.Actor]
-			c.hist = clone(f.hist)
-			c.hist[a] = mix(c.hist[a], uint64(e.Kind)+0x9e37, uint64(c.ext))
-			c.ah = clone(f.ah)
-			c.ah[a] = s.actorHash(c.sim, a)
+			s.touch(&c, s.index[e.Actor], uint64(e.Kind)+0x9e37)
 		case record.Partition, record.Heal:
 			c.cut = s.cutHash(c.sim)
 		}
@@ -278,10 +275,7 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 			return
 		}
 		c.cost++
-		c.hist = clone(f.hist)
-		c.hist[a] = mix(c.hist[a], s.ckey[d.id], uint64(c.ext))
-		c.ah = clone(f.ah)
-		c.ah[a] = s.actorHash(c.sim, a)
+		s.touch(&c, a, s.ckey[d.id])
 		s.learn(&c)
 	}
 	s.path = append(s.path, d)
@@ -316,4 +310,11 @@ func (s *search) learn(f *frame) {
 	f.maxID = top
 }
 
-func clone(h []uint64) []uint64 { return append([]uint64(nil), h...) }
+// touch records in c, a child sharing its parent's hash slices, that
+// actor a took a step with key: its history and its state hash, in copies.
+func (s *search) touch(c *frame, a int, key uint64) {
+	c.hist = slices.Clone(c.hist)
+	c.hist[a] = mix(c.hist[a], key, uint64(c.ext))
+	c.ah = slices.Clone(c.ah)
+	c.ah[a] = s.actorHash(c.sim, a)
+}
