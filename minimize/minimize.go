@@ -475,6 +475,11 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if m.inserts(m.snapshotBest()) {
+		if err := m.runStage(ctx, StageInsert, m.steps.Load()+m.cfg.Steps/insertShare, m.insert); err != nil {
+			return err
+		}
+	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
 }
 
