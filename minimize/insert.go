@@ -3,8 +3,8 @@ package minimize
 import (
 	"context"
 	"errors"
-	"slices"
 	"fmt"
+	"slices"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/record"
