@@ -85,17 +85,61 @@ func (m *minimizer) insert(ctx context.Context) error {
 	if err != nil || tr == nil {
 		return err
 	}
-	c := m.checks[0]
-	small, steps, err := m.tryMove(ctx, c, base, dpor.FromEvents(c.Fingerprinter(), tr.Events))
+	small, steps, err := m.descend(ctx, m.checks[0], tr)
 	m.steps.Add(steps)
 	if err != nil {
 		return err
 	}
-	if small == nil {
-		return fmt.Errorf("insert: the suffix search found %d deliveries and %d externals, which a check does not reproduce", tr.Header.Deliveries, tr.Header.Externals)
-	}
 	m.offer(small)
 	return nil
+}
+
+// insertDescentChecks bounds the checks of the descent after an insertion.
+const insertDescentChecks = 400
+
+// descend removes events from cur one removal at a time while that
+// reproduces the violation, and returns the result and the steps it ran.
+// A removal is an external unit, a delivery alone (an inserted crash
+// drops what was queued for its actor, so a delivery in the middle of a
+// FIFO queue may go), or, under FIFO, a delivery with the later ones of
+// its queue; each is checked with type-fingerprint backtracks, as the
+// reorder stage's descents are.
+func (m *minimizer) descend(ctx context.Context, c *dpor.Checker, cur *record.Trace) (*record.Trace, int64, error) {
+	c.SetMode(dpor.TFB)
+	c.SetMaxSchedules(reorderSchedules)
+	c.SetBroad(false)
+	var steps int64
+	checks := 0
+	for improved := true; improved && checks < insertDescentChecks; {
+		improved = false
+		cands := removals(cur.Events, false)
+		if m.fifo() {
+			for _, drop := range removals(cur.Events, true) {
+				if len(drop) > 1 {
+					cands = append(cands, drop)
+				}
+			}
+		}
+		cp := dpor.FromEvents(c.Fingerprinter(), cur.Events)
+		for _, drop := range cands {
+			if checks >= insertDescentChecks {
+				break
+			}
+			checks++
+			p := removal(drop, drop[0])(c.Fingerprinter(), cp)
+			r, err := c.Check(ctx, p)
+			m.schedules.Add(int64(r.Schedules))
+			steps += int64(r.Schedules) * int64(len(p))
+			if err != nil {
+				return nil, steps, err
+			}
+			if r.Trace != nil && smaller(r.Trace, cur) {
+				cur, improved = r.Trace, true
+				break
+			}
+		}
+	}
+	return cur, steps, nil
 }
 
 // inserts reports whether the insert stage applies to t: at most
