@@ -27,12 +27,12 @@ import (
 // at a time, until a run reproduces the violation. The bound starts below
 // the cost of the suffix it would replace and stays within
 // maxInsertCost, so whatever the search finds is strictly smaller than the
-// best trace. The insertable external events are those of the input's
-// kinds that a system can take at any time: a copy of each external send
-// (same receiver and contents), kill and restart of the input, and, when
-// the input crash-restarts some member, a restart of every member; a
-// system whose input has none of them (no client commands, no faults) gets
-// no insertions.
+// best trace. The insertable external events are those a system can take
+// at any time: a copy of each external send (same receiver and contents),
+// kill and restart of the best trace and, when the input crash-restarts
+// some member, a restart of every member; a trace with none of them (no
+// client commands, no faults) gets no insertions. A suffix inserts at
+// most one external event before its last step.
 //
 // Two reductions keep the search small, both about orders that reach the
 // same state: deliveries to different actors commute, so of two adjacent
@@ -56,13 +56,13 @@ const maxInsertDeliveries = 40
 // maxInsertCost bounds the cost of a suffix the search looks for.
 const maxInsertCost = 6
 
+// insertShare: the insert stage may use Config.Steps/insertShare steps
+// beyond the step budget.
+const insertShare = 10
+
 // maxInsertSteps caps the steps (events run, the prefix's included) of the
 // search at one cut.
 const maxInsertSteps = 1_500_000
-
-// insertShare: the insert stage may use Config.Steps/insertShare steps
-// beyond the step budget.
-const insertShare = 8
 
 // insertChunk is how many cuts the stage searches between two looks at the
 // step budget.
@@ -149,13 +149,13 @@ func (m *minimizer) inserts(t *record.Trace) bool {
 }
 
 // insertable lists the external events the search may insert, in a fixed
-// order: one of each shape of send, kill and restart among the input's
-// reinsertable events (dropped) and the best trace's events, then, if any
-// of them is a restart, a restart of every member the trace starts.
+// order: a copy of each send, kill and restart of the best trace (one of
+// each shape), then, when the input crash-restarts some member (dropped
+// holds the input's reinsertable events), a restart of every member the
+// trace starts.
 func insertable(dropped, events []record.Event) []record.Event {
 	var out []record.Event
 	seen := map[shape]bool{}
-	restarts := false
 	add := func(e record.Event) {
 		switch e.Kind {
 		case record.Send, record.Kill, record.Restart:
@@ -164,17 +164,13 @@ func insertable(dropped, events []record.Event) []record.Event {
 		}
 		if s := shapeOf(e); !seen[s] {
 			seen[s] = true
-			restarts = restarts || e.Kind == record.Restart
 			out = append(out, record.Event{Kind: e.Kind, Actor: e.Actor, To: e.To, Msg: e.Msg, Cause: -1})
 		}
-	}
-	for _, e := range dropped {
-		add(e)
 	}
 	for _, e := range events {
 		add(e)
 	}
-	if restarts {
+	if slices.ContainsFunc(dropped, func(e record.Event) bool { return e.Kind == record.Restart }) {
 		for _, e := range events {
 			if e.Kind == record.Start {
 				add(record.Event{Kind: record.Restart, Actor: e.Actor})

@@ -50,7 +50,7 @@
 //     commands, crash-restarts): a suffix of the best trace is replaced
 //     by the cheapest one a bounded exhaustive search finds, deliveries
 //     and inserted external events included, and a descent trims the
-//     rest (insert.go). It has an allowance of its own (an eighth of the
+//     rest (insert.go). It has an allowance of its own (a tenth of the
 //     step budget).
 //  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
