@@ -13,42 +13,57 @@ import (
 // The insert stage escapes local minima that need events the best trace
 // does not have. Every other stage removes events or moves the ones it
 // has (the reorder stage also re-inserts an external event of a shape the
-// trace lacks), and every check matches the plan's deliveries only: no
-// check delivers a message the plan does not ask for. When the smaller
-// execution needs new events of both kinds, say a second crash-restart of
-// a member (which drops what was queued for it) followed by a heartbeat
-// round that the leader sends only because of it, no move reaches it.
+// trace lacks), and every check delivers only messages its plan asks for.
+// When the smaller execution needs new events of both kinds, say a second
+// crash-restart of a member (which drops what was queued for it) and a
+// heartbeat round that the leader sends only because of it, no move
+// reaches it.
 //
 // A move of this stage keeps a prefix of the best trace and replaces the
-// rest by the cheapest suffix an exhaustive search finds: from the state
-// after the prefix, every enabled delivery (timers included) and every
-// insertable external event is tried at every step, depth first under a
-// bound on the suffix's cost (deliveries plus externals) that deepens one
-// at a time, until a run reproduces the violation. The bound starts below
-// the cost of the suffix it would replace and stays within
+// rest by the cheapest suffix a bounded exhaustive search finds: from the
+// state after the prefix, every enabled delivery (timers included) and
+// every insertable external event is tried at every step, depth first
+// under a bound on the suffix's cost (deliveries plus externals) that
+// deepens one at a time, until a run reproduces the violation. The bound
+// stays below the cost of the suffix it would replace and within
 // maxInsertCost, so whatever the search finds is strictly smaller than the
 // best trace. The insertable external events are those a system can take
 // at any time: a copy of each external send (same receiver and contents),
 // kill and restart of the best trace and, when the input crash-restarts
 // some member, a restart of every member; a trace with none of them (no
-// client commands, no faults) gets no insertions. A suffix inserts at
-// most one external event before its last step.
+// client commands, no faults) gets no insertions.
 //
-// Two reductions keep the search small, both about orders that reach the
-// same state: deliveries to different actors commute, so of two adjacent
-// deliveries to different actors that were both enabled before the first
-// one, only the order with the lower-numbered receiver first is run; and
-// an external event never directly follows a copy of itself.
+// The search replays every state it visits from the start (a run is not
+// forked: an actor may hold state that a copy would share with the
+// original, such as a library's method values), so a state costs the
+// prefix's events plus its own. What keeps the states few:
+//
+//   - commutation: two adjacent steps on different actors that were both
+//     enabled before the first lead to the same state in either order
+//     (unless one is a kill or restart that drops what the other sent to
+//     its actor), so only the order that runs the lower-numbered actor
+//     first is expanded;
+//   - the last step is like the best trace's last event, the one that
+//     triggered its violation (a copy of it, or a delivery of the same
+//     type to the same receiver), and depends on the step before it (one
+//     that commutes with it could have come one step earlier, at a smaller
+//     bound);
+//   - a suffix inserts at most one external event before its last step,
+//     and never the same external event twice in a row.
 //
 // The cuts are tried from the end of the trace (the cheapest searches
-// first) to the first event after the starts; the first cut whose search
-// finds a smaller trace wins. Each cut's search is a fixed sequence of
-// steps with a cap of its own (maxInsertSteps), counted as the other
-// stages count theirs (one event run is one step), so the result does not
-// depend on time or on the number of workers. The removal rounds that
-// follow trim the prefix the new suffix no longer needs. The stage runs
-// once per trace, after the reorder stage found nothing, on traces of at
-// most maxInsertDeliveries deliveries.
+// first) back to the first event after the leading starts; the first cut
+// whose search finds a smaller trace wins, and a descent removes from it,
+// one removal at a time while that reproduces the violation, what the new
+// suffix made unnecessary. Each cut's search is a fixed sequence of steps
+// (one event run is one step, as the other stages count) with a cap of
+// its own, and cuts are searched in chunks whose steps count as a
+// sequential scan counts them, so the result does not depend on time or on
+// the number of workers.
+//
+// The stage runs once, after the last round, on traces of at most
+// maxInsertDeliveries deliveries, with an allowance of its own
+// (Config.Steps/insertShare) beyond the step budget.
 
 // maxInsertDeliveries bounds the traces the insert stage searches.
 const maxInsertDeliveries = 40
