@@ -42,6 +42,7 @@ func (s *search) histKey(f *frame, a int, h uint64) uint64 {
 // the pending messages per link in send order, and the next external
 // event.
 func (s *search) globalKey(f *frame) uint64 {
+	s.hashes(f)
 	k := finish(uint64(f.ext)*2+b2u(f.kept)+0x3c6ef372fe94f82b) + f.cut
 	for i, h := range f.ah {
 		k += actorTerm(i, h)

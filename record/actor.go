@@ -33,6 +33,18 @@ type Snapshotter interface {
 	Snapshot() any
 }
 
+// DeepCopier is implemented by actors (and values kept in stable storage)
+// that copy themselves faster than reflection does. DeepCopy must return a
+// value of the same type, equal to the receiver field by field
+// (reflect.DeepEqual), that shares no mutable memory with it: the run and
+// its forks (Sim.Fork) then change either without the other seeing it.
+// Without it, a value is copied field by field by reflection, unexported
+// fields included; record.CheckDeepCopy tests an implementation against
+// that copy.
+type DeepCopier interface {
+	DeepCopy() any
+}
+
 // Context is an actor's window on the runtime during Start and Receive. It
 // is valid only for the duration of that call.
 type Context struct {
