@@ -89,9 +89,14 @@ type Config struct {
 	// events) instead of MaxDeliveries plus every external event.
 	TotalBound int
 
-	// noCommute turns the commutation filter off (tests and benchmarks
-	// measure what it saves).
-	noCommute bool
+	// noCommute turns the commutation filter off and noDominance the
+	// pruning of deliveries that change nothing (tests and benchmarks
+	// measure what they save; a search whose actors read the event clock
+	// or whose invariant reads the network turns them off itself).
+	noCommute, noDominance, noMemo bool
+	// plain: no commutation filter, no dominance, and the number of
+	// events in the state key (see Search).
+	plain bool
 }
 
 // Progress reports a bound the search finished.
@@ -128,6 +133,10 @@ type Result struct {
 	Steps int
 	// Seconds is the wall time of the search.
 	Seconds float64
+	// Plain reports that the search ran without its reductions (see
+	// Search): an actor read the event clock or the invariant read the
+	// network.
+	Plain bool
 }
 
 // ExpandedPerSecond is the search's speed.
@@ -157,9 +166,33 @@ func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config
 			return nil, fmt.Errorf("optimal: external event %d sends a nil message", i)
 		}
 	}
+	// Bounds already reported are not reported again by a plain search.
+	last, progress := -1, cfg.Progress
+	if progress != nil {
+		cfg.Progress = func(p Progress) {
+			if p.Bound > last {
+				last = p.Bound
+				progress(p)
+			}
+		}
+	}
 	s, err := newSearch(ctx, sys, t, externals, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return s.run()
+	res, err := s.run()
+	if errors.Is(err, errObserved) {
+		// The reductions assume that a state is the actors' states and
+		// the messages in flight; start again without them.
+		cfg.plain, cfg.noCommute, cfg.noDominance, cfg.noMemo = true, true, true, true
+		if s, err = newSearch(ctx, sys, t, externals, cfg); err != nil {
+			return nil, err
+		}
+		res, err = s.run()
+	}
+	return res, err
 }
+
+// errObserved stops a search with reductions when an actor reads the event
+// clock or a check reads the network (record.Sim.Observed).
+var errObserved = errors.New("optimal: the run observed the event clock or the network")

@@ -38,6 +38,7 @@ type frame struct {
 	hist  []uint64 // per-actor history hashes (the commutation filter)
 	ah    []uint64 // per-actor state hashes, valid unless marked in dirty
 	dirty uint64   // actors that took a step since ah was computed
+	ak    uint64   // the actors key (see actorsKey), once expanded
 	cut   uint64   // hash of the cut links
 	dec   uint64   // hash of the decisions on external events so far
 }
@@ -66,6 +67,9 @@ type search struct {
 	steps       int
 	found       []decision
 	scratch     *record.Sim // the leaves' run (see fork)
+	memo        *memo       // the leaves' outcomes (see leaf)
+	dominance   bool        // prune idle deliveries (see idle)
+	dominated   int         // deliveries pruned by dominance
 	stop        bool
 	err         error
 }
@@ -76,7 +80,7 @@ func newSearch(ctx context.Context, sys *record.System, t *record.Trace, externa
 	}
 	s := &search{ctx: ctx, cfg: cfg, sys: sys, setup: t.Setup(sys), want: t.Header.Violation,
 		externals: externals, fp: fingerprint.New(nil), start: time.Now(),
-		index: map[record.ActorID]int{}, seen: map[uint64]uint8{}, hseen: map[uint64]uint8{}}
+		index: map[record.ActorID]int{}, seen: map[uint64]uint8{}, hseen: map[uint64]uint8{}, memo: newMemo()}
 	sim, err := s.setup.NewSim()
 	if err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
@@ -89,6 +93,15 @@ func newSearch(ctx context.Context, sys *record.System, t *record.Trace, externa
 		s.index[m] = i
 	}
 	s.cnt = make([]int32, (len(s.members)+1)*(len(s.members)+1))
+	// Dominance needs an unordered network (on a FIFO link a message
+	// that is consumed unblocks the next) and no external event that
+	// waits on the network.
+	s.dominance = !cfg.noDominance && sim.Semantics() == record.Unordered
+	for _, e := range externals {
+		if e.Kind == record.WaitQuiescence || e.Kind == record.WaitCondition {
+			s.dominance = false
+		}
+	}
 	return s, nil
 }
 
@@ -138,6 +151,7 @@ func (s *search) finish(res *Result, tr *record.Trace, exhausted bool) (*Result,
 		res.Deliveries, res.Externals = tr.Header.Deliveries, tr.Header.Externals
 	}
 	res.States, res.Expanded, res.Steps = len(s.seen), s.expanded, s.steps
+	res.Plain = s.cfg.plain
 	res.Seconds = time.Since(s.start).Seconds()
 	return res, nil
 }
@@ -168,7 +182,14 @@ func (s *search) visit(f *frame) {
 		s.stop = true
 		return
 	}
-	if v := f.sim.Check(); v != nil {
+	v := f.sim.Check()
+	if !s.cfg.plain {
+		if clock, network := f.sim.Observed(); clock || network {
+			s.fail(errObserved)
+			return
+		}
+	}
+	if v != nil {
 		if v.Same(s.want) {
 			s.found = append([]decision(nil), s.path...)
 			return
@@ -186,7 +207,8 @@ func (s *search) visit(f *frame) {
 		return
 	}
 	s.learn(f)
-	key := s.globalKey(f)
+	ak := s.actorsKey(f)
+	key := ak + s.pendingHash(f.sim)
 	if old, ok := s.seen[key]; ok && int(old) > left {
 		return
 	}
@@ -195,6 +217,7 @@ func (s *search) visit(f *frame) {
 		return
 	}
 	s.seen[key] = uint8(left + 1)
+	f.ak = ak
 	s.expanded++
 	s.expand(f, left)
 }
@@ -226,6 +249,8 @@ func (s *search) expand(f *frame, left int) {
 	if left < 1 {
 		return
 	}
+	// A delivery from here is the last step of its schedule: only checked.
+	leaf := left == 1 && (s.cfg.Subsets || f.ext == len(s.externals))
 	for _, p := range f.sim.Enabled(nil) {
 		if s.stop || s.found != nil {
 			return
@@ -242,6 +267,14 @@ func (s *search) expand(f *frame, left int) {
 				clear(s.hseen)
 			}
 			s.hseen[hk] = uint8(left)
+		}
+		if leaf && !s.cfg.noMemo {
+			s.leaf(f, p)
+			continue
+		}
+		if s.knownIdle(f, &p) {
+			s.dominated++
+			continue
 		}
 		s.child(f, decision{kind: decDeliver, id: p.ID}, nil)
 	}
@@ -293,6 +326,10 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 		c.cost++
 		if !leaf {
 			s.touch(&c, a, s.ckey[d.id])
+			if s.dominance && s.idle(f, &c, a, transKey(f, a, s.ckey[d.id])) {
+				s.dominated++
+				return
+			}
 		}
 	}
 	s.path = append(s.path, d)

@@ -72,7 +72,10 @@ func (c *Context) SetTimer(key string, msg Message) {
 }
 
 // CancelTimer disarms the timer named key, if it is pending.
-func (c *Context) CancelTimer(key string) { c.sim.cancelTimer(c.slot.index, key) }
+func (c *Context) CancelTimer(key string) {
+	c.sim.cancels++
+	c.sim.cancelTimer(c.slot.index, key)
+}
 
 // Rand returns this actor's random source. It is seeded from the run's seed,
 // the actor's ID and its incarnation, so it replays exactly.
@@ -84,7 +87,10 @@ func (c *Context) Rand() *rand.Rand { return c.slot.rand() }
 // ghost state with it, for example when a client's request arrived and
 // when it was answered, for an invariant about real-time order such as
 // linearizability.
-func (c *Context) EventIndex() int { return c.event }
+func (c *Context) EventIndex() int {
+	c.sim.readClock = true
+	return c.event
+}
 
 // Storage returns this actor's stable storage: it survives a crash-restart
 // (volatile state does not) and is lost only when the run ends.

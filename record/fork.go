@@ -88,6 +88,32 @@ func reuse[T any](buf, src []T) []T {
 	return append(buf[:0], src...)
 }
 
+// Sent returns how many messages the run has sent, timers included (the
+// ID of the last one).
+func (s *Sim) Sent() MsgID { return s.nextID }
+
+// Cancels returns how many times handlers of the run called
+// Context.CancelTimer (whether a timer was pending or not). With Sent, it
+// tells a search that a handler changed the network only by consuming its
+// message.
+func (s *Sim) Cancels() int { return s.cancels }
+
+// NumEvents returns the number of events of the run so far (the next
+// event's index, Context.EventIndex).
+func (s *Sim) NumEvents() int { return s.eventCount() }
+
+// NumPending returns the number of pending messages, timers included.
+func (s *Sim) NumPending() int { return len(s.pend) - s.holes }
+
+// Observed reports whether a handler of this run or of a run it was
+// forked from read the event clock (Context.EventIndex), and whether a
+// check, a condition or a fuzz generator read the network
+// (View.NumInFlight). A search that identifies states by the actors'
+// states alone needs to know: an actor that stamps its state with the
+// clock depends on the interleaving of every actor, and an invariant
+// that reads the network depends on the messages in flight.
+func (s *Sim) Observed() (clock, network bool) { return s.readClock, s.readNetwork }
+
 // forkRoom is the spare room a fork's message lists get.
 const forkRoom = 6
 
