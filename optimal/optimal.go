@@ -37,7 +37,8 @@
 // so schedules that reach the same global state (two orders of commuting
 // deliveries, a vote that changes nothing) are expanded once per bound.
 //
-// Three reductions cut the steps taken, all sound:
+// Reductions cut the steps taken, all sound (TestReductionsChangeNoAnswer
+// compares the answers with each one off):
 //
 //   - Commutation: deliveries to different actors commute, so the state a
 //     schedule reaches is a function of every actor's local history (what
@@ -53,6 +54,23 @@
 //   - Eager choices (Subsets): leaving an external event out changes
 //     nothing but which event comes next, so whether it happens is decided
 //     as soon as it is the next external event.
+//   - Dominance (unordered networks): a delivery that changes nothing (its
+//     receiver's state stays, nothing is sent or cancelled) leads to its
+//     parent's state minus one pending message, which the parent reaches
+//     a violation from as cheaply, one delivery sooner: it is never
+//     expanded (dominance.go).
+//   - Leaves: the last step of a schedule is only checked, and a
+//     delivery's effect on its receiver and the invariant's verdict on the
+//     actors' states are remembered, so most last steps and idle
+//     deliveries cost lookups, not handler calls (leaf.go).
+//
+// Commutation, dominance and the tables assume that a state is the
+// actors' states and the messages in flight. An actor that reads the
+// event clock (record.Context.EventIndex) stamps its state with the
+// interleaving, and an invariant that reads the network
+// (record.View.NumInFlight) sees the messages in flight: when the run
+// reports either (record.Sim.Observed), the search starts again without
+// them (Result.Plain) and with the number of events in the state key.
 //
 // The hash of an actor's value is only as good as its fields: an actor
 // whose behaviour depends on something reflection cannot see (a function
