@@ -36,7 +36,9 @@ type frame struct {
 	// maxID is the largest message ID whose content key is known.
 	maxID record.MsgID
 	hist  []uint64 // per-actor history hashes (the commutation filter)
-	ah    []uint64 // per-actor state hashes
+	ah    []uint64 // per-actor state hashes, valid unless marked in dirty
+	dirty uint64   // actors that took a step since ah was computed
+	ak    uint64   // the actors key (see actorsKey), once expanded
 	cut   uint64   // hash of the cut links
 	dec   uint64   // hash of the decisions on external events so far
 }
@@ -64,6 +66,10 @@ type search struct {
 	expanded    int
 	steps       int
 	found       []decision
+	scratch     *record.Sim // the leaves' run (see fork)
+	memo        *memo       // the leaves' outcomes (see leaf)
+	dominance   bool        // prune idle deliveries (see idle)
+	dominated   int         // deliveries pruned by dominance
 	stop        bool
 	err         error
 }
@@ -74,16 +80,28 @@ func newSearch(ctx context.Context, sys *record.System, t *record.Trace, externa
 	}
 	s := &search{ctx: ctx, cfg: cfg, sys: sys, setup: t.Setup(sys), want: t.Header.Violation,
 		externals: externals, fp: fingerprint.New(nil), start: time.Now(),
-		index: map[record.ActorID]int{}, seen: map[uint64]uint8{}, hseen: map[uint64]uint8{}}
+		index: map[record.ActorID]int{}, seen: map[uint64]uint8{}, hseen: map[uint64]uint8{}, memo: newMemo()}
 	sim, err := s.setup.NewSim()
 	if err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
 	}
 	s.members = sim.Members()
+	if len(s.members) > 64 {
+		return nil, fmt.Errorf("optimal: the search handles at most 64 members, the run has %d", len(s.members))
+	}
 	for i, m := range s.members {
 		s.index[m] = i
 	}
 	s.cnt = make([]int32, (len(s.members)+1)*(len(s.members)+1))
+	// Dominance needs an unordered network (on a FIFO link a message
+	// that is consumed unblocks the next) and no external event that
+	// waits on the network.
+	s.dominance = !cfg.noDominance && sim.Semantics() == record.Unordered
+	for _, e := range externals {
+		if e.Kind == record.WaitQuiescence || e.Kind == record.WaitCondition {
+			s.dominance = false
+		}
+	}
 	return s, nil
 }
 
@@ -133,6 +151,7 @@ func (s *search) finish(res *Result, tr *record.Trace, exhausted bool) (*Result,
 		res.Deliveries, res.Externals = tr.Header.Deliveries, tr.Header.Externals
 	}
 	res.States, res.Expanded, res.Steps = len(s.seen), s.expanded, s.steps
+	res.Plain = s.cfg.plain
 	res.Seconds = time.Since(s.start).Seconds()
 	return res, nil
 }
@@ -163,7 +182,14 @@ func (s *search) visit(f *frame) {
 		s.stop = true
 		return
 	}
-	if v := f.sim.Check(); v != nil {
+	v := f.sim.Check()
+	if !s.cfg.plain {
+		if clock, network := f.sim.Observed(); clock || network {
+			s.fail(errObserved)
+			return
+		}
+	}
+	if v != nil {
 		if v.Same(s.want) {
 			s.found = append([]decision(nil), s.path...)
 			return
@@ -173,7 +199,16 @@ func (s *search) visit(f *frame) {
 		}
 	}
 	left := s.bound - f.cost
-	key := s.globalKey(f)
+	if left == 0 && (s.cfg.Subsets || f.ext == len(s.externals)) {
+		// Every step left costs one (with Subsets, only leaving
+		// external events out is free, and that changes no actor): the
+		// check above was this state's last chance, so it is neither
+		// hashed nor remembered.
+		return
+	}
+	s.learn(f)
+	ak := s.actorsKey(f)
+	key := ak + s.pendingHash(f.sim)
 	if old, ok := s.seen[key]; ok && int(old) > left {
 		return
 	}
@@ -182,6 +217,7 @@ func (s *search) visit(f *frame) {
 		return
 	}
 	s.seen[key] = uint8(left + 1)
+	f.ak = ak
 	s.expanded++
 	s.expand(f, left)
 }
@@ -213,6 +249,8 @@ func (s *search) expand(f *frame, left int) {
 	if left < 1 {
 		return
 	}
+	// A delivery from here is the last step of its schedule: only checked.
+	leaf := left == 1 && (s.cfg.Subsets || f.ext == len(s.externals))
 	for _, p := range f.sim.Enabled(nil) {
 		if s.stop || s.found != nil {
 			return
@@ -229,6 +267,14 @@ func (s *search) expand(f *frame, left int) {
 				clear(s.hseen)
 			}
 			s.hseen[hk] = uint8(left)
+		}
+		if leaf && !s.cfg.noMemo {
+			s.leaf(f, p)
+			continue
+		}
+		if s.knownIdle(f, &p) {
+			s.dominated++
+			continue
 		}
 		s.child(f, decision{kind: decDeliver, id: p.ID}, nil)
 	}
@@ -247,7 +293,8 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 		c.kept = true
 	case decApply:
 		s.steps++
-		c.sim = f.sim.Fork()
+		leaf := s.cfg.Subsets && s.bound-f.cost == 1
+		c.sim = s.fork(f.sim, leaf)
 		if err := c.sim.Apply(*e); err != nil {
 			s.fail(fmt.Errorf("optimal: external event %d (%s): %w", c.ext, e, err))
 			return
@@ -256,18 +303,20 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 			c.cost++
 		}
 		c.dec = mix(c.dec, uint64(c.ext)*2+1, 0x5c)
-		switch e.Kind {
-		case record.Start, record.Kill, record.Restart:
+		switch {
+		case leaf:
+			// Only checked (see visit): nothing to hash.
+		case e.Kind == record.Start || e.Kind == record.Kill || e.Kind == record.Restart:
 			s.touch(&c, s.index[e.Actor], uint64(e.Kind)+0x9e37)
-		case record.Partition, record.Heal:
+		case e.Kind == record.Partition || e.Kind == record.Heal:
 			c.cut = s.cutHash(c.sim)
 		}
 		c.ext++
 		c.kept = !s.cfg.Subsets
-		s.learn(&c)
 	case decDeliver:
 		s.steps++
-		c.sim = f.sim.Fork()
+		leaf := s.bound-f.cost == 1 && (s.cfg.Subsets || f.ext == len(s.externals))
+		c.sim = s.fork(f.sim, leaf)
 		p, _ := c.sim.Pending(d.id)
 		a := s.index[p.To]
 		if err := c.sim.Deliver(d.id); err != nil {
@@ -275,12 +324,27 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 			return
 		}
 		c.cost++
-		s.touch(&c, a, s.ckey[d.id])
-		s.learn(&c)
+		if !leaf {
+			s.touch(&c, a, s.ckey[d.id])
+			if s.dominance && s.idle(f, &c, a, transKey(f, a, s.ckey[d.id])) {
+				s.dominated++
+				return
+			}
+		}
 	}
 	s.path = append(s.path, d)
 	s.visit(&c)
 	s.path = s.path[:len(s.path)-1]
+}
+
+// fork forks sim for a child; a leaf (a state only checked for a
+// violation, see visit) is made in the search's scratch run.
+func (s *search) fork(sim *record.Sim, leaf bool) *record.Sim {
+	if !leaf {
+		return sim.Fork()
+	}
+	s.scratch = sim.ForkInto(s.scratch)
+	return s.scratch
 }
 
 // fail stops the search on an error of the system under test (an external
@@ -311,10 +375,25 @@ func (s *search) learn(f *frame) {
 }
 
 // touch records in c, a child sharing its parent's hash slices, that
-// actor a took a step with key: its history and its state hash, in copies.
+// actor a took a step with key: its history, in a copy, and that its
+// state hash is to be computed again (see hashes), which a state that is
+// never expanded does not need.
 func (s *search) touch(c *frame, a int, key uint64) {
 	c.hist = slices.Clone(c.hist)
 	c.hist[a] = mix(c.hist[a], key, uint64(c.ext))
-	c.ah = slices.Clone(c.ah)
-	c.ah[a] = s.actorHash(c.sim, a)
+	c.dirty |= 1 << a
+}
+
+// hashes brings f's actor state hashes up to date.
+func (s *search) hashes(f *frame) {
+	if f.dirty == 0 {
+		return
+	}
+	f.ah = slices.Clone(f.ah)
+	for a := range f.ah {
+		if f.dirty&(1<<a) != 0 {
+			f.ah[a] = s.actorHash(f.sim, a)
+		}
+	}
+	f.dirty = 0
 }
