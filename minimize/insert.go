@@ -237,6 +237,18 @@ func (s *suffixSearch) run(sys *record.System, base *record.Trace, cut int) (*re
 	s.setup = base.Setup(sys)
 	s.final = base.Events[len(base.Events)-1]
 	path := slices.Clone(base.Events[:cut])
+	// The members the trace starts after the cut may start at any step.
+	started := map[record.ActorID]bool{}
+	for _, e := range path {
+		started[e.Actor] = started[e.Actor] || e.Kind == record.Start
+	}
+	s.alphabet = slices.Clip(s.alphabet)
+	for _, e := range base.Events[cut:] {
+		if e.Kind == record.Start && !started[e.Actor] {
+			started[e.Actor] = true
+			s.alphabet = append(s.alphabet, record.Event{Kind: record.Start, Actor: e.Actor, Cause: -1})
+		}
+	}
 	root, err := s.replay(path)
 	if err != nil || root.Halted() != nil {
 		return nil, s.steps, err
@@ -301,7 +313,7 @@ type step struct {
 }
 
 // dropsFor reports whether external step x drops the messages to its
-// actor (a kill or a restart).
+// actor in flight: a kill or a restart.
 func (s *suffixSearch) dropsFor(x step) bool {
 	if x.delivery || x.ext < 0 {
 		return false
@@ -310,12 +322,22 @@ func (s *suffixSearch) dropsFor(x step) bool {
 	return k == record.Kill || k == record.Restart
 }
 
+// starts reports whether x is the start of a member.
+func (s *suffixSearch) starts(x step) bool {
+	return !x.delivery && x.ext >= 0 && s.alphabet[x.ext].Kind == record.Start
+}
+
 // commute reports whether steps a and b, run in either order from a state
 // where both are enabled, lead to the same state: they run on different
-// actors, and neither is a kill or restart that would drop what the other
-// sent to its actor.
+// actors, neither is a kill or restart that would drop what the other
+// sent to its actor, and neither is a start (a message sent to a member
+// before it starts is lost, and a lost message does not show in what the
+// step sent).
 func (s *suffixSearch) commute(a, b step) bool {
-	return a.actor != b.actor && a.actor >= 0 && b.actor >= 0 &&
+	if a.actor < 0 || b.actor < 0 || a.actor >= 64 || b.actor >= 64 { // sent is a 64-bit set
+		return false
+	}
+	return a.actor != b.actor && !s.starts(a) && !s.starts(b) &&
 		!(s.dropsFor(a) && b.sent&(1<<a.actor) != 0) && !(s.dropsFor(b) && a.sent&(1<<b.actor) != 0)
 }
 
