@@ -29,9 +29,10 @@ import (
 // maxInsertCost, so whatever the search finds is strictly smaller than the
 // best trace. The insertable external events are those a system can take
 // at any time: a copy of each external send (same receiver and contents),
-// kill and restart of the best trace and, when the input crash-restarts
-// some member, a restart of every member; a trace with none of them (no
-// client commands, no faults) gets no insertions.
+// kill and restart of the best trace, the start of a member the trace
+// starts after the cut, and, when the input crash-restarts some member, a
+// restart of every member; a trace with none of them (no client commands,
+// no faults, every member started first) gets no insertions.
 //
 // The search replays every state it visits from the start (a run is not
 // forked: an actor may hold state that a copy would share with the
@@ -41,8 +42,8 @@ import (
 //   - commutation: two adjacent steps on different actors that were both
 //     enabled before the first lead to the same state in either order
 //     (unless one is a kill or restart that drops what the other sent to
-//     its actor), so only the order that runs the lower-numbered actor
-//     first is expanded;
+//     its actor, or a start), so only the order that runs the
+//     lower-numbered actor first is expanded;
 //   - the last step is like the best trace's last event, the one that
 //     triggered its violation (a copy of it, or a delivery of the same
 //     type to the same receiver), and depends on the step before it (one
@@ -158,9 +159,15 @@ func (m *minimizer) descend(ctx context.Context, c *dpor.Checker, cur *record.Tr
 }
 
 // inserts reports whether the insert stage applies to t: at most
-// maxInsertDeliveries deliveries, and external events to insert.
+// maxInsertDeliveries deliveries, and external events to insert (a start
+// after the first cut counts).
 func (m *minimizer) inserts(t *record.Trace) bool {
-	return t.Header.Deliveries <= maxInsertDeliveries && len(insertable(m.dropped, t.Events)) > 0
+	if t.Header.Deliveries > maxInsertDeliveries {
+		return false
+	}
+	cuts := insertCuts(t.Events)
+	late := len(cuts) > 0 && slices.ContainsFunc(t.Events[cuts[len(cuts)-1]:], func(e record.Event) bool { return e.Kind == record.Start })
+	return late || len(insertable(m.dropped, t.Events)) > 0
 }
 
 // insertable lists the external events the search may insert, in a fixed
