@@ -19,7 +19,7 @@ import (
 // content key) is remembered when the handler neither sent nor cancelled
 // anything and left its state as it was: it is then idle from any state,
 // whatever else is pending, and knownIdle skips it without running it.
-func (s *search) idle(f, c *frame, a int, tk uint64) bool {
+func (s *walker) idle(f, c *frame, a int, tk uint64) bool {
 	if c.sim.Sent() != f.sim.Sent() || c.sim.NumPending() != f.sim.NumPending()-1 || c.sim.Halted() != nil {
 		return false
 	}
@@ -41,7 +41,7 @@ func (s *search) idle(f, c *frame, a int, tk uint64) bool {
 
 // knownIdle reports whether delivering p from f, an expanded state, is
 // known to be idle (see idle).
-func (s *search) knownIdle(f *frame, p *record.Pending) bool {
+func (s *walker) knownIdle(f *frame, p *record.Pending) bool {
 	if !s.dominance || s.cfg.noMemo {
 		return false
 	}
