@@ -139,6 +139,9 @@ func (s *search) newWalker() *walker {
 	return &walker{search: s, fp: fingerprint.New(nil), hseen: map[uint64]uint8{}, cnt: make([]int32, n*n), memo: newMemo()}
 }
 
+// maxHistory bounds each walker's history filter (it is emptied there).
+const maxHistory = 8_000_000
+
 // minSplitBound is the smallest bound a parallel search splits: below it
 // a bound takes milliseconds. splitDepth is how far below the split cost
 // a bound goes: the workers' pieces are the subtrees of that many steps.
@@ -388,7 +391,7 @@ func (s *walker) expand(f *frame, left int) {
 			if old, ok := s.hseen[hk]; ok && int(old) > left-1 {
 				continue
 			}
-			if len(s.hseen) >= s.cfg.MaxStates {
+			if len(s.hseen) >= min(s.cfg.MaxStates, maxHistory) {
 				// Only a filter: forgetting it costs steps, not soundness.
 				clear(s.hseen)
 			}
