@@ -41,7 +41,10 @@ func (s *walker) histKey(f *frame, a int, h uint64) uint64 {
 // globalKey hashes f's global state: every member's state, the cut links,
 // the pending messages per link in send order, and the next external
 // event.
-func (s *walker) globalKey(f *frame) uint64 { return s.actorsKey(f) + s.pendingHash(f.sim) }
+func (s *walker) globalKey(f *frame) uint64 {
+	k, _ := s.pendingHash(f.sim)
+	return s.actorsKey(f) + k
+}
 
 // actorsKey is the global key without the pending messages: every
 // member's state, the cut links and the next external event.
@@ -60,12 +63,15 @@ func (s *walker) actorsKey(f *frame) uint64 {
 }
 
 // pendingHash combines the pending messages, each by its content key and
-// its place in its link's queue (a timer is a link of its own).
-func (s *walker) pendingHash(sim *record.Sim) uint64 {
+// its place in its link's queue (a timer is a link of its own); ext counts
+// those sent by external events.
+func (s *walker) pendingHash(sim *record.Sim) (k uint64, ext int) {
 	clear(s.cnt)
 	n := len(s.members) + 1
-	var k uint64
 	for _, p := range sim.InFlight() {
+		if p.From == record.External {
+			ext++
+		}
 		pos := int32(0)
 		if p.Timer == "" {
 			l := s.slot(p.From)*n + s.slot(p.To)
@@ -74,7 +80,7 @@ func (s *walker) pendingHash(sim *record.Sim) uint64 {
 		}
 		k += finish(hashing.Mix(s.ckey[p.ID], uint64(pos)))
 	}
-	return k
+	return k, ext
 }
 
 // slot is the position of an actor among the members, len(members) for

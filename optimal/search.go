@@ -58,6 +58,9 @@ type search struct {
 	index     map[record.ActorID]int
 	start     time.Time
 	dominance bool // prune idle deliveries (see idle)
+	// undelivered: prune states with more external messages pending
+	// than budget left (see dominance.go).
+	undelivered bool
 
 	// seen maps a global state key to 1 + the largest remaining budget
 	// the state was expanded with.
@@ -90,6 +93,7 @@ type walker struct {
 	expanded  int
 	steps     int
 	dominated int // deliveries pruned by dominance
+	pruned    int // states pruned for their undelivered external messages
 
 	// The top walker of a parallel search sends the states of cost
 	// split to work instead of visiting them.
@@ -131,6 +135,7 @@ func newSearch(ctx context.Context, sys *record.System, t *record.Trace, externa
 			s.dominance = false
 		}
 	}
+	s.undelivered = s.dominance && cfg.Subsets
 	return s, nil
 }
 
@@ -338,7 +343,14 @@ func (s *walker) visit(f *frame) {
 	}
 	s.learn(f)
 	ak := s.actorsKey(f)
-	key := ak + s.pendingHash(f.sim)
+	pk, ext := s.pendingHash(f.sim)
+	if s.undelivered && ext > left {
+		// Each external message pending costs a delivery (see
+		// undelivered in dominance.go).
+		s.pruned++
+		return
+	}
+	key := ak + pk
 	if !s.seen.claim(key, left) {
 		return
 	}
