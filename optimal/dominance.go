@@ -19,7 +19,7 @@ import (
 // content key) is remembered when the handler neither sent nor cancelled
 // anything and left its state as it was: it is then idle from any state,
 // whatever else is pending, and knownIdle skips it without running it.
-func (s *search) idle(f, c *frame, a int, tk uint64) bool {
+func (s *walker) idle(f, c *frame, a int, tk uint64) bool {
 	if c.sim.Sent() != f.sim.Sent() || c.sim.NumPending() != f.sim.NumPending()-1 || c.sim.Halted() != nil {
 		return false
 	}
@@ -41,10 +41,22 @@ func (s *search) idle(f, c *frame, a int, tk uint64) bool {
 
 // knownIdle reports whether delivering p from f, an expanded state, is
 // known to be idle (see idle).
-func (s *search) knownIdle(f *frame, p *record.Pending) bool {
+func (s *walker) knownIdle(f *frame, p *record.Pending) bool {
 	if !s.dominance || s.cfg.noMemo {
 		return false
 	}
 	_, ok := s.memo.idle[transKey(f, s.index[p.To], s.ckey[p.ID])]
 	return ok
 }
+
+// Undelivered external messages. With Subsets, a cheapest reproducer
+// delivers every message an external event it applies sends: were one
+// still pending at the end, the same schedule without that external
+// event would reproduce the violation one event cheaper (no actor saw the
+// message, and a violation is a function of the actors' states), and it
+// is a schedule of the search. So from a state on the way of a cheapest
+// reproducer, each pending external message costs at least its delivery,
+// and a state with more of them than budget left is not on such a way:
+// it is not expanded. The bound is admissible (it never exceeds what a
+// cheapest reproducer still spends), so the first reproducer found is
+// still a cheapest one; only schedules that are not cheapest are cut.

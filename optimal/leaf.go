@@ -45,7 +45,7 @@ func transKey(f *frame, a int, ck uint64) uint64 { return mix(f.ah[a], ck, 0x1ea
 
 // leaf checks the delivery of p from f, an expanded state (its actor
 // hashes and actors key are up to date), as the last step of a schedule.
-func (s *search) leaf(f *frame, p record.Pending) {
+func (s *walker) leaf(f *frame, p record.Pending) {
 	m := s.memo
 	a := s.index[p.To]
 	tk := transKey(f, a, s.ckey[p.ID])
@@ -53,7 +53,7 @@ func (s *search) leaf(f *frame, p record.Pending) {
 		if found, ok := m.verdict[f.ak-actorTerm(a, f.ah[a])+actorTerm(a, h)]; ok {
 			m.hits++
 			if found {
-				s.found = append(append([]decision(nil), s.path...), decision{kind: decDeliver, id: p.ID})
+				s.reproduced(&decision{kind: decDeliver, id: p.ID})
 			}
 			return
 		}
@@ -71,7 +71,7 @@ func (s *search) leaf(f *frame, p record.Pending) {
 	}
 	found := v.Same(s.want)
 	if found {
-		s.found = append(append([]decision(nil), s.path...), decision{kind: decDeliver, id: p.ID})
+		s.reproduced(&decision{kind: decDeliver, id: p.ID})
 	}
 	if sim.Halted() != nil {
 		return

@@ -103,6 +103,9 @@ type Config struct {
 	// Subsets also chooses which external events happen; the cost is
 	// deliveries plus external events.
 	Subsets bool
+	// Workers is the number of walkers of a bound (default 1): the
+	// answer does not depend on it (see run in search.go).
+	Workers int
 	// TotalBound, with Subsets, bounds the cost (deliveries plus external
 	// events) instead of MaxDeliveries plus every external event.
 	TotalBound int

@@ -98,3 +98,36 @@ func TestObservedNetworkTurnsReductionsOff(t *testing.T) {
 	assert.True(t, plain.Exhausted)
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, bounds, "each bound reported once")
 }
+
+// TestWorkersChangeNothing: a parallel search proves the same bounds and
+// returns the same reproducer, event for event, as one walker.
+func TestWorkersChangeNothing(t *testing.T) {
+	raftCat := record.NewCatalog(raft.System())
+	paxosCat := record.NewCatalog(paxos.System())
+	for _, c := range []struct {
+		file string
+		cat  *record.Catalog
+		cfg  optimal.Config
+	}{
+		{"raft-46.min.trace", raftCat, optimal.Config{MaxDeliveries: 10}},
+		{"raft-66.min.trace", raftCat, optimal.Config{MaxDeliveries: 13, Subsets: true, TotalBound: 13}},
+		{"paxos-accept-below-promise.min.trace", paxosCat, optimal.Config{MaxDeliveries: 18}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			tr, sys, err := record.ReadFile("../examples/traces/"+c.file, c.cat)
+			require.NoError(t, err)
+			one, err := optimal.Search(context.Background(), sys, tr, c.cfg)
+			require.NoError(t, err)
+			c.cfg.Workers = 2
+			two, err := optimal.Search(context.Background(), sys, tr, c.cfg)
+			require.NoError(t, err)
+			assert.Equal(t, one.Searched, two.Searched)
+			assert.Equal(t, one.Exhausted, two.Exhausted)
+			require.Equal(t, one.Trace != nil, two.Trace != nil)
+			if one.Trace != nil {
+				assert.Equal(t, one.Trace.Events, two.Trace.Events)
+			}
+			t.Logf("%d states, %d expanded with one walker; %d, %d with two", one.States, one.Expanded, two.States, two.Expanded)
+		})
+	}
+}
