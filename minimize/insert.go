@@ -64,7 +64,10 @@ import (
 //
 // The stage runs once, after the last round, on traces of at most
 // maxInsertDeliveries deliveries, with an allowance of its own
-// (Config.Steps/insertShare) beyond the step budget.
+// (Config.Steps/insertShare) beyond the step budget. A pair of cuts starts
+// only while the allowance lasts, and each search of the pair may use what
+// was left when the pair started, so the stage may end past its allowance,
+// at most twice it.
 
 // maxInsertDeliveries bounds the traces the insert stage searches.
 const maxInsertDeliveries = 40
