@@ -216,6 +216,8 @@ type minimizer struct {
 	// dropped holds the input's external events the reorder stage may
 	// re-insert (reorder.go).
 	dropped []record.Event
+	// reordered is the last best trace on which every reorder move failed.
+	reordered *record.Trace
 
 	start     time.Time
 	budget    time.Duration
@@ -473,6 +475,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.runStage(ctx, StageRetarget, m.steps.Load()+m.cfg.Steps/retargetShare, m.retarget); err != nil {
 		return err
 	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)

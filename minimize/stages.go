@@ -41,6 +41,10 @@ const (
 	// followed by a descent; it runs at the end of a round that found
 	// nothing, once per trace, as RoundStage(StageReorder, n).
 	StageReorder = "reorder"
+	// StageRetarget runs once after the rounds, on an allowance of its
+	// own: reorder moves led by external events addressed to another
+	// actor (retarget.go).
+	StageRetarget = "retarget"
 	// StageRoundForm rewrites the schedule into lockstep rounds where it
 	// still reproduces the violation (roundform.go); it runs once, after the
 	// last round, for systems whose messages carry a round.
