@@ -45,6 +45,12 @@
 //     events, so that elections that stand in for client commands go
 //     while the commands are still there; portfolio.go); its result
 //     replaces the best trace when it has fewer deliveries plus externals.
+//     When the rounds end, the retarget stage runs once, on an allowance of
+//     its own (a quarter of the step budget): the reorder stage's moves,
+//     led by retarget moves that address an external event to another
+//     actor (a client command sent to the leader rather than to a
+//     follower that forwards it, a restart of another member;
+//     retarget.go).
 //  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned

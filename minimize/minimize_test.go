@@ -123,7 +123,8 @@ func TestPaceAndStages(t *testing.T) {
 	require.Equal(t, first, names[:len(first)])
 	require.Equal(t, minimize.StageFinal, names[len(names)-1])
 	require.Equal(t, minimize.StageRoundForm, names[len(names)-2], "the round-form pass ends the pipeline")
-	rounds := names[len(first) : len(names)-2]
+	require.Equal(t, minimize.StageRetarget, names[len(names)-3], "the retarget stage follows the rounds")
+	rounds := names[len(first) : len(names)-3]
 	per := minimize.RoundStages()
 	require.NotEmpty(t, rounds, "at least one further round runs")
 	// Whole rounds, each possibly followed by its reorder stage.

@@ -37,7 +37,8 @@ func TestStepBudgetEndsStagesDeterministically(t *testing.T) {
 			total += s.Steps
 		}
 		// The budget ran out: the rounds stopped before converging, and
-		// only round-form ran past it, within its own allowance.
+		// only retarget and round-form ran past it, within their own
+		// allowances.
 		require.GreaterOrEqual(t, total, int64(budget), "-j %d", j)
 		require.Less(t, total, int64(budget)*3/2, "-j %d", j)
 		require.Equal(t, minimize.StageRoundForm, res.Stages[len(res.Stages)-2].Name)
