@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/demi-project/demi/optimal"
@@ -18,6 +19,7 @@ func optimalCmd(e *env) *cobra.Command {
 		maxDel    int
 		budget    time.Duration
 		maxStates int
+		workers   int
 		subsets   bool
 	)
 	cmd := &cobra.Command{
@@ -92,7 +94,10 @@ Ctrl-C).`,
 			if subsets {
 				unit = "deliveries plus externals"
 			}
-			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates, Subsets: subsets,
+			if workers <= 0 {
+				workers = runtime.NumCPU()
+			}
+			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates, Subsets: subsets, Workers: workers,
 				Progress: func(p optimal.Progress) {
 					fmt.Fprintf(e.stderr, "optimal: no schedule with at most %d %s; %d states, %d expanded, %.1fs\n",
 						p.Bound, unit, p.States, p.Expanded, p.Elapsed.Seconds())
@@ -141,6 +146,7 @@ Ctrl-C).`,
 	cmd.Flags().IntVar(&maxDel, "max-deliveries", 0, "the largest number of deliveries searched (default: one less than FILE has)")
 	cmd.Flags().DurationVar(&budget, "budget", 0, "stop after this long (default: no limit)")
 	cmd.Flags().IntVar(&maxStates, "max-states", 0, "stop once this many distinct states are known, expanded or queued (default 5,000,000)")
+	cmd.Flags().IntVarP(&workers, "jobs", "j", 0, "walkers of a bound in parallel (default: all cores; the answer does not depend on it)")
 	cmd.Flags().BoolVar(&subsets, "subsets", false, "also search every subsequence of the external events (cost: deliveries + externals)")
 	// --global chose the global-state search, now the only one.
 	cmd.Flags().Bool("global", true, "")

@@ -146,6 +146,10 @@ type Report struct {
 	Optimum          []OptimumRow `json:"optimum,omitempty"`
 	OptimumGenerated string       `json:"optimum_generated,omitempty"`
 	OptimumBudget    string       `json:"optimum_budget,omitempty"`
+	// OptimumWorkers is the walkers of each search (optimal.Config.Workers)
+	// and OptimumLoad the machine's load average at its start and end.
+	OptimumWorkers int    `json:"optimum_workers,omitempty"`
+	OptimumLoad    string `json:"optimum_load,omitempty"`
 	// Long is the long-trace study (longtrace.go).
 	Long          []LongRow `json:"long,omitempty"`
 	LongGenerated string    `json:"long_generated,omitempty"`

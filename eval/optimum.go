@@ -24,6 +24,9 @@ type OptimumConfig struct {
 	Bugs []string
 	// Budget bounds each search (default 10m).
 	Budget time.Duration
+	// Workers is the walkers of each search (default 2, optimal.Config.
+	// Workers; the answers do not depend on it, the speed does).
+	Workers int
 	// MaxStates bounds each search's states (default 30,000,000, about
 	// 2 GB; a 10-minute search meets fewer).
 	MaxStates int
@@ -97,7 +100,7 @@ func (c *Config) optimumBug(ctx context.Context, oc OptimumConfig, bug string) (
 	// Cost is deliveries plus externals: a bound of one less than the
 	// input's deliveries searches every cost below the input's total.
 	res, err := optimal.Search(octx, sys, best, optimal.Config{MaxDeliveries: row.Input.Deliveries - 1,
-		Subsets: true, MaxStates: oc.MaxStates, TotalBound: row.Input.total() - 1,
+		Subsets: true, MaxStates: oc.MaxStates, TotalBound: row.Input.total() - 1, Workers: oc.Workers,
 		Progress: func(p optimal.Progress) {
 			row.Bounds = append(row.Bounds, BoundProgress{Bound: p.Bound, States: p.States, Expanded: p.Expanded, Seconds: p.Elapsed.Seconds()})
 		}})
@@ -188,12 +191,18 @@ func (c *Config) optimum(ctx context.Context, rep *Report, bugs []string, update
 	if oc.MaxStates <= 0 {
 		oc.MaxStates = 30_000_000
 	}
+	if oc.Workers <= 0 {
+		oc.Workers = 2
+	}
 	if len(oc.Bugs) > 0 {
 		bugs = oc.Bugs
 	}
 	rep.Optimum = nil
 	rep.OptimumGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
 	rep.OptimumBudget = oc.Budget.String()
+	rep.OptimumWorkers = oc.Workers
+	load0 := loadAverage()
+	rep.OptimumLoad = load0
 	for _, b := range bugs {
 		row, err := c.optimumBug(ctx, oc, b)
 		if err != nil {
@@ -203,6 +212,9 @@ func (c *Config) optimum(ctx context.Context, rep *Report, bugs []string, update
 			row.Err = err.Error()
 		}
 		rep.Optimum = append(rep.Optimum, row)
+		if load0 != "" {
+			rep.OptimumLoad = load0 + " → " + loadAverage()
+		}
 		if err := update(); err != nil {
 			return err
 		}

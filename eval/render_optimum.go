@@ -9,15 +9,24 @@ func (m *md) optimumStudy(rep *Report) {
 	}
 	m.p("## Proven optima: exhaustive search over schedules and subsets of the external events")
 	m.p("")
-	m.p("Measured %s, budget %s per bug. For every bug, `demi optimal --subsets` (package `optimal`) runs on the best "+
+	how := ""
+	if rep.OptimumWorkers > 0 {
+		how = fmt.Sprintf(", %d walkers per search (`-j %d`; the answers do not depend on it)", rep.OptimumWorkers, rep.OptimumWorkers)
+	}
+	if rep.OptimumLoad != "" {
+		how += fmt.Sprintf(", load average %s on the shared machine", rep.OptimumLoad)
+	}
+	m.p("Measured %s, budget %s per bug%s. For every bug, `demi optimal --subsets` (package `optimal`) runs on the best "+
 		"known reproducer (the smaller of the reference and the shipped `.min.trace`, by deliveries plus externals) with a "+
 		"bound of one less than its size. It chooses which of the trace's external events happen (each, in order, applied "+
 		"or left out) and every schedule of deliveries, by iterative deepening on deliveries plus externals, and identifies "+
 		"a state by a hash of every actor's state, the pending messages and the next external event, so schedules that "+
-		"reach the same global state are expanded once per bound. A search that finishes proves the optimum over those "+
+		"reach the same global state are expanded once per bound; a delivery that changes nothing is not expanded and the "+
+		"last step of a schedule is only checked (package `optimal` documents each reduction and why it is exact). A search that finishes proves the optimum over those "+
 		"external events and their subsequences (other external events, such as other client commands or a different "+
 		"bootstrap configuration, are outside it); one that runs out of budget proves a lower bound: every reproducer "+
-		"costs more than the last bound it finished.", rep.OptimumGenerated, rep.OptimumBudget)
+		"costs more than the last bound it finished. Expanded states per second is the search's speed; it counts states "+
+		"whose successors were generated, not the last steps only checked.", rep.OptimumGenerated, rep.OptimumBudget, how)
 	m.p("")
 	var rows [][]string
 	for i := range rep.Optimum {

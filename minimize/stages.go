@@ -45,6 +45,11 @@ const (
 	// own: reorder moves led by external events addressed to another
 	// actor (retarget.go).
 	StageRetarget = "retarget"
+	// StageInsert replaces a suffix of the best trace by a cheaper one
+	// that an exhaustive search finds, inserting deliveries and external
+	// events the trace lacks (insert.go); it runs once, after the last
+	// round, on short traces.
+	StageInsert = "insert"
 	// StageRoundForm rewrites the schedule into lockstep rounds where it
 	// still reproduces the violation (roundform.go); it runs once, after the
 	// last round, for systems whose messages carry a round.

@@ -44,6 +44,28 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(float64(res.Expanded)*float64(b.N)/b.Elapsed().Seconds(), "expanded/s")
 		})
 	}
+	// raft-66: the shipped minimized trace (3 members, E:7, 21 events),
+	// over subsets of its external events up to a cost of 13: the kind of
+	// search the optimum study runs, cut short.
+	rtr, rsys, err := record.ReadFile("../examples/traces/raft-66.min.trace", record.NewCatalog(raft.System()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("raft-66", func(b *testing.B) {
+		var res *optimal.Result
+		for b.Loop() {
+			res, err = optimal.Search(context.Background(), rsys, rtr, optimal.Config{MaxDeliveries: 13, Subsets: true, TotalBound: 13})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if res.Trace != nil || !res.Exhausted || res.Searched != 13 {
+			b.Fatalf("raft-66: got %v, exhausted %v, searched %d; want none, true, 13", res.Trace != nil, res.Exhausted, res.Searched)
+		}
+		b.ReportMetric(float64(res.States), "states")
+		b.ReportMetric(float64(res.Expanded), "expanded")
+		b.ReportMetric(float64(res.Expanded)*float64(b.N)/b.Elapsed().Seconds(), "expanded/s")
+	})
 	// paxos: the 19-delivery minimized trace of a five-member consensus
 	// protocol, searched to the end (an 18-delivery schedule exists).
 	ptr, psys, err := record.ReadFile("../examples/traces/paxos-accept-below-promise.min.trace", record.NewCatalog(paxos.System()))

@@ -19,7 +19,7 @@ import (
 // contentKey identifies a message by its link and what it is, not by its
 // ID (IDs depend on the interleaving): sender, receiver, timer key and
 // fingerprint (type and every field).
-func (s *search) contentKey(from, to record.ActorID, timer string, msg record.Message) uint64 {
+func (s *walker) contentKey(from, to record.ActorID, timer string, msg record.Message) uint64 {
 	h := hashing.String(hashing.Seed, string(from))
 	h = hashing.String(h, string(to))
 	h = hashing.String(h, timer)
@@ -27,7 +27,7 @@ func (s *search) contentKey(from, to record.ActorID, timer string, msg record.Me
 }
 
 // histKey is f's history key with actor a's history replaced by h.
-func (s *search) histKey(f *frame, a int, h uint64) uint64 {
+func (s *walker) histKey(f *frame, a int, h uint64) uint64 {
 	k := finish(uint64(f.ext)*2+b2u(f.kept)) ^ f.dec
 	for i, x := range f.hist {
 		if i == a {
@@ -41,21 +41,37 @@ func (s *search) histKey(f *frame, a int, h uint64) uint64 {
 // globalKey hashes f's global state: every member's state, the cut links,
 // the pending messages per link in send order, and the next external
 // event.
-func (s *search) globalKey(f *frame) uint64 {
+func (s *walker) globalKey(f *frame) uint64 {
+	k, _ := s.pendingHash(f.sim)
+	return s.actorsKey(f) + k
+}
+
+// actorsKey is the global key without the pending messages: every
+// member's state, the cut links and the next external event.
+func (s *walker) actorsKey(f *frame) uint64 {
+	s.hashes(f)
 	k := finish(uint64(f.ext)*2+b2u(f.kept)+0x3c6ef372fe94f82b) + f.cut
 	for i, h := range f.ah {
 		k += actorTerm(i, h)
 	}
-	return k + s.pendingHash(f.sim)
+	if s.cfg.plain {
+		// An actor may have stamped its state with the event clock:
+		// the states it reaches depend on how many events came before.
+		k += finish(uint64(f.sim.NumEvents()) + 0x2545f4914f6cdd1d)
+	}
+	return k
 }
 
 // pendingHash combines the pending messages, each by its content key and
-// its place in its link's queue (a timer is a link of its own).
-func (s *search) pendingHash(sim *record.Sim) uint64 {
+// its place in its link's queue (a timer is a link of its own); ext counts
+// those sent by external events.
+func (s *walker) pendingHash(sim *record.Sim) (k uint64, ext int) {
 	clear(s.cnt)
 	n := len(s.members) + 1
-	var k uint64
 	for _, p := range sim.InFlight() {
+		if p.From == record.External {
+			ext++
+		}
 		pos := int32(0)
 		if p.Timer == "" {
 			l := s.slot(p.From)*n + s.slot(p.To)
@@ -64,7 +80,7 @@ func (s *search) pendingHash(sim *record.Sim) uint64 {
 		}
 		k += finish(hashing.Mix(s.ckey[p.ID], uint64(pos)))
 	}
-	return k
+	return k, ext
 }
 
 // slot is the position of an actor among the members, len(members) for
@@ -78,7 +94,7 @@ func (s *search) slot(id record.ActorID) int {
 
 // actorHash hashes member i's state: whether it runs, its value, its
 // storage, its incarnation and its random source.
-func (s *search) actorHash(sim *record.Sim, i int) uint64 {
+func (s *walker) actorHash(sim *record.Sim, i int) uint64 {
 	st := sim.View().StateOf(s.members[i])
 	h := finish(uint64(i) + 0x51)
 	if st.Running {

@@ -37,7 +37,8 @@
 // so schedules that reach the same global state (two orders of commuting
 // deliveries, a vote that changes nothing) are expanded once per bound.
 //
-// Three reductions cut the steps taken, all sound:
+// Reductions cut the steps taken, all sound (TestReductionsChangeNoAnswer
+// compares the answers with each one off):
 //
 //   - Commutation: deliveries to different actors commute, so the state a
 //     schedule reaches is a function of every actor's local history (what
@@ -53,6 +54,23 @@
 //   - Eager choices (Subsets): leaving an external event out changes
 //     nothing but which event comes next, so whether it happens is decided
 //     as soon as it is the next external event.
+//   - Dominance (unordered networks): a delivery that changes nothing (its
+//     receiver's state stays, nothing is sent or cancelled) leads to its
+//     parent's state minus one pending message, which the parent reaches
+//     a violation from as cheaply, one delivery sooner: it is never
+//     expanded (dominance.go).
+//   - Leaves: the last step of a schedule is only checked, and a
+//     delivery's effect on its receiver and the invariant's verdict on the
+//     actors' states are remembered, so most last steps and idle
+//     deliveries cost lookups, not handler calls (leaf.go).
+//
+// Commutation, dominance and the tables assume that a state is the
+// actors' states and the messages in flight. An actor that reads the
+// event clock (record.Context.EventIndex) stamps its state with the
+// interleaving, and an invariant that reads the network
+// (record.View.NumInFlight) sees the messages in flight: when the run
+// reports either (record.Sim.Observed), the search starts again without
+// them (Result.Plain) and with the number of events in the state key.
 //
 // The hash of an actor's value is only as good as its fields: an actor
 // whose behaviour depends on something reflection cannot see (a function
@@ -85,13 +103,21 @@ type Config struct {
 	// Subsets also chooses which external events happen; the cost is
 	// deliveries plus external events.
 	Subsets bool
+	// Workers is the number of walkers of a bound (default 1): the
+	// answer does not depend on it (see run in search.go).
+	Workers int
 	// TotalBound, with Subsets, bounds the cost (deliveries plus external
 	// events) instead of MaxDeliveries plus every external event.
 	TotalBound int
 
-	// noCommute turns the commutation filter off (tests and benchmarks
-	// measure what it saves).
-	noCommute bool
+	// noCommute turns the commutation filter off and noDominance the
+	// pruning of deliveries that change nothing (tests and benchmarks
+	// measure what they save; a search whose actors read the event clock
+	// or whose invariant reads the network turns them off itself).
+	noCommute, noDominance, noMemo bool
+	// plain: no commutation filter, no dominance, and the number of
+	// events in the state key (see Search).
+	plain bool
 }
 
 // Progress reports a bound the search finished.
@@ -128,6 +154,10 @@ type Result struct {
 	Steps int
 	// Seconds is the wall time of the search.
 	Seconds float64
+	// Plain reports that the search ran without its reductions (see
+	// Search): an actor read the event clock or the invariant read the
+	// network.
+	Plain bool
 }
 
 // ExpandedPerSecond is the search's speed.
@@ -157,9 +187,33 @@ func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config
 			return nil, fmt.Errorf("optimal: external event %d sends a nil message", i)
 		}
 	}
+	// Bounds already reported are not reported again by a plain search.
+	last, progress := -1, cfg.Progress
+	if progress != nil {
+		cfg.Progress = func(p Progress) {
+			if p.Bound > last {
+				last = p.Bound
+				progress(p)
+			}
+		}
+	}
 	s, err := newSearch(ctx, sys, t, externals, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return s.run()
+	res, err := s.run()
+	if errors.Is(err, errObserved) {
+		// The reductions assume that a state is the actors' states and
+		// the messages in flight; start again without them.
+		cfg.plain, cfg.noCommute, cfg.noDominance, cfg.noMemo = true, true, true, true
+		if s, err = newSearch(ctx, sys, t, externals, cfg); err != nil {
+			return nil, err
+		}
+		res, err = s.run()
+	}
+	return res, err
 }
+
+// errObserved stops a search with reductions when an actor reads the event
+// clock or a check reads the network (record.Sim.Observed).
+var errObserved = errors.New("optimal: the run observed the event clock or the network")

@@ -2,8 +2,11 @@ package optimal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/demi-project/demi/fingerprint"
@@ -36,12 +39,14 @@ type frame struct {
 	// maxID is the largest message ID whose content key is known.
 	maxID record.MsgID
 	hist  []uint64 // per-actor history hashes (the commutation filter)
-	ah    []uint64 // per-actor state hashes
+	ah    []uint64 // per-actor state hashes, valid unless marked in dirty
+	dirty uint64   // actors that took a step since ah was computed
+	ak    uint64   // the actors key (see actorsKey), once expanded
 	cut   uint64   // hash of the cut links
 	dec   uint64   // hash of the decisions on external events so far
 }
 
-// search is one run of Search.
+// search is one run of Search: what its walkers share.
 type search struct {
 	ctx       context.Context
 	cfg       Config
@@ -51,21 +56,57 @@ type search struct {
 	externals []record.Event
 	members   []record.ActorID
 	index     map[record.ActorID]int
-	fp        *fingerprint.Fingerprinter
 	start     time.Time
+	dominance bool // prune idle deliveries (see idle)
+	// undelivered: prune states with more external messages pending
+	// than budget left (see dominance.go).
+	undelivered bool
 
-	// seen and hseen map a global state key and a history key to 1 + the
-	// largest remaining budget the state was expanded with.
-	seen, hseen map[uint64]uint8
-	ckey        []uint64 // content key of a message by ID, along the current path
-	cnt         []int32  // per-link scratch for pendingHash
-	path        []decision
-	bound       int
-	expanded    int
-	steps       int
-	found       []decision
-	stop        bool
-	err         error
+	// seen maps a global state key to 1 + the largest remaining budget
+	// the state was expanded with.
+	seen *table
+
+	// halt stops every walker: a reproducer found, an error, the
+	// context done or the table full; mu guards found and err.
+	halt  atomic.Bool
+	stop  bool // the search stopped before finishing (context, MaxStates)
+	mu    sync.Mutex
+	found []decision
+	err   error
+}
+
+// walker walks part of the state space: the whole of it with one worker;
+// with several, the top walker walks the states cheaper than a split
+// cost and hands the states at that cost to the others (see run). Its
+// tables are its own: the content keys along its path, the history filter
+// and the memo are caches, and sharing them would only save steps.
+type walker struct {
+	*search
+	fp        *fingerprint.Fingerprinter
+	hseen     map[uint64]uint8 // history key -> 1 + the largest budget (the commutation filter)
+	ckey      []uint64         // content key of a message by ID, along the current path
+	cnt       []int32          // per-link scratch for pendingHash
+	path      []decision
+	bound     int
+	scratch   *record.Sim // the leaves' run (see fork)
+	memo      *memo       // the leaves' outcomes (see leaf)
+	expanded  int
+	steps     int
+	dominated int // deliveries pruned by dominance
+	pruned    int // states pruned for their undelivered external messages
+
+	// The top walker of a parallel search sends the states of cost
+	// split to work instead of visiting them.
+	work  chan<- item
+	split int
+}
+
+// item is a state handed to a worker, with the path that led there and
+// the content keys of the messages on that path.
+type item struct {
+	f    frame
+	path []decision
+	ckey []uint64
 }
 
 func newSearch(ctx context.Context, sys *record.System, t *record.Trace, externals []record.Event, cfg Config) (*search, error) {
@@ -73,21 +114,59 @@ func newSearch(ctx context.Context, sys *record.System, t *record.Trace, externa
 		return nil, fmt.Errorf("optimal: --subsets handles at most 254 external events, the trace has %d", len(externals))
 	}
 	s := &search{ctx: ctx, cfg: cfg, sys: sys, setup: t.Setup(sys), want: t.Header.Violation,
-		externals: externals, fp: fingerprint.New(nil), start: time.Now(),
-		index: map[record.ActorID]int{}, seen: map[uint64]uint8{}, hseen: map[uint64]uint8{}}
+		externals: externals, start: time.Now(), index: map[record.ActorID]int{}, seen: newTable()}
 	sim, err := s.setup.NewSim()
 	if err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
 	}
 	s.members = sim.Members()
+	if len(s.members) > 64 {
+		return nil, fmt.Errorf("optimal: the search handles at most 64 members, the run has %d", len(s.members))
+	}
 	for i, m := range s.members {
 		s.index[m] = i
 	}
-	s.cnt = make([]int32, (len(s.members)+1)*(len(s.members)+1))
+	// Dominance needs an unordered network (on a FIFO link a message
+	// that is consumed unblocks the next) and no external event that
+	// waits on the network.
+	s.dominance = !cfg.noDominance && sim.Semantics() == record.Unordered
+	for _, e := range externals {
+		if e.Kind == record.WaitQuiescence || e.Kind == record.WaitCondition {
+			s.dominance = false
+		}
+	}
+	s.undelivered = s.dominance && cfg.Subsets
 	return s, nil
 }
 
+func (s *search) newWalker() *walker {
+	n := len(s.members) + 1
+	return &walker{search: s, fp: fingerprint.New(nil), hseen: map[uint64]uint8{}, cnt: make([]int32, n*n), memo: newMemo()}
+}
+
+// maxHistory bounds each walker's history filter (it is emptied there).
+const maxHistory = 8_000_000
+
+// minSplitBound is the smallest bound a parallel search splits: below it
+// a bound takes milliseconds. splitDepth is how far below the split cost
+// a bound goes: the workers' pieces are the subtrees of that many steps.
+const (
+	minSplitBound = 10
+	splitDepth    = 8
+)
+
 // run deepens the bound until a schedule reproduces the violation.
+//
+// With Config.Workers above one, a bound of at least minSplitBound is
+// walked in parallel: the top walker walks the states of cost below
+// bound-splitDepth and queues each state of that cost, in its order, for
+// the workers, which walk them to the bound. They share the state table
+// (a state expanded by one is not expanded again by another with less
+// budget), so what one bound proves does not depend on the number of
+// workers. Which reproducer is found first does; so a bound that finds
+// one is walked again by one walker, with empty tables, and the first
+// reproducer of that walk in its fixed order is the answer, whatever the
+// number of workers.
 func (s *search) run() (*Result, error) {
 	// maxBound is the largest cost searched: deliveries, plus externals
 	// with Subsets. The budget left is stored in a byte.
@@ -99,46 +178,121 @@ func (s *search) run() (*Result, error) {
 		}
 	}
 	maxBound = min(maxBound, 254)
-	root, err := s.root()
+	top := s.newWalker()
+	root, err := top.root()
 	if err != nil {
 		return nil, err
 	}
+	// With several workers, the top walker only queues (it waits most of
+	// the time) and Workers walkers walk.
+	workers := []*walker{top}
+	for range s.cfg.Workers {
+		if s.cfg.Workers > 1 {
+			workers = append(workers, s.newWalker())
+		}
+	}
 	res := &Result{Searched: -1}
-	for s.bound = 0; s.bound <= maxBound; s.bound++ {
-		s.visit(root)
+	for bound := 0; bound <= maxBound; bound++ {
+		if len(workers) > 1 && bound >= minSplitBound {
+			s.parallel(workers, root, bound)
+		} else {
+			top.bound = bound
+			top.visit(root)
+		}
 		if s.err != nil {
 			return nil, s.err
 		}
 		if s.found != nil {
+			// The answer is the first reproducer of one walker's walk
+			// of this bound, with empty tables.
+			first := s.found
+			s.found = nil
+			s.halt.Store(false)
+			s.seen = newTable()
+			clear(top.hseen)
+			top.bound = bound
+			top.path = top.path[:0]
+			top.visit(root)
+			if s.err != nil {
+				return nil, s.err
+			}
+			if s.found == nil {
+				if !s.stop {
+					return nil, errors.New("optimal: internal error: a bound's reproducer was not found again")
+				}
+				s.found = first // stopped: the first one found is as cheap
+			}
 			tr, err := s.build(s.found)
 			if err != nil {
 				return nil, err
 			}
-			return s.finish(res, tr, true)
+			return s.finish(res, workers, tr, true)
 		}
 		if s.stop {
-			return s.finish(res, nil, false)
+			return s.finish(res, workers, nil, false)
 		}
-		res.Searched = s.bound
+		res.Searched = bound
 		if s.cfg.Progress != nil {
-			s.cfg.Progress(Progress{Bound: s.bound, States: len(s.seen), Expanded: s.expanded, Elapsed: time.Since(s.start)})
+			s.cfg.Progress(Progress{Bound: bound, States: s.seen.len(), Expanded: expanded(workers), Elapsed: time.Since(s.start)})
 		}
 	}
-	return s.finish(res, nil, true)
+	return s.finish(res, workers, nil, true)
 }
 
-func (s *search) finish(res *Result, tr *record.Trace, exhausted bool) (*Result, error) {
+// parallel walks one bound with the walkers: the first queues, the
+// others (and then the first) walk what was queued.
+func (s *search) parallel(ws []*walker, root *frame, bound int) {
+	work := make(chan item, 4*len(ws))
+	var wg sync.WaitGroup
+	for _, w := range ws[1:] {
+		w.bound = bound
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range work {
+				if s.halt.Load() {
+					continue
+				}
+				w.path = append(w.path[:0], it.path...)
+				w.ckey = append(w.ckey[:0], it.ckey...)
+				f := it.f
+				w.visit(&f)
+			}
+		}()
+	}
+	top := ws[0]
+	top.bound, top.work, top.split = bound, work, bound-splitDepth
+	top.visit(root)
+	top.work = nil
+	close(work)
+	wg.Wait()
+}
+
+func expanded(ws []*walker) int {
+	n := 0
+	for _, w := range ws {
+		n += w.expanded
+	}
+	return n
+}
+
+func (s *search) finish(res *Result, ws []*walker, tr *record.Trace, exhausted bool) (*Result, error) {
 	res.Trace, res.Exhausted = tr, exhausted
 	if tr != nil {
 		res.Deliveries, res.Externals = tr.Header.Deliveries, tr.Header.Externals
 	}
-	res.States, res.Expanded, res.Steps = len(s.seen), s.expanded, s.steps
+	res.States = s.seen.len()
+	for _, w := range ws {
+		res.Expanded += w.expanded
+		res.Steps += w.steps
+	}
+	res.Plain = s.cfg.plain
 	res.Seconds = time.Since(s.start).Seconds()
 	return res, nil
 }
 
 // root is the state before any event.
-func (s *search) root() (*frame, error) {
+func (s *walker) root() (*frame, error) {
 	sim, err := s.setup.NewSim()
 	if err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
@@ -155,17 +309,24 @@ func (s *search) root() (*frame, error) {
 
 // visit expands f unless it violates, halted, or was expanded with at
 // least as much budget left.
-func (s *search) visit(f *frame) {
-	if s.stop || s.found != nil {
+func (s *walker) visit(f *frame) {
+	if s.halt.Load() {
 		return
 	}
 	if s.ctx.Err() != nil {
-		s.stop = true
+		s.stopEarly()
 		return
 	}
-	if v := f.sim.Check(); v != nil {
+	v := f.sim.Check()
+	if !s.cfg.plain {
+		if clock, network := f.sim.Observed(); clock || network {
+			s.fail(errObserved)
+			return
+		}
+	}
+	if v != nil {
 		if v.Same(s.want) {
-			s.found = append([]decision(nil), s.path...)
+			s.reproduced(nil)
 			return
 		}
 		if f.sim.Halted() != nil {
@@ -173,22 +334,38 @@ func (s *search) visit(f *frame) {
 		}
 	}
 	left := s.bound - f.cost
-	key := s.globalKey(f)
-	if old, ok := s.seen[key]; ok && int(old) > left {
+	if left == 0 && (s.cfg.Subsets || f.ext == len(s.externals)) {
+		// Every step left costs one (with Subsets, only leaving
+		// external events out is free, and that changes no actor): the
+		// check above was this state's last chance, so it is neither
+		// hashed nor remembered.
 		return
 	}
-	if len(s.seen) >= s.cfg.MaxStates {
-		s.stop = true
+	s.learn(f)
+	ak := s.actorsKey(f)
+	pk, ext := s.pendingHash(f.sim)
+	if s.undelivered && ext > left {
+		// Each external message pending costs a delivery (see
+		// undelivered in dominance.go).
+		s.pruned++
 		return
 	}
-	s.seen[key] = uint8(left + 1)
+	key := ak + pk
+	if !s.seen.claim(key, left) {
+		return
+	}
+	if s.seen.len() >= s.cfg.MaxStates {
+		s.stopEarly()
+		return
+	}
+	f.ak = ak
 	s.expanded++
 	s.expand(f, left)
 }
 
 // expand visits f's successors: the next external event (applied or, with
 // Subsets, left out) and the deliveries.
-func (s *search) expand(f *frame, left int) {
+func (s *walker) expand(f *frame, left int) {
 	if f.ext < len(s.externals) {
 		e := &s.externals[f.ext]
 		cost := 0
@@ -213,8 +390,10 @@ func (s *search) expand(f *frame, left int) {
 	if left < 1 {
 		return
 	}
+	// A delivery from here is the last step of its schedule: only checked.
+	leaf := left == 1 && (s.cfg.Subsets || f.ext == len(s.externals))
 	for _, p := range f.sim.Enabled(nil) {
-		if s.stop || s.found != nil {
+		if s.halt.Load() {
 			return
 		}
 		if !s.cfg.noCommute {
@@ -224,11 +403,19 @@ func (s *search) expand(f *frame, left int) {
 			if old, ok := s.hseen[hk]; ok && int(old) > left-1 {
 				continue
 			}
-			if len(s.hseen) >= s.cfg.MaxStates {
+			if len(s.hseen) >= min(s.cfg.MaxStates, maxHistory) {
 				// Only a filter: forgetting it costs steps, not soundness.
 				clear(s.hseen)
 			}
 			s.hseen[hk] = uint8(left)
+		}
+		if leaf && !s.cfg.noMemo {
+			s.leaf(f, p)
+			continue
+		}
+		if s.knownIdle(f, &p) {
+			s.dominated++
+			continue
 		}
 		s.child(f, decision{kind: decDeliver, id: p.ID}, nil)
 	}
@@ -236,7 +423,7 @@ func (s *search) expand(f *frame, left int) {
 
 // child takes decision d from f (e is the external event to apply) and
 // visits the state it leads to.
-func (s *search) child(f *frame, d decision, e *record.Event) {
+func (s *walker) child(f *frame, d decision, e *record.Event) {
 	c := *f
 	switch d.kind {
 	case decSkip:
@@ -247,7 +434,8 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 		c.kept = true
 	case decApply:
 		s.steps++
-		c.sim = f.sim.Fork()
+		leaf := s.cfg.Subsets && s.bound-f.cost == 1
+		c.sim = s.fork(f.sim, leaf)
 		if err := c.sim.Apply(*e); err != nil {
 			s.fail(fmt.Errorf("optimal: external event %d (%s): %w", c.ext, e, err))
 			return
@@ -256,18 +444,20 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 			c.cost++
 		}
 		c.dec = mix(c.dec, uint64(c.ext)*2+1, 0x5c)
-		switch e.Kind {
-		case record.Start, record.Kill, record.Restart:
+		switch {
+		case leaf:
+			// Only checked (see visit): nothing to hash.
+		case e.Kind == record.Start || e.Kind == record.Kill || e.Kind == record.Restart:
 			s.touch(&c, s.index[e.Actor], uint64(e.Kind)+0x9e37)
-		case record.Partition, record.Heal:
+		case e.Kind == record.Partition || e.Kind == record.Heal:
 			c.cut = s.cutHash(c.sim)
 		}
 		c.ext++
 		c.kept = !s.cfg.Subsets
-		s.learn(&c)
 	case decDeliver:
 		s.steps++
-		c.sim = f.sim.Fork()
+		leaf := s.bound-f.cost == 1 && (s.cfg.Subsets || f.ext == len(s.externals))
+		c.sim = s.fork(f.sim, leaf)
 		p, _ := c.sim.Pending(d.id)
 		a := s.index[p.To]
 		if err := c.sim.Deliver(d.id); err != nil {
@@ -275,27 +465,71 @@ func (s *search) child(f *frame, d decision, e *record.Event) {
 			return
 		}
 		c.cost++
-		s.touch(&c, a, s.ckey[d.id])
-		s.learn(&c)
+		if !leaf {
+			s.touch(&c, a, s.ckey[d.id])
+			if s.dominance && s.idle(f, &c, a, transKey(f, a, s.ckey[d.id])) {
+				s.dominated++
+				return
+			}
+		}
 	}
 	s.path = append(s.path, d)
-	s.visit(&c)
+	if s.work != nil && c.cost == s.split {
+		s.work <- item{f: c, path: slices.Clone(s.path), ckey: slices.Clone(s.ckey[:c.maxID+1])}
+	} else {
+		s.visit(&c)
+	}
 	s.path = s.path[:len(s.path)-1]
+}
+
+// fork forks sim for a child; a leaf (a state only checked for a
+// violation, see visit) is made in the search's scratch run.
+func (s *walker) fork(sim *record.Sim, leaf bool) *record.Sim {
+	if !leaf {
+		return sim.Fork()
+	}
+	s.scratch = sim.ForkInto(s.scratch)
+	return s.scratch
 }
 
 // fail stops the search on an error of the system under test (an external
 // event it rejects, a message it cannot deliver).
 func (s *search) fail(err error) {
+	s.mu.Lock()
 	if s.err == nil {
 		s.err = err
 	}
+	s.mu.Unlock()
+	s.halt.Store(true)
+}
+
+// stopEarly stops the search before it finished (the context, MaxStates).
+func (s *search) stopEarly() {
+	s.mu.Lock()
 	s.stop = true
+	s.mu.Unlock()
+	s.halt.Store(true)
+}
+
+// reproduced records that the walker's path, then last if not nil,
+// reproduces the violation, and stops the search.
+func (s *walker) reproduced(last *decision) {
+	p := slices.Clone(s.path)
+	if last != nil {
+		p = append(p, *last)
+	}
+	s.mu.Lock()
+	if s.found == nil {
+		s.found = p
+	}
+	s.mu.Unlock()
+	s.halt.Store(true)
 }
 
 // learn computes the content keys of the messages f's last step sent.
 // Message IDs along one path only grow, so one slice indexed by ID serves
 // the whole walk: a sibling's messages reuse IDs above their parent's.
-func (s *search) learn(f *frame) {
+func (s *walker) learn(f *frame) {
 	top := f.maxID
 	for _, p := range f.sim.InFlight() {
 		if p.ID <= f.maxID {
@@ -311,10 +545,25 @@ func (s *search) learn(f *frame) {
 }
 
 // touch records in c, a child sharing its parent's hash slices, that
-// actor a took a step with key: its history and its state hash, in copies.
-func (s *search) touch(c *frame, a int, key uint64) {
+// actor a took a step with key: its history, in a copy, and that its
+// state hash is to be computed again (see hashes), which a state that is
+// never expanded does not need.
+func (s *walker) touch(c *frame, a int, key uint64) {
 	c.hist = slices.Clone(c.hist)
 	c.hist[a] = mix(c.hist[a], key, uint64(c.ext))
-	c.ah = slices.Clone(c.ah)
-	c.ah[a] = s.actorHash(c.sim, a)
+	c.dirty |= 1 << a
+}
+
+// hashes brings f's actor state hashes up to date.
+func (s *walker) hashes(f *frame) {
+	if f.dirty == 0 {
+		return
+	}
+	f.ah = slices.Clone(f.ah)
+	for a := range f.ah {
+		if f.dirty&(1<<a) != 0 {
+			f.ah[a] = s.actorHash(f.sim, a)
+		}
+	}
+	f.dirty = 0
 }

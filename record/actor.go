@@ -33,6 +33,18 @@ type Snapshotter interface {
 	Snapshot() any
 }
 
+// DeepCopier is implemented by actors (and values kept in stable storage)
+// that copy themselves faster than reflection does. DeepCopy must return a
+// value of the same type, equal to the receiver field by field
+// (reflect.DeepEqual), that shares no mutable memory with it: the run and
+// its forks (Sim.Fork) then change either without the other seeing it.
+// Without it, a value is copied field by field by reflection, unexported
+// fields included; record.CheckDeepCopy tests an implementation against
+// that copy.
+type DeepCopier interface {
+	DeepCopy() any
+}
+
 // Context is an actor's window on the runtime during Start and Receive. It
 // is valid only for the duration of that call.
 type Context struct {
@@ -60,7 +72,10 @@ func (c *Context) SetTimer(key string, msg Message) {
 }
 
 // CancelTimer disarms the timer named key, if it is pending.
-func (c *Context) CancelTimer(key string) { c.sim.cancelTimer(c.slot.index, key) }
+func (c *Context) CancelTimer(key string) {
+	c.sim.cancels++
+	c.sim.cancelTimer(c.slot.index, key)
+}
 
 // Rand returns this actor's random source. It is seeded from the run's seed,
 // the actor's ID and its incarnation, so it replays exactly.
@@ -72,7 +87,10 @@ func (c *Context) Rand() *rand.Rand { return c.slot.rand() }
 // ghost state with it, for example when a client's request arrived and
 // when it was answered, for an invariant about real-time order such as
 // linearizability.
-func (c *Context) EventIndex() int { return c.event }
+func (c *Context) EventIndex() int {
+	c.sim.readClock = true
+	return c.event
+}
 
 // Storage returns this actor's stable storage: it survives a crash-restart
 // (volatile state does not) and is lost only when the run ends.

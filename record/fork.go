@@ -30,8 +30,10 @@ func (s *Sim) Fork() *Sim {
 		s.slots[i].shared = true
 		f.slots[i].shared = true
 	}
-	f.pend = slices.Clone(s.pend)
-	f.meta = slices.Clone(s.meta)
+	// Room for a few more messages: a fork is forked to deliver one, and
+	// the handler sends some.
+	f.pend = append(make([]Pending, 0, len(s.pend)+forkRoom), s.pend...)
+	f.meta = append(make([]pmeta, 0, len(s.meta)+forkRoom), s.meta...)
 	f.seen = slices.Clone(s.seen)
 	f.enab = nil
 	f.cut = slices.Clone(s.cut)
@@ -46,6 +48,74 @@ func (s *Sim) Fork() *Sim {
 	f.ctx = Context{sim: &f}
 	return &f
 }
+
+// ForkInto is Fork, made in dst's memory: the fork reuses the lists of
+// dst, a run from an earlier ForkInto (or nil, which makes it Fork). It is
+// for the many short-lived forks of a search (a state's last step, only
+// checked for a violation): dst's previous contents are lost, so dst must
+// be a run nothing else uses and that was never forked.
+func (s *Sim) ForkInto(dst *Sim) *Sim {
+	if dst == nil || dst == s {
+		return s.Fork()
+	}
+	old := *dst
+	*dst = *s
+	dst.slots = reuse(old.slots, s.slots)
+	for i := range dst.slots {
+		s.slots[i].shared = true
+		dst.slots[i].shared = true
+	}
+	dst.pend = reuse(old.pend, s.pend)
+	dst.meta = reuse(old.meta, s.meta)
+	dst.seen = reuse(old.seen, s.seen)
+	dst.enab = old.enab
+	dst.cut = reuse(old.cut, s.cut)
+	dst.events = slices.Clip(s.events)
+	dst.log = slices.Clip(s.log)
+	dst.ext = slices.Clip(s.ext)
+	dst.sch.hd = reuse(old.sch.hd, s.sch.hd)
+	dst.sch.tm = reuse(old.sch.tm, s.sch.tm)
+	dst.sch.cnt = reuse(old.sch.cnt, s.sch.cnt)
+	dst.ctx = Context{sim: dst}
+	return dst
+}
+
+// reuse copies src into buf's memory, keeping a nil src nil.
+func reuse[T any](buf, src []T) []T {
+	if src == nil {
+		return nil
+	}
+	return append(buf[:0], src...)
+}
+
+// Sent returns how many messages the run has sent, timers included (the
+// ID of the last one).
+func (s *Sim) Sent() MsgID { return s.nextID }
+
+// Cancels returns how many times handlers of the run called
+// Context.CancelTimer (whether a timer was pending or not). With Sent, it
+// tells a search that a handler changed the network only by consuming its
+// message.
+func (s *Sim) Cancels() int { return s.cancels }
+
+// NumEvents returns the number of events of the run so far (the next
+// event's index, Context.EventIndex).
+func (s *Sim) NumEvents() int { return s.eventCount() }
+
+// NumPending returns the number of pending messages, timers included.
+func (s *Sim) NumPending() int { return len(s.pend) - s.holes }
+
+// Observed reports whether a handler of this run or of a run it was
+// forked from read the event clock (Context.EventIndex), and whether a
+// check, a condition or a fuzz generator read the network
+// (View.NumInFlight). A search that identifies states by the actors'
+// states alone needs to know: an actor that stamps its state with the
+// clock depends on the interleaving of every actor, and an invariant
+// that reads the network depends on the messages in flight.
+func (s *Sim) Observed() (clock, network bool) { return s.readClock, s.readNetwork }
+
+// forkRoom is the spare room a fork's message lists get.
+const forkRoom = 6
 
 // DropLog forgets the run's event log and stops keeping one: Events and
 // Trace list no events from then on, and neither do the run's forks, which

@@ -70,6 +70,11 @@ type Sim struct {
 	sch    sched // the enabled set, kept up to date for the fuzzer
 
 	deliveries, externals int
+	// readClock and readNetwork record that a handler read the event
+	// clock (Context.EventIndex) and that a check read the network
+	// (View.NumInFlight); forks inherit them (see Observed).
+	readClock, readNetwork bool
+	cancels                int // Context.CancelTimer calls (see Cancels)
 }
 
 // NewSim prepares a run of sys with the given options (resolved against the

@@ -46,6 +46,7 @@ func (v View) Options() Options { return v.s.opts }
 // NumInFlight returns the number of pending messages that are not timers
 // (Sim.InFlight lists every pending message).
 func (v View) NumInFlight() int {
+	v.s.readNetwork = true
 	n := 0
 	for i := range v.s.pend {
 		if p := &v.s.pend[i]; p.Timer == "" && !p.gone() {

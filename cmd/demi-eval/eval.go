@@ -53,6 +53,7 @@ type flags struct {
 	noScaling, noPlots                         bool
 	fresh                                      int
 	freshBudget, optimumBudget                 time.Duration
+	optimumWorkers                             int
 	noOptimum, studiesOnly                     bool
 	long, longRuns                             int
 	longBudget, longFuzzBudget, longCancel     time.Duration
@@ -133,6 +134,7 @@ bad input, 130 when interrupted.`,
 	fs.IntVar(&f.fresh, "fresh", 5, "fresh-seed study: failing traces per bug from the seeds after the shipped one (0: skip)")
 	fs.DurationVar(&f.freshBudget, "fresh-budget", time.Minute, "budget of each fresh-seed minimization")
 	fs.DurationVar(&f.optimumBudget, "optimum-budget", 10*time.Minute, "budget of each bug's search for its optimum (demi optimal --subsets)")
+	fs.IntVar(&f.optimumWorkers, "optimum-workers", 2, "walkers of each optimum search (demi optimal -j; the answers do not depend on it)")
 	fs.BoolVar(&f.noOptimum, "no-optimum", false, "skip the search for each bug's optimum")
 	fs.BoolVar(&f.studiesOnly, "studies-only", false, "run only the optimum and fresh-seed studies (and the long-trace study when --long is given); keep the other sections of OUT/evaluation.json")
 	fs.IntVar(&f.long, "long", 100000, "long-trace study: minimum deliveries of each bug's long fuzzed trace (0: skip)")
@@ -226,7 +228,7 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		cfg.Fresh = &eval.FreshConfig{Cases: freshCases(bugList), N: f.fresh, Budget: f.freshBudget}
 	}
 	if !f.noOptimum {
-		cfg.Optimum = &eval.OptimumConfig{Budget: f.optimumBudget}
+		cfg.Optimum = &eval.OptimumConfig{Budget: f.optimumBudget, Workers: f.optimumWorkers}
 	}
 	// The long-trace study takes about 7 x (fuzzing + 2 x --long-budget):
 	// --studies-only runs it only when --long is given.
