@@ -64,7 +64,10 @@ import (
 //
 // The stage runs once, after the last round, on traces of at most
 // maxInsertDeliveries deliveries, with an allowance of its own
-// (Config.Steps/insertShare) beyond the step budget.
+// (Config.Steps/insertShare) beyond the step budget. A pair of cuts starts
+// only while the allowance lasts, and each search of the pair may use what
+// was left when the pair started, so the stage may end past its allowance,
+// at most twice it.
 
 // maxInsertDeliveries bounds the traces the insert stage searches.
 const maxInsertDeliveries = 40
@@ -101,6 +104,7 @@ func (m *minimizer) insert(ctx context.Context) error {
 	if err != nil || tr == nil {
 		return err
 	}
+	m.offer(tr) // smaller already: an interrupted descent keeps it
 	small, steps, err := m.descend(ctx, m.checks[0], tr)
 	m.steps.Add(steps)
 	if err != nil {
@@ -225,7 +229,6 @@ type suffixSearch struct {
 	index    map[record.ActorID]int
 	limit    int64 // the step cap
 	steps    int64
-	nodes    int64
 	found    *record.Trace
 	// final is the best trace's last event, the one that triggered its
 	// violation: the last step of a suffix is a copy of it (an external
