@@ -51,10 +51,19 @@ type pendingRead struct {
 	ready bool // the read index is known
 }
 
+// opLog is a member's history as stable storage keeps it. Storage copies
+// what it stores and what it returns; a clientOp holds no references, so
+// DeepCopy is one copy of the slice (the reflective copy it replaces costs
+// several allocations per member event that records an operation).
+type opLog []clientOp
+
+// DeepCopy implements record.DeepCopier.
+func (l opLog) DeepCopy() any { return slices.Clone(l) }
+
 // history returns a member's client operations (ghost state).
 func history(st getter) []clientOp {
 	v, _ := st.Get(keyOps)
-	ops, _ := v.([]clientOp)
+	ops, _ := v.(opLog)
 	return ops
 }
 
@@ -62,7 +71,7 @@ func history(st getter) []clientOp {
 func recordOp(ctx *record.Context, op clientOp) int {
 	st := ctx.Storage()
 	ops := append(history(st), op)
-	st.Put(keyOps, ops)
+	st.Put(keyOps, opLog(ops))
 	return len(ops) - 1
 }
 
@@ -89,7 +98,7 @@ func (n *Member) completePut(ctx *record.Context, e *raftpb.Entry) {
 	ops := history(st)
 	ops[p.op].Resp = ctx.EventIndex()
 	ops[p.op].Index = e.GetIndex()
-	st.Put(keyOps, ops)
+	st.Put(keyOps, opLog(ops))
 }
 
 // read starts serving a Get: with ReadIndex, or (the leader-local-read

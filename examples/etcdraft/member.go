@@ -326,7 +326,7 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 			rec, data = append(rec, ""), append(data, "")
 		}
 		if rec[i] == "" { // the first entry applied at an index stays
-			rec[i] = fmt.Sprintf("t%d %q", e.GetTerm(), e.GetData())
+			rec[i] = appliedEntry(e)
 			data[i] = string(e.GetData())
 		}
 	}
@@ -334,6 +334,16 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 		ctx.Storage().Put(keyApplied, rec)
 		ctx.Storage().Put(keyAppliedData, data)
 	}
+}
+
+// appliedEntry is how the applied log records an entry: its term and its
+// data quoted, as in "t2 \"set k1 5\"".
+func appliedEntry(e *raftpb.Entry) string {
+	b := make([]byte, 0, 16+len(e.GetData()))
+	b = append(b, 't')
+	b = strconv.AppendUint(b, e.GetTerm(), 10)
+	b = append(b, ' ')
+	return string(strconv.AppendQuote(b, string(e.GetData())))
 }
 
 // compact takes a snapshot of the key-value store and drops the log
