@@ -60,10 +60,10 @@ const maxStackMembers = 7
 // running, its log.
 type member struct {
 	id      record.ActorID
-	led     []uint64   // ledTerms
-	applied []string   // appliedLog
-	data    []string   // appliedData
-	ops     []clientOp // history
+	led     []uint64 // ledTerms
+	applied []string // appliedLog
+	data    []string // appliedData
+	ops     opLog    // history
 	log     raftLog
 	running bool // the member runs and has a log
 }
@@ -72,7 +72,7 @@ type member struct {
 // themselves (record.StoredView): the invariants must not change them.
 func read(v record.View, id record.ActorID) member {
 	st := v.Storage(id)
-	g := member{id: id, led: ledTerms(st), applied: appliedLog(st), data: appliedData(st), ops: history(st)}
+	g := member{id: id, led: ledTerms(st), applied: appliedLog(st), data: appliedData(st), ops: storedOps(st)}
 	if m, ok := v.Actor(id).(*Member); ok && m.ms != nil {
 		g.log, g.running = logOf(m), true
 	}
@@ -84,15 +84,50 @@ func read(v record.View, id record.ActorID) member {
 // has crashed or stepped down since still counts.
 func electionSafety(ms []member) *record.Violation {
 	for i, a := range ms {
+		as := ascending(a.led)
 		for _, b := range ms[i+1:] {
-			for _, t := range b.led {
-				if slices.Contains(a.led, t) {
-					return violation(ElectionSafety, fmt.Sprintf("%s and %s were both leader in term %d", a.id, b.id, t), a.id, b.id)
-				}
+			if t, ok := firstShared(a.led, as, b.led); ok {
+				return violation(ElectionSafety, fmt.Sprintf("%s and %s were both leader in term %d", a.id, b.id, t), a.id, b.id)
 			}
 		}
 	}
 	return nil
+}
+
+// firstShared returns the first term of b, in b's order, that a holds. A
+// member records the terms it leads as they come, so both lists are
+// usually ascending (aSorted says whether a is), and then one merge finds
+// it: the first of b in a is then the smallest term they share.
+func firstShared(a []uint64, aSorted bool, b []uint64) (uint64, bool) {
+	if aSorted && ascending(b) {
+		for i, j := 0, 0; i < len(a) && j < len(b); {
+			switch {
+			case a[i] < b[j]:
+				i++
+			case a[i] > b[j]:
+				j++
+			default:
+				return b[j], true
+			}
+		}
+		return 0, false
+	}
+	for _, t := range b {
+		if slices.Contains(a, t) {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// ascending reports whether ts is strictly ascending.
+func ascending(ts []uint64) bool {
+	for i := 1; i < len(ts); i++ {
+		if ts[i] <= ts[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // raftLog is the part of a running member's log raft can read.
