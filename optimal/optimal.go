@@ -153,7 +153,8 @@ type Result struct {
 	// Searched is the largest cost fully covered (-1 for none): no
 	// schedule of that cost or less reproduces the violation.
 	Searched int
-	// States is the number of distinct states met.
+	// States is the number of distinct states met (a bound walked again
+	// to pick the answer, see Config.Workers, counts its states again).
 	States int
 	// Expanded counts expansions: a state is expanded again by each
 	// larger bound of the iterative deepening.
