@@ -92,7 +92,7 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	require.NoError(t, eval.Markdown(&md, rep))
 	assert.Contains(t, md.String(), "## Fresh seeds: failing traces demi has never seen")
 	assert.Contains(t, md.String(), "- tok (shipped seed 3): `demi fuzz --system tokenring --bug restore-token --max-steps 600 --externals 40 --timer-prob 0 --check-every 0 --min-deliveries 12`")
-	assert.Contains(t, md.String(), "| tok | 5, 6 | 39 (E:33) (shipped .min.trace) | – | 5 (E:5), 3 (E:4) | 0.10 / 0.12 / 0.14 |")
+	assert.Contains(t, md.String(), "| tok | 5, 6 | 39 (E:33) (shipped .min.trace) | – | 3 (E:4), 3 (E:4) | 0.10 / 0.10 / 0.10 |")
 }
 
 func TestOptimumStudyTokenring(t *testing.T) {

@@ -45,6 +45,13 @@
 //     events, so that elections that stand in for client commands go
 //     while the commands are still there; portfolio.go); its result
 //     replaces the best trace when it has fewer deliveries plus externals.
+//     After the last round, insert runs once on a trace of at most 40
+//     deliveries whose input has external events to insert (client
+//     commands, crash-restarts): a suffix of the best trace is replaced
+//     by the cheapest one a bounded exhaustive search finds, deliveries
+//     and inserted external events included, and a descent trims the
+//     rest (insert.go). It has an allowance of its own (a tenth of the
+//     step budget).
 //  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned
@@ -474,6 +481,11 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if m.inserts(m.snapshotBest()) {
+		if err := m.runStage(ctx, StageInsert, m.steps.Load()+m.cfg.Steps/insertShare, m.insert); err != nil {
+			return err
+		}
 	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
 }

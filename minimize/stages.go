@@ -41,6 +41,11 @@ const (
 	// followed by a descent; it runs at the end of a round that found
 	// nothing, once per trace, as RoundStage(StageReorder, n).
 	StageReorder = "reorder"
+	// StageInsert replaces a suffix of the best trace by a cheaper one
+	// that an exhaustive search finds, inserting deliveries and external
+	// events the trace lacks (insert.go); it runs once, after the last
+	// round, on short traces.
+	StageInsert = "insert"
 	// StageRoundForm rewrites the schedule into lockstep rounds where it
 	// still reproduces the violation (roundform.go); it runs once, after the
 	// last round, for systems whose messages carry a round.

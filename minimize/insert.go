@@ -1,0 +1,452 @@
+package minimize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/record"
+)
+
+// The insert stage escapes local minima that need events the best trace
+// does not have. Every other stage removes events or moves the ones it
+// has (the reorder stage also re-inserts an external event of a shape the
+// trace lacks), and every check delivers only messages its plan asks for.
+// When the smaller execution needs new events of both kinds, say a second
+// crash-restart of a member (which drops what was queued for it) and a
+// heartbeat round that the leader sends only because of it, no move
+// reaches it.
+//
+// A move of this stage keeps a prefix of the best trace and replaces the
+// rest by the cheapest suffix a bounded exhaustive search finds: from the
+// state after the prefix, every enabled delivery (timers included) and
+// every insertable external event is tried at every step, depth first
+// under a bound on the suffix's cost (deliveries plus externals) that
+// deepens one at a time, until a run reproduces the violation. The bound
+// stays below the cost of the suffix it would replace and within
+// maxInsertCost, so whatever the search finds is strictly smaller than the
+// best trace. The insertable external events are those a system can take
+// at any time: a copy of each external send (same receiver and contents),
+// kill and restart of the best trace, the start of a member the trace
+// starts after the cut, and, when the input crash-restarts some member, a
+// restart of every member; a trace with none of them (no client commands,
+// no faults, every member started first) gets no insertions.
+//
+// The search replays every state it visits from the start (a run is not
+// forked: an actor may hold state that a copy would share with the
+// original, such as a library's method values), so a state costs the
+// prefix's events plus its own. What keeps the states few:
+//
+//   - commutation: two adjacent steps on different actors that were both
+//     enabled before the first lead to the same state in either order
+//     (unless one is a kill or restart that drops what the other sent to
+//     its actor, or a start), so only the order that runs the
+//     lower-numbered actor first is expanded;
+//   - the last step is like the best trace's last event, the one that
+//     triggered its violation (a copy of it, or a delivery of the same
+//     type to the same receiver), and depends on the step before it (one
+//     that commutes with it could have come one step earlier, at a smaller
+//     bound);
+//   - a suffix inserts at most one external event before its last step,
+//     and never the same external event twice in a row.
+//
+// The cuts are tried from the end of the trace (the cheapest searches
+// first) back to the first event after the leading starts; the first cut
+// whose search finds a smaller trace wins, and a descent removes from it,
+// one removal at a time while that reproduces the violation, what the new
+// suffix made unnecessary. Each cut's search is a fixed sequence of steps
+// (one event run is one step, as the other stages count) with a cap of
+// its own, and cuts are searched in chunks whose steps count as a
+// sequential scan counts them, so the result does not depend on time or on
+// the number of workers.
+//
+// The stage runs once, after the last round, on traces of at most
+// maxInsertDeliveries deliveries, with an allowance of its own
+// (Config.Steps/insertShare) beyond the step budget. A pair of cuts starts
+// only while the allowance lasts, and each search of the pair may use what
+// was left when the pair started, so the stage may end past its allowance,
+// at most twice it.
+
+// maxInsertDeliveries bounds the traces the insert stage searches.
+const maxInsertDeliveries = 40
+
+// maxInsertCost bounds the cost of a suffix the search looks for.
+const maxInsertCost = 6
+
+// insertShare: the insert stage may use Config.Steps/insertShare steps
+// beyond the step budget.
+const insertShare = 10
+
+// maxInsertSteps caps the steps (events run, the prefix's included) of the
+// search at one cut.
+const maxInsertSteps = 1_500_000
+
+// insertChunk is how many cuts the stage searches between two looks at the
+// step budget.
+const insertChunk = 2
+
+// insert runs the insert stage once on the best trace: the first cut
+// whose search finds a smaller trace wins, and a descent (as after a
+// reorder move) removes from it what the new suffix made unnecessary.
+func (m *minimizer) insert(ctx context.Context) error {
+	base := m.snapshotBest()
+	alphabet := insertable(m.dropped, base.Events)
+	cuts := insertCuts(base.Events)
+	_, tr, err := m.firstTrace(ctx, len(cuts), insertChunk, func(_ *dpor.Checker, i int) (*record.Trace, int64, error) {
+		// What the stage may still use, read when the chunk started (the
+		// step count grows only when a chunk is done).
+		limit := min(maxInsertSteps, m.limit.Load()-m.steps.Load())
+		s := &suffixSearch{ctx: ctx, target: m.target, alphabet: alphabet, limit: limit}
+		return s.run(m.sys, base, cuts[i])
+	})
+	if err != nil || tr == nil {
+		return err
+	}
+	m.offer(tr) // smaller already: an interrupted descent keeps it
+	small, steps, err := m.descend(ctx, m.checks[0], tr)
+	m.steps.Add(steps)
+	if err != nil {
+		return err
+	}
+	m.offer(small)
+	return nil
+}
+
+// insertDescentChecks bounds the checks of the descent after an insertion.
+const insertDescentChecks = 400
+
+// descend removes events from cur one removal at a time while that
+// reproduces the violation, and returns the result and the steps it ran.
+// A removal is an external unit, a delivery alone (an inserted crash
+// drops what was queued for its actor, so a delivery in the middle of a
+// FIFO queue may go), or, under FIFO, a delivery with the later ones of
+// its queue; each is checked with type-fingerprint backtracks, as the
+// reorder stage's descents are.
+func (m *minimizer) descend(ctx context.Context, c *dpor.Checker, cur *record.Trace) (*record.Trace, int64, error) {
+	c.SetMode(dpor.TFB)
+	c.SetMaxSchedules(reorderSchedules)
+	c.SetBroad(false)
+	var steps int64
+	checks := 0
+	for improved := true; improved && checks < insertDescentChecks; {
+		improved = false
+		cands := removals(cur.Events, false)
+		if m.fifo() {
+			for _, drop := range removals(cur.Events, true) {
+				if len(drop) > 1 {
+					cands = append(cands, drop)
+				}
+			}
+		}
+		cp := dpor.FromEvents(c.Fingerprinter(), cur.Events)
+		for _, drop := range cands {
+			if checks >= insertDescentChecks {
+				break
+			}
+			checks++
+			p := removal(drop, drop[0])(c.Fingerprinter(), cp)
+			r, err := c.Check(ctx, p)
+			m.schedules.Add(int64(r.Schedules))
+			steps += int64(r.Schedules) * int64(len(p))
+			if err != nil {
+				return nil, steps, err
+			}
+			if r.Trace != nil && smaller(r.Trace, cur) {
+				cur, improved = r.Trace, true
+				break
+			}
+		}
+	}
+	return cur, steps, nil
+}
+
+// inserts reports whether the insert stage applies to t: at most
+// maxInsertDeliveries deliveries, and external events to insert (a start
+// after the first cut counts).
+func (m *minimizer) inserts(t *record.Trace) bool {
+	if t.Header.Deliveries > maxInsertDeliveries {
+		return false
+	}
+	cuts := insertCuts(t.Events)
+	late := len(cuts) > 0 && slices.ContainsFunc(t.Events[cuts[len(cuts)-1]:], func(e record.Event) bool { return e.Kind == record.Start })
+	return late || len(insertable(m.dropped, t.Events)) > 0
+}
+
+// insertable lists the external events the search may insert, in a fixed
+// order: a copy of each send, kill and restart of the best trace (one of
+// each shape), then, when the input crash-restarts some member (dropped
+// holds the input's reinsertable events), a restart of every member the
+// trace starts.
+func insertable(dropped, events []record.Event) []record.Event {
+	var out []record.Event
+	seen := map[shape]bool{}
+	add := func(e record.Event) {
+		switch e.Kind {
+		case record.Send, record.Kill, record.Restart:
+		default:
+			return
+		}
+		if s := shapeOf(e); !seen[s] {
+			seen[s] = true
+			out = append(out, record.Event{Kind: e.Kind, Actor: e.Actor, To: e.To, Msg: e.Msg, Cause: -1})
+		}
+	}
+	for _, e := range events {
+		add(e)
+	}
+	if slices.ContainsFunc(dropped, func(e record.Event) bool { return e.Kind == record.Restart }) {
+		for _, e := range events {
+			if e.Kind == record.Start {
+				add(record.Event{Kind: record.Restart, Actor: e.Actor})
+			}
+		}
+	}
+	return out
+}
+
+// insertCuts lists the cut positions of events the stage tries, in order:
+// from the last event back to the first event after the leading starts.
+func insertCuts(events []record.Event) []int {
+	first := 0
+	for first < len(events) && events[first].Kind == record.Start {
+		first++
+	}
+	var out []int
+	for p := len(events) - 1; p >= max(first, 1); p-- {
+		out = append(out, p)
+	}
+	return out
+}
+
+// suffixSearch is the search at one cut.
+type suffixSearch struct {
+	ctx      context.Context
+	setup    record.Setup
+	target   string
+	alphabet []record.Event
+	index    map[record.ActorID]int
+	limit    int64 // the step cap
+	steps    int64
+	found    *record.Trace
+	// final is the best trace's last event, the one that triggered its
+	// violation: the last step of a suffix is a copy of it (an external
+	// event) or a delivery of the same type to the same receiver.
+	final record.Event
+}
+
+// errInsertCap ends a search whose step cap is used up.
+var errInsertCap = errors.New("the search reached its step cap")
+
+// run deepens the bound on the cost of the suffix after base's first cut
+// events from 1 to what would make the result smaller than base (at most
+// maxInsertCost). It returns the first trace found, or nil, and the steps
+// it ran.
+func (s *suffixSearch) run(sys *record.System, base *record.Trace, cut int) (*record.Trace, int64, error) {
+	s.setup = base.Setup(sys)
+	s.final = base.Events[len(base.Events)-1]
+	path := slices.Clone(base.Events[:cut])
+	// The members the trace starts after the cut may start at any step.
+	started := map[record.ActorID]bool{}
+	for _, e := range path {
+		started[e.Actor] = started[e.Actor] || e.Kind == record.Start
+	}
+	s.alphabet = slices.Clip(s.alphabet)
+	for _, e := range base.Events[cut:] {
+		if e.Kind == record.Start && !started[e.Actor] {
+			started[e.Actor] = true
+			s.alphabet = append(s.alphabet, record.Event{Kind: record.Start, Actor: e.Actor, Cause: -1})
+		}
+	}
+	root, err := s.replay(path)
+	if err != nil || root.Halted() != nil {
+		return nil, s.steps, err
+	}
+	s.index = map[record.ActorID]int{}
+	for i, a := range root.Members() {
+		s.index[a] = i
+	}
+	bound := min(len(base.Events)-cut-1, maxInsertCost)
+	for b := 1; b <= bound; b++ {
+		err := s.expand(root, path, b, step{actor: -1}, false)
+		if s.found != nil {
+			return s.found, s.steps, nil
+		}
+		if errors.Is(err, errInsertCap) {
+			return nil, s.steps, nil
+		}
+		if err != nil {
+			return nil, s.steps, err
+		}
+	}
+	return nil, s.steps, nil
+}
+
+// replay runs path from the start, exactly, and counts its steps. (A run
+// is not forked: an actor may hold state a copy would share with the
+// original, such as a library's method values.)
+func (s *suffixSearch) replay(path []record.Event) (*record.Sim, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.steps += int64(len(path)); s.steps > s.limit {
+		return nil, errInsertCap
+	}
+	sim, err := s.setup.NewSim()
+	if err != nil {
+		return nil, fmt.Errorf("insert: %w", err)
+	}
+	for _, e := range path {
+		if e.Kind == record.Deliver {
+			err = sim.Deliver(e.ID)
+		} else {
+			err = sim.Apply(e)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("insert: replaying %s: %w", e, err)
+		}
+	}
+	return sim, nil
+}
+
+// step describes a step of the search for the commutation rule: the actor
+// it runs on (by member index; -1 for none), whether it is a delivery, the
+// largest message ID pending before it, the actors it sent messages to,
+// and, for an external event, its index in the alphabet (-1 otherwise).
+type step struct {
+	actor    int
+	delivery bool
+	before   record.MsgID
+	sent     uint64 // bit i: it sent to member i
+	ext      int
+}
+
+// dropsFor reports whether external step x drops the messages to its
+// actor in flight: a kill or a restart.
+func (s *suffixSearch) dropsFor(x step) bool {
+	if x.delivery || x.ext < 0 {
+		return false
+	}
+	k := s.alphabet[x.ext].Kind
+	return k == record.Kill || k == record.Restart
+}
+
+// starts reports whether x is the start of a member.
+func (s *suffixSearch) starts(x step) bool {
+	return !x.delivery && x.ext >= 0 && s.alphabet[x.ext].Kind == record.Start
+}
+
+// commute reports whether steps a and b, run in either order from a state
+// where both are enabled, lead to the same state: they run on different
+// actors, neither is a kill or restart that would drop what the other
+// sent to its actor, and neither is a start (a message sent to a member
+// before it starts is lost, and a lost message does not show in what the
+// step sent).
+func (s *suffixSearch) commute(a, b step) bool {
+	if a.actor < 0 || b.actor < 0 || a.actor >= 64 || b.actor >= 64 { // sent is a 64-bit set
+		return false
+	}
+	return a.actor != b.actor && !s.starts(a) && !s.starts(b) &&
+		!(s.dropsFor(a) && b.sent&(1<<a.actor) != 0) && !(s.dropsFor(b) && a.sent&(1<<b.actor) != 0)
+}
+
+// expand tries every step from sim, the run of path, with left steps to
+// go; last is the step that led to sim. Of two adjacent steps that
+// commute and were both enabled before the first, only the order that
+// runs the lower-numbered actor first is kept, except for the last step
+// (which must end like the best trace, so the other order may not be
+// tried).
+func (s *suffixSearch) expand(sim *record.Sim, path []record.Event, left int, last step, inserted bool) error {
+	top := maxPending(sim)
+	n := len(path)
+	for _, p := range sim.Enabled(nil) {
+		if left == 1 && !s.endsLike(p) {
+			continue
+		}
+		x := step{actor: s.index[p.To], delivery: true, before: top, ext: -1}
+		if left == 1 && last.actor >= 0 && x.actor != last.actor && p.ID <= last.before {
+			continue // the last step must depend on the one before it
+		}
+		if left > 1 && x.actor < last.actor && p.ID <= last.before && !s.dropsFor(last) && s.commute(last, x) {
+			continue // the other order was (or will be) tried
+		}
+		d := record.Event{Kind: record.Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer}
+		if err := s.visit(append(path[:n:n], d), left, last, x, inserted); err != nil || s.found != nil {
+			return err
+		}
+	}
+	for k, e := range s.alphabet {
+		if k == last.ext || left == 1 && !sameExternal(e, s.final) || left > 1 && inserted {
+			continue
+		}
+		a := e.Actor
+		if e.Kind == record.Send {
+			a = e.To
+		}
+		x := step{actor: s.index[a], before: top, ext: k}
+		if left == 1 && last.actor >= 0 && s.commute(last, x) {
+			continue // the last step must depend on the one before it
+		}
+		if left > 1 && x.actor < last.actor && !s.dropsFor(last) && s.commute(last, x) {
+			continue
+		}
+		if err := s.visit(append(path[:n:n], e), left, last, x, true); err != nil || s.found != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// visit runs path, whose last event is step x taken after step last,
+// checks the violation and goes on while steps are left.
+func (s *suffixSearch) visit(path []record.Event, left int, last, x step, inserted bool) error {
+	c, err := s.replay(path)
+	if err != nil {
+		return err
+	}
+	for _, p := range c.InFlight() {
+		if p.ID > x.before && p.Timer == "" {
+			x.sent |= 1 << s.index[p.To]
+		}
+	}
+	if left > 1 && x.actor < last.actor && (!x.delivery || path[len(path)-1].ID <= last.before) && s.commute(last, x) {
+		// What x sent shows that x and last commute: the other order
+		// reaches this state.
+		return nil
+	}
+	if v := c.Check(); v != nil {
+		if v.Fingerprint == s.target {
+			s.found = c.Trace(v)
+			return nil
+		}
+		if c.Halted() != nil {
+			return nil // another panic: the run cannot go on
+		}
+	}
+	if left <= 1 {
+		return nil
+	}
+	return s.expand(c, path, left-1, x, inserted)
+}
+
+// endsLike reports whether delivering p can be the last step of a suffix.
+func (s *suffixSearch) endsLike(p record.Pending) bool {
+	f := s.final
+	return f.Kind == record.Deliver && p.To == f.To && p.Timer == f.Timer && record.TypeName(p.Msg) == record.TypeName(f.Msg)
+}
+
+// sameExternal reports whether x, an insertable external event, is a copy
+// of e.
+func sameExternal(x, e record.Event) bool {
+	return x.Kind == e.Kind && shapeOf(x) == shapeOf(e) && (x.Msg == nil || record.SameMessage(x.Msg, e.Msg))
+}
+
+// maxPending returns the largest ID of a message pending in sim.
+func maxPending(sim *record.Sim) record.MsgID {
+	var top record.MsgID
+	for _, p := range sim.InFlight() {
+		top = max(top, p.ID)
+	}
+	return top
+}

@@ -1,0 +1,40 @@
+package minimize
+
+import (
+	"testing"
+
+	"github.com/demi-project/demi/record"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestInsertableCopiesTheTracesExternalsAndRestartsEveryMember(t *testing.T) {
+	type put struct{ K string }
+	events := []record.Event{
+		record.StartEvent("a"), record.StartEvent("b"), record.StartEvent("c"),
+		{Kind: record.Send, To: "a", Msg: put{"x"}, Cause: -1},
+		{Kind: record.Deliver, From: "a", To: "b", ID: 4},
+		{Kind: record.Send, To: "a", Msg: put{"y"}, Cause: -1}, // the same shape: not again
+		{Kind: record.Restart, Actor: "b", Cause: -1},
+	}
+	str := func(es []record.Event) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.String())
+		}
+		return out
+	}
+	// Without a restart in the input: copies of the trace's externals only.
+	got := insertable([]record.Event{{Kind: record.Send, To: "a", Msg: put{"z"}}}, events)
+	assert.Equal(t, str([]record.Event{events[3], events[6]}), str(got))
+	// With one: a restart of every member too, after the copies.
+	got = insertable([]record.Event{{Kind: record.Restart, Actor: "c"}}, events)
+	assert.Equal(t, str([]record.Event{events[3], events[6], {Kind: record.Restart, Actor: "a"}, {Kind: record.Restart, Actor: "c"}}), str(got))
+	// No external to copy and no restart in the input: nothing to insert.
+	assert.Empty(t, insertable(nil, events[:3]))
+}
+
+func TestInsertCutsRunFromTheEndToTheFirstEventAfterTheStarts(t *testing.T) {
+	events := []record.Event{record.StartEvent("a"), record.StartEvent("b"),
+		{Kind: record.Deliver}, {Kind: record.Restart, Actor: "a"}, {Kind: record.Deliver}}
+	assert.Equal(t, []int{4, 3, 2}, insertCuts(events))
+}

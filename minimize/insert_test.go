@@ -1,0 +1,164 @@
+package minimize_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/demi-project/demi/minimize"
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/replay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The stale system: a receiver r must never take a Data message with N > 0
+// as the first Data since it booted or was last cleared. r says Hello to s
+// when it (re)starts; s arms its tick timer on a Hello and sends r Data{N}
+// on every tick, N = 0, 1, 2, ...; c sends r a Clear on every tick of its
+// own. Under FIFO, Data{0} always reaches r first, so the violation needs
+// r's queue or memory reset: either a Clear after Data{0} (the route of the
+// input below) or a crash-restart of r between s's first two ticks, which
+// drops Data{0} (3 events cheaper, but the input never restarts r).
+type (
+	Hello    struct{}
+	Data     struct{ N int }
+	Clear    struct{}
+	staleTik struct{}
+)
+
+type staleActor struct {
+	id         record.ActorID
+	ticks      int
+	seen, late bool
+}
+
+func (a *staleActor) Start(ctx *record.Context) {
+	switch a.id {
+	case "r":
+		ctx.Send("s", Hello{})
+	case "c":
+		ctx.SetTimer("tick", staleTik{})
+	}
+}
+
+func (a *staleActor) Receive(ctx *record.Context, _ record.ActorID, msg record.Message) {
+	switch m := msg.(type) {
+	case Hello:
+		ctx.SetTimer("tick", staleTik{})
+	case staleTik:
+		ctx.SetTimer("tick", staleTik{})
+		if a.id == "s" {
+			ctx.Send("r", Data{N: a.ticks})
+			a.ticks++
+		} else {
+			ctx.Send("r", Clear{})
+		}
+	case Data:
+		a.late = a.late || m.N > 0 && !a.seen
+		a.seen = true
+	case Clear:
+		a.seen = false
+	}
+}
+
+func staleSystem() *record.System {
+	return &record.System{
+		Name:     "stale",
+		Members:  func(record.Options) []record.ActorID { return []record.ActorID{"r", "s", "c"} },
+		New:      func(id record.ActorID, _ record.Options) record.Actor { return &staleActor{id: id} },
+		Messages: []record.Message{Hello{}, Data{}, Clear{}, staleTik{}},
+		Invariant: func(v record.View) *record.Violation {
+			if r, ok := v.Actor("r").(*staleActor); ok && r.late {
+				return &record.Violation{Fingerprint: "late-first"}
+			}
+			return nil
+		},
+	}
+}
+
+// staleInput runs the Clear route: the starts, a restart of c (so the
+// input has a crash-restart), r's Hello to s, s's first tick and Data{0},
+// c's tick and Clear, s's second tick and Data{1}.
+func staleInput(t *testing.T, sys *record.System) *record.Trace {
+	t.Helper()
+	sim, err := record.NewSim(sys, record.Options{}, 0)
+	require.NoError(t, err)
+	for _, e := range []record.Event{record.StartEvent("s"), record.StartEvent("r"), record.StartEvent("c"),
+		{Kind: record.Restart, Actor: "c"}} {
+		require.NoError(t, sim.Apply(e))
+	}
+	deliver := func(to record.ActorID, msg record.Message) {
+		t.Helper()
+		for _, p := range sim.Enabled(nil) {
+			if p.To == to && record.SameMessage(p.Msg, msg) {
+				require.NoError(t, sim.Deliver(p.ID))
+				return
+			}
+		}
+		t.Fatalf("no %T pending for %s: %v", msg, to, sim.Enabled(nil))
+	}
+	deliver("s", Hello{})
+	deliver("s", staleTik{})
+	deliver("r", Data{N: 0})
+	deliver("c", staleTik{})
+	deliver("r", Clear{})
+	deliver("s", staleTik{})
+	deliver("r", Data{N: 1})
+	v := sim.Check()
+	require.NotNil(t, v)
+	return sim.Trace(v)
+}
+
+// TestInsertStageReachesARouteThatNeedsNewEvents minimizes the Clear route.
+// Every removal keeps it (the Clear is what resets r), and no reorder move
+// makes the cheaper route, which needs a restart of r and a second tick of
+// s that the trace does not have. The insert stage finds it: 4 deliveries
+// and 3 externals where the removals stop at 7 and 3.
+func TestInsertStageReachesARouteThatNeedsNewEvents(t *testing.T) {
+	sys := staleSystem()
+	in := staleInput(t, sys)
+	require.Equal(t, 7, in.Header.Deliveries)
+	require.Equal(t, 4, in.Header.Externals)
+
+	res, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: 2})
+	require.NoError(t, err)
+	var before minimize.StageStats
+	for i, s := range res.Stages {
+		if s.Name == minimize.StageInsert {
+			before = res.Stages[i-1]
+		}
+	}
+	require.NotEmpty(t, before.Name, "the insert stage ran")
+	assert.Equal(t, [2]int{7, 3}, [2]int{before.Deliveries, before.Externals}, "what the removals and reorder moves leave")
+	assert.Equal(t, [2]int{4, 3}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+	var kinds []string
+	for _, e := range res.Trace.Events {
+		kinds = append(kinds, e.Kind.String()+" "+string(e.To)+string(e.Actor))
+	}
+	assert.Equal(t, []string{"start s", "start r", "deliver s", "deliver s", "restart r", "deliver s", "deliver r"}, kinds)
+
+	rep, err := replay.Run(context.Background(), sys, res.Trace)
+	require.NoError(t, err)
+	assert.True(t, rep.Reproduced)
+
+	// The same trace and the same steps with 1 and 3 workers.
+	want := encoded(t, res.Trace)
+	for _, j := range []int{1, 3} {
+		other, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: j})
+		require.NoError(t, err)
+		assert.Equal(t, want, encoded(t, other.Trace), "-j %d", j)
+		require.Equal(t, len(res.Stages), len(other.Stages), "-j %d", j)
+		for i, s := range res.Stages {
+			assert.Equal(t, s.Steps, other.Stages[i].Steps, "-j %d, stage %s", j, s.Name)
+		}
+	}
+}
+
+func encoded(t *testing.T, tr *record.Trace) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, tr.Encode(&buf))
+	return buf.Bytes()
+}
