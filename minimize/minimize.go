@@ -45,6 +45,12 @@
 //     events, so that elections that stand in for client commands go
 //     while the commands are still there; portfolio.go); its result
 //     replaces the best trace when it has fewer deliveries plus externals.
+//     When the rounds end, the retarget stage runs once, on an allowance of
+//     its own (a quarter of the step budget): the reorder stage's moves,
+//     led by retarget moves that address an external event to another
+//     actor (a client command sent to the leader rather than to a
+//     follower that forwards it, a restart of another member;
+//     retarget.go).
 //     After the last round, insert runs once on a trace of at most 40
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced
@@ -223,6 +229,8 @@ type minimizer struct {
 	// dropped holds the input's external events the reorder stage may
 	// re-insert (reorder.go).
 	dropped []record.Event
+	// reordered is the last best trace on which every reorder move failed.
+	reordered *record.Trace
 
 	start     time.Time
 	budget    time.Duration
@@ -480,6 +488,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.runStage(ctx, StageRetarget, m.steps.Load()+m.cfg.Steps/retargetShare, m.retarget); err != nil {
 		return err
 	}
 	if m.inserts(m.snapshotBest()) {

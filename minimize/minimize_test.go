@@ -118,8 +118,8 @@ func TestPaceAndStages(t *testing.T) {
 	for _, s := range res.Stages {
 		names = append(names, s.Name)
 	}
-	// The first pass, then whole rounds 2, 3, ..., maybe insert, then
-	// round-form, final.
+	// The first pass, then whole rounds 2, 3, ..., retarget, maybe
+	// insert, then round-form, final.
 	first := minimize.FirstPass()
 	require.Equal(t, first, names[:len(first)])
 	require.Equal(t, minimize.StageFinal, names[len(names)-1])
@@ -128,6 +128,8 @@ func TestPaceAndStages(t *testing.T) {
 	if rounds[len(rounds)-1] == minimize.StageInsert {
 		rounds = rounds[:len(rounds)-1] // after the last round, on short traces
 	}
+	require.Equal(t, minimize.StageRetarget, rounds[len(rounds)-1], "the retarget stage follows the rounds")
+	rounds = rounds[:len(rounds)-1]
 	per := minimize.RoundStages()
 	require.NotEmpty(t, rounds, "at least one further round runs")
 	// Whole rounds, each possibly followed by its reorder stage.

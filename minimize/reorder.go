@@ -42,13 +42,20 @@ const reorderSchedules = 8
 const maxReorderMoves = 4000
 
 // reorder runs the reorder stage until no move improves the best trace.
-func (m *minimizer) reorder(ctx context.Context) error {
+func (m *minimizer) reorder(ctx context.Context) error { return m.reorderWith(ctx, m.moves, true) }
+
+// reorderWith tries the moves that gen lists for the best trace, in order,
+// each with its descent; the first that ends smaller than the best trace
+// replaces it, and the moves are listed again from the new best, until no
+// move improves it. With mark, a best trace on which every move failed is
+// remembered as m.reordered.
+func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace) []edit, mark bool) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		base := m.snapshotBest()
-		moves := m.moves(base)
+		moves := gen(base)
 		bp := dpor.FromEvents(m.fp, base.Events)
 		_, tr, err := m.firstTrace(ctx, len(moves), reorderChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
 			return m.tryMove(ctx, c, base, moves[i](c.Fingerprinter(), bp))
@@ -57,6 +64,9 @@ func (m *minimizer) reorder(ctx context.Context) error {
 			return err
 		}
 		if tr == nil || !m.offer(tr) {
+			if mark {
+				m.reordered = base
+			}
 			return nil
 		}
 	}

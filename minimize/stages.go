@@ -41,6 +41,10 @@ const (
 	// followed by a descent; it runs at the end of a round that found
 	// nothing, once per trace, as RoundStage(StageReorder, n).
 	StageReorder = "reorder"
+	// StageRetarget runs once after the rounds, on an allowance of its
+	// own: reorder moves led by external events addressed to another
+	// actor (retarget.go).
+	StageRetarget = "retarget"
 	// StageInsert replaces a suffix of the best trace by a cheaper one
 	// that an exhaustive search finds, inserting deliveries and external
 	// events the trace lacks (insert.go); it runs once, after the last

@@ -1,0 +1,97 @@
+package minimize
+
+import (
+	"context"
+	"slices"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// Retarget moves (part of the reorder stage, reorder.go) escape a local
+// minimum that neither removals nor reorderings reach: an external event
+// addressed to the wrong actor. A fuzzed run sends its client commands to
+// members at random; a command sent to a follower reaches the leader only
+// after the follower has learnt who leads (an append from the leader) and
+// forwarded it, so the removals keep an extra vote, an append and a
+// forwarding per command, where the same command sent to the leader
+// itself costs one delivery. Likewise a crash of one member may be what
+// the violation needs, but of another one. A retarget move sends an
+// external message to another actor (its delivery follows it), or kills
+// or restarts another actor; the deliveries after it are wildcards, and
+// the descent that follows every move removes what the new target no
+// longer needs.
+
+// retargetEdits lists the retarget moves of events, in a fixed order:
+// every external send, kill and restart, in trace order, to every other
+// actor the trace starts, in the order of their starts.
+func retargetEdits(events []record.Event) []edit {
+	var actors []record.ActorID
+	for _, e := range events {
+		if e.Kind == record.Start && !slices.Contains(actors, e.Actor) {
+			actors = append(actors, e.Actor)
+		}
+	}
+	var out []edit
+	for i, e := range events {
+		var cur record.ActorID
+		switch e.Kind {
+		case record.Send:
+			cur = e.To
+		case record.Kill, record.Restart:
+			cur = e.Actor
+		default:
+			continue
+		}
+		for _, a := range actors {
+			if a != cur {
+				out = append(out, retarget(i, a))
+			}
+		}
+	}
+	return out
+}
+
+// retarget addresses the external event at i to actor to instead (a send
+// with its delivery, or a kill or restart); the deliveries after it are
+// wildcards.
+func retarget(i int, to record.ActorID) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := slices.Clone(bp)
+		if p[i].Event.Kind == record.Send {
+			p[i].Event.To = to
+		} else {
+			p[i].Event.Actor = to
+		}
+		for k := i + 1; k < len(p); k++ {
+			if p[k].Event.Kind != record.Deliver {
+				continue
+			}
+			if p[k].Event.Cause == i {
+				p[k].Event.To = to
+			}
+			p[k].Wildcard = true
+		}
+		return p
+	}
+}
+
+// retargetShare: the retarget stage may use Config.Steps/retargetShare
+// steps beyond the step budget.
+const retargetShare = 4
+
+// retarget runs the retarget stage: the reorder stage's search (reorder.go)
+// with the retarget moves first, then the reorder moves. The reorder moves
+// of a trace a reorder stage has tried them all on without success are
+// left out (they would fail again); after a move improves, the moves of
+// the new best trace are all tried.
+func (m *minimizer) retarget(ctx context.Context) error {
+	return m.reorderWith(ctx, func(base *record.Trace) []edit {
+		out := retargetEdits(base.Events)
+		if base != m.reordered {
+			out = append(out, m.moves(base)...)
+		}
+		return out
+	}, false)
+}
