@@ -320,6 +320,10 @@ func (s *walker) visit(f *frame) {
 		s.stopEarly()
 		return
 	}
+	if err := f.sim.ForkError(); err != nil {
+		s.fail(fmt.Errorf("optimal: %w", err))
+		return
+	}
 	v := f.sim.Check()
 	if !s.cfg.plain {
 		if clock, network := f.sim.Observed(); clock || network {
