@@ -40,7 +40,9 @@ hash of every actor's state (its value field by field, its stable storage
 and random source), the cut links, the pending messages and the next
 external event, so schedules that reach the same state are expanded once
 per bound; orders of deliveries to different actors are recognised before
-they are run. When it finishes, the answer is exact: it says whether FILE
+they are run, a delivery that changes nothing is not followed, and the
+last step of a schedule is only checked. With -j N, N walkers share each
+bound (the answer does not depend on N). When it finishes, the answer is exact: it says whether FILE
 (typically a reference trace) is optimal, and when it finds a smaller
 schedule it writes it to -o (default NAME.optimal.trace next to the input),
 verified by exact replay. Stopped early (--budget, --max-states), it has

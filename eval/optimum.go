@@ -51,6 +51,9 @@ type OptimumRow struct {
 	States   int     `json:"states"`
 	Expanded int     `json:"expanded"`
 	Seconds  float64 `json:"seconds"`
+	// CPUSeconds is the CPU time the search used (every walker): on a
+	// shared machine, how much of the 2 cores it got.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	// Bounds is the search's progress: each cost bound it finished.
 	Bounds []BoundProgress `json:"bounds,omitempty"`
 	Err    string          `json:"error,omitempty"`
@@ -99,6 +102,7 @@ func (c *Config) optimumBug(ctx context.Context, oc OptimumConfig, bug string) (
 	c.Log("optimum %s: searching below the %s, %s (budget %s)", bug, row.Of, row.Input, oc.Budget)
 	// Cost is deliveries plus externals: a bound of one less than the
 	// input's deliveries searches every cost below the input's total.
+	cpu0 := cpuTime()
 	res, err := optimal.Search(octx, sys, best, optimal.Config{MaxDeliveries: row.Input.Deliveries - 1,
 		Subsets: true, MaxStates: oc.MaxStates, TotalBound: row.Input.total() - 1, Workers: oc.Workers,
 		Progress: func(p optimal.Progress) {
@@ -111,6 +115,7 @@ func (c *Config) optimumBug(ctx context.Context, oc OptimumConfig, bug string) (
 		return row, ctx.Err()
 	}
 	row.States, row.Expanded, row.Seconds, row.Exhausted = res.States, res.Expanded, res.Seconds, res.Exhausted
+	row.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	row.LowerBound = res.Searched + 1
 	if res.Trace != nil {
 		s := sizeOf(res.Trace)

@@ -64,6 +64,10 @@ func (s *walker) leaf(f *frame, p record.Pending) {
 		s.fail(fmt.Errorf("optimal: delivering %s: %w", record.FormatMessage(p.Msg), err))
 		return
 	}
+	if err := sim.ForkError(); err != nil {
+		s.fail(fmt.Errorf("optimal: %w", err))
+		return
+	}
 	v := sim.Check()
 	if clock, network := sim.Observed(); clock || network {
 		s.fail(errObserved)

@@ -75,9 +75,18 @@
 // The hash of an actor's value is only as good as its fields: an actor
 // whose behaviour depends on something reflection cannot see (a function
 // value, a channel, state outside the actor) must not be searched. Memory
-// is bounded by Config.MaxStates: the state table stops the search there,
-// and the history table, only a filter, is emptied when it reaches as many
-// entries (each table costs some tens of bytes per entry).
+// is bounded by Config.MaxStates: the state table stops the search there;
+// the history table and the memo, only filters, are emptied when they
+// reach their caps (each table costs some tens of bytes per entry).
+//
+// # Parallel
+//
+// With Config.Workers above one, each bound from the tenth is walked by
+// that many walkers sharing the state table: one walker queues the states
+// eight steps below the bound, in its order, and the others walk them.
+// What a bound proves does not depend on the number of walkers; which
+// reproducer is met first does, so a bound that finds one is walked again
+// by one walker with empty tables, and its first reproducer is the answer.
 package optimal
 
 import (
@@ -144,7 +153,8 @@ type Result struct {
 	// Searched is the largest cost fully covered (-1 for none): no
 	// schedule of that cost or less reproduces the violation.
 	Searched int
-	// States is the number of distinct states met.
+	// States is the number of distinct states met (a bound walked again
+	// to pick the answer, see Config.Workers, counts its states again).
 	States int
 	// Expanded counts expansions: a state is expanded again by each
 	// larger bound of the iterative deepening.

@@ -65,6 +65,8 @@ type search struct {
 	// seen maps a global state key to 1 + the largest remaining budget
 	// the state was expanded with.
 	seen *table
+	// before counts the states of the tables dropped (see run).
+	before int
 
 	// halt stops every walker: a reproducer found, an error, the
 	// context done or the table full; mu guards found and err.
@@ -208,6 +210,7 @@ func (s *search) run() (*Result, error) {
 			first := s.found
 			s.found = nil
 			s.halt.Store(false)
+			s.before += s.seen.len()
 			s.seen = newTable()
 			clear(top.hseen)
 			top.bound = bound
@@ -281,7 +284,7 @@ func (s *search) finish(res *Result, ws []*walker, tr *record.Trace, exhausted b
 	if tr != nil {
 		res.Deliveries, res.Externals = tr.Header.Deliveries, tr.Header.Externals
 	}
-	res.States = s.seen.len()
+	res.States = s.before + s.seen.len()
 	for _, w := range ws {
 		res.Expanded += w.expanded
 		res.Steps += w.steps
@@ -315,6 +318,10 @@ func (s *walker) visit(f *frame) {
 	}
 	if s.ctx.Err() != nil {
 		s.stopEarly()
+		return
+	}
+	if err := f.sim.ForkError(); err != nil {
+		s.fail(fmt.Errorf("optimal: %w", err))
 		return
 	}
 	v := f.sim.Check()

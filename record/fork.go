@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -20,7 +21,11 @@ import (
 // network state, not the actors' states, and a delivery in a fork copies
 // only its receiver. An actor must keep its whole state in its value (no
 // state reached through a function value or shared with other actors),
-// which is what the determinism of a run already asks of it.
+// which is what the determinism of a run already asks of it. When a copy
+// meets a function or channel value (a method value bound to the original,
+// as etcd raft's RawNode keeps), the copy would still reach the original,
+// and the run reports it by ForkError; an actor that implements
+// DeepCopier copies itself instead.
 //
 // A halted run forks into a halted run.
 func (s *Sim) Fork() *Sim {
@@ -132,14 +137,17 @@ func (s *Sim) DropLog() {
 
 // own gives the run its own copy of the actor in sl, its storage and its
 // random source, if they are shared with a fork (see Fork). Every handler
-// call and every boot goes through it first.
-func (sl *slot) own() {
+// call and every boot goes through it first. It returns an error when the
+// actor's copy shares memory with the original (see copyActor); the copy
+// is made all the same.
+func (sl *slot) own() error {
 	if !sl.shared {
-		return
+		return nil
 	}
 	sl.shared = false
+	var err error
 	if sl.actor != nil {
-		sl.actor = deepCopy(sl.actor).(Actor)
+		sl.actor, err = copyActor(sl.id, sl.actor)
 	}
 	// Stored values are copies that nothing changes in place (Put and Get
 	// copy): the map is all a write could change.
@@ -147,4 +155,27 @@ func (sl *slot) own() {
 	if sl.rng != nil {
 		sl.rng = deepCopy(sl.rng).(*rand.Rand)
 	}
+	return err
 }
+
+// copyActor copies actor a for a fork: by its own DeepCopy if it has one,
+// else field by field. A function or channel value reached from its fields
+// (a method value bound to the original, a closure over it) cannot be
+// copied: the copy would call into, or share, the original, so the fork
+// would not be independent of it, and copyActor says so.
+func copyActor(id ActorID, a Actor) (Actor, error) {
+	if d, ok := a.(DeepCopier); ok {
+		return d.DeepCopy().(Actor), nil
+	}
+	c, shares := reflectCopyShares(a)
+	if shares != nil {
+		return c.(Actor), fmt.Errorf("actor %s (%T) holds a %s value, which a copy of it would share with the original, so its runs cannot be forked; implement record.DeepCopier for it", id, a, shares)
+	}
+	return c.(Actor), nil
+}
+
+// ForkError returns why a fork of this run, or of a run it was forked
+// from, is not independent of the run it came from (the first actor that
+// could not be copied, see Fork), or nil. A search over forks must stop
+// when it is not nil: its forks may have changed each other's actors.
+func (s *Sim) ForkError() error { return s.forkErr }

@@ -7,7 +7,7 @@ package record
 
 // boot starts a fresh incarnation of the actor in sl.
 func (s *Sim) boot(sl *slot) {
-	sl.own()
+	s.own(sl)
 	sl.incarnation++
 	sl.rng = nil
 	sl.actor = s.sys.New(sl.id, s.opts)
@@ -22,7 +22,7 @@ func (s *Sim) boot(sl *slot) {
 // call runs one handler of the actor in sl: st.Start when st is set, else
 // Receive(from, msg).
 func (s *Sim) call(sl *slot, st Starter, from ActorID, msg Message) {
-	sl.own()
+	s.own(sl)
 	returned := false
 	defer s.recoverHandler(sl, &returned)
 	ctx := s.enter(sl)
@@ -32,6 +32,14 @@ func (s *Sim) call(sl *slot, st Starter, from ActorID, msg Message) {
 		sl.actor.Receive(ctx, from, msg)
 	}
 	returned = true
+}
+
+// own gives the run its own copy of sl's actor (see slot.own), keeping the
+// first copy that failed as the run's ForkError.
+func (s *Sim) own(sl *slot) {
+	if err := sl.own(); err != nil && s.forkErr == nil {
+		s.forkErr = err
+	}
 }
 
 // enter points the shared Context at sl for one handler call.

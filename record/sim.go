@@ -74,7 +74,8 @@ type Sim struct {
 	// clock (Context.EventIndex) and that a check read the network
 	// (View.NumInFlight); forks inherit them (see Observed).
 	readClock, readNetwork bool
-	cancels                int // Context.CancelTimer calls (see Cancels)
+	cancels                int   // Context.CancelTimer calls (see Cancels)
+	forkErr                error // the first actor a fork could not copy (see ForkError)
 }
 
 // NewSim prepares a run of sys with the given options (resolved against the

@@ -101,19 +101,31 @@ func deepCopy(x any) any {
 // reflectCopy copies x field by field by reflection, keeping shared and
 // cyclic structures shared.
 func reflectCopy(x any) any {
+	c, _ := reflectCopyShares(x)
+	return c
+}
+
+// reflectCopyShares is reflectCopy that also returns the type of the first
+// function or channel value the copy shares with x (nil if none).
+func reflectCopyShares(x any) (any, reflect.Type) {
 	src := reflect.New(reflect.TypeOf(x)).Elem()
 	src.Set(reflect.ValueOf(x))
 	dst := reflect.New(src.Type()).Elem()
 	c := copier{seen: map[uintptr]reflect.Value{}}
 	c.copy(dst, src)
-	return dst.Interface()
+	return dst.Interface(), c.shares
 }
 
 var protoMessage = reflect.TypeFor[proto.Message]()
 
 // copier copies values by reflection; seen maps a source pointer to its
-// copy, so shared and cyclic structures stay shared and terminate.
-type copier struct{ seen map[uintptr]reflect.Value }
+// copy, so shared and cyclic structures stay shared and terminate. shares
+// is the type of the first function or channel it met, which the copy
+// shares with the original.
+type copier struct {
+	seen   map[uintptr]reflect.Value
+	shares reflect.Type
+}
 
 // open makes an addressable value settable and readable even if it was
 // reached through an unexported field.
@@ -192,6 +204,9 @@ func (c *copier) copy(dst, src reflect.Value) {
 		c.copy(v, addressable(e))
 		dst.Set(v)
 	default: // scalars, strings (immutable), funcs, channels
+		if k := src.Kind(); (k == reflect.Func || k == reflect.Chan) && !src.IsNil() && c.shares == nil {
+			c.shares = src.Type()
+		}
 		dst.Set(src)
 	}
 }
