@@ -128,38 +128,18 @@ func (m *minimizer) descend(ctx context.Context, c *dpor.Checker, cur *record.Tr
 	c.SetMode(dpor.TFB)
 	c.SetMaxSchedules(reorderSchedules)
 	c.SetBroad(false)
-	var steps int64
-	checks := 0
-	for improved := true; improved && checks < insertDescentChecks; {
-		improved = false
-		cands := removals(cur.Events, false)
-		if m.fifo() {
-			for _, drop := range removals(cur.Events, true) {
+	fifo := m.fifo()
+	return m.descent(ctx, c, cur, insertDescentChecks, func(events []record.Event) [][]int {
+		cands := removals(events, false)
+		if fifo {
+			for _, drop := range removals(events, true) {
 				if len(drop) > 1 {
 					cands = append(cands, drop)
 				}
 			}
 		}
-		cp := dpor.FromEvents(c.Fingerprinter(), cur.Events)
-		for _, drop := range cands {
-			if checks >= insertDescentChecks {
-				break
-			}
-			checks++
-			p := removal(drop, drop[0])(c.Fingerprinter(), cp)
-			r, err := c.Check(ctx, p)
-			m.schedules.Add(int64(r.Schedules))
-			steps += int64(r.Schedules) * int64(len(p))
-			if err != nil {
-				return nil, steps, err
-			}
-			if r.Trace != nil && smaller(r.Trace, cur) {
-				cur, improved = r.Trace, true
-				break
-			}
-		}
-	}
-	return cur, steps, nil
+		return cands
+	})
 }
 
 // inserts reports whether the insert stage applies to t: at most

@@ -89,14 +89,33 @@ func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.T
 	if err != nil || r.Trace == nil {
 		return nil, steps, err
 	}
-	cur := r.Trace
 	fifo := m.fifo()
+	cur, more, err := m.descent(ctx, c, r.Trace, reorderDescentChecks, func(events []record.Event) [][]int {
+		return removals(events, fifo)
+	})
+	steps += more
+	if err != nil {
+		return nil, steps, err
+	}
+	if smaller(cur, base) {
+		return cur, steps, nil
+	}
+	return nil, steps, nil
+}
+
+// descent removes events from cur, one removal (a list of event indices)
+// from cands at a time, while that reproduces the violation, in at most
+// maxChecks checks, and returns the result and the steps it ran. It is
+// what follows a move of the reorder, retarget and insert stages: the
+// move's trace may no longer need events the old route did.
+func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, maxChecks int, cands func([]record.Event) [][]int) (*record.Trace, int64, error) {
+	var steps int64
 	checks := 0
-	for improved := true; improved && checks < reorderDescentChecks; {
+	for improved := true; improved && checks < maxChecks; {
 		improved = false
 		cp := dpor.FromEvents(c.Fingerprinter(), cur.Events)
-		for _, drop := range removals(cur.Events, fifo) {
-			if checks >= reorderDescentChecks {
+		for _, drop := range cands(cur.Events) {
+			if checks >= maxChecks {
 				break
 			}
 			checks++
@@ -113,10 +132,7 @@ func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.T
 			}
 		}
 	}
-	if smaller(cur, base) {
-		return cur, steps, nil
-	}
-	return nil, steps, nil
+	return cur, steps, nil
 }
 
 // fifo reports whether the system's network is FIFO.
