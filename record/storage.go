@@ -82,20 +82,39 @@ func deepCopy(x any) any {
 	case []int:
 		return slices.Clone(t)
 	case [][]byte:
-		c := make([][]byte, len(t))
-		for i, b := range t {
-			c[i] = slices.Clone(b)
-		}
-		if t == nil {
-			return [][]byte(nil)
-		}
-		return c
+		return cloneBytesList(t)
 	case proto.Message:
 		return proto.Clone(t)
 	case DeepCopier:
 		return t.DeepCopy()
 	}
 	return reflectCopy(x)
+}
+
+// cloneBytesList copies a list of byte slices (a log of encoded records,
+// rewritten on every append) with two allocations, not one per record: the
+// copies share one new array, each capped at its own length so that an
+// append to one cannot write into the next. A nil list or record stays nil,
+// an empty one stays empty.
+func cloneBytesList(t [][]byte) [][]byte {
+	if t == nil {
+		return nil
+	}
+	n := 0
+	for _, b := range t {
+		n += len(b)
+	}
+	buf := make([]byte, 0, n)
+	c := make([][]byte, len(t))
+	for i, b := range t {
+		if b == nil {
+			continue
+		}
+		start := len(buf)
+		buf = append(buf, b...)
+		c[i] = buf[start:len(buf):len(buf)]
+	}
+	return c
 }
 
 // reflectCopy copies x field by field by reflection, keeping shared and

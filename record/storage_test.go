@@ -85,3 +85,29 @@ func TestViewStorageReadsGhostState(t *testing.T) {
 	assert.Nil(t, s.Check())
 	assert.Equal(t, []string{"a:led"}, seen, "a killed actor's storage is still readable; b has none")
 }
+
+// TestStorageCopiesByteLists checks the copy of a [][]byte (a log of
+// encoded records): nil and empty records and lists are kept apart, and
+// the records of a copy, which share one array, do not overwrite each
+// other when one grows.
+func TestStorageCopiesByteLists(t *testing.T) {
+	st := record.Storage{}
+	for _, l := range [][][]byte{nil, {}, {nil, {}, []byte("ab")}, {[]byte("e1"), []byte("e22"), nil}} {
+		st.Put("log", l)
+		got, _ := st.Get("log")
+		g := got.([][]byte)
+		require.Equal(t, l == nil, g == nil, "%q", l)
+		require.Len(t, g, len(l))
+		for i := range l {
+			assert.Equal(t, l[i] == nil, g[i] == nil, "%q record %d", l, i)
+			assert.Equal(t, string(l[i]), string(g[i]))
+		}
+	}
+	got, _ := st.Get("log")
+	g := got.([][]byte)
+	g[0] = append(g[0], 'X')
+	g[0][0] = 'Y'
+	assert.Equal(t, [][]byte{[]byte("Y1X"), []byte("e22"), nil}, g)
+	again, _ := st.Get("log")
+	assert.Equal(t, [][]byte{[]byte("e1"), []byte("e22"), nil}, again)
+}

@@ -51,19 +51,41 @@ type pendingRead struct {
 	ready bool // the read index is known
 }
 
-// history returns a member's client operations (ghost state).
-func history(st getter) []clientOp {
-	v, _ := st.Get(keyOps)
-	ops, _ := v.([]clientOp)
-	return ops
+// opLog is a member's history as stable storage keeps it, with the number
+// of reads in it (the Linearizability invariant has nothing to check in a
+// run without reads, and learns it without scanning the histories).
+// Storage copies what it stores and what it returns; a clientOp holds no
+// references, so DeepCopy is one copy of the slice (the reflective copy it
+// replaces costs several allocations per member event that records an
+// operation).
+type opLog struct {
+	ops   []clientOp
+	reads int
 }
+
+// DeepCopy implements record.DeepCopier.
+func (l opLog) DeepCopy() any { return opLog{slices.Clone(l.ops), l.reads} }
+
+// storedOps returns a member's history and its number of reads.
+func storedOps(st getter) opLog {
+	v, _ := st.Get(keyOps)
+	l, _ := v.(opLog)
+	return l
+}
+
+// history returns a member's client operations (ghost state).
+func history(st getter) []clientOp { return storedOps(st).ops }
 
 // recordOp appends op to the member's history and returns its position.
 func recordOp(ctx *record.Context, op clientOp) int {
 	st := ctx.Storage()
-	ops := append(history(st), op)
-	st.Put(keyOps, ops)
-	return len(ops) - 1
+	l := storedOps(st)
+	l.ops = append(l.ops, op)
+	if op.Read {
+		l.reads++
+	}
+	st.Put(keyOps, l)
+	return len(l.ops) - 1
 }
 
 // propose records the invocation of a Put and proposes it to raft (which
@@ -86,10 +108,10 @@ func (n *Member) completePut(ctx *record.Context, e *raftpb.Entry) {
 	p := n.proposals[k]
 	n.proposals = slices.Delete(n.proposals, k, k+1)
 	st := ctx.Storage()
-	ops := history(st)
-	ops[p.op].Resp = ctx.EventIndex()
-	ops[p.op].Index = e.GetIndex()
-	st.Put(keyOps, ops)
+	l := storedOps(st)
+	l.ops[p.op].Resp = ctx.EventIndex()
+	l.ops[p.op].Index = e.GetIndex()
+	st.Put(keyOps, l)
 }
 
 // read starts serving a Get: with ReadIndex, or (the leader-local-read

@@ -1,8 +1,7 @@
 package etcdraft
 
 import (
-	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/demi-project/demi/record"
 )
@@ -16,21 +15,31 @@ import (
 // messages are still the same messages of the protocol. (demi's default,
 // every field of the protobuf encoding, would see them all as new.) Timers
 // and client requests keep the default.
+//
+// The string is "KIND FROM>TO", then " reject", then each entry's data
+// quoted (Go syntax), then " snapshot" when the message carries one. It is
+// built by appending (minimization fingerprints every message once per
+// schedule it is matched in, so this is on the hot path).
 func fingerprint(msg record.Message) (string, bool) {
 	m := carried(msg)
 	if m == nil {
 		return "", false
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v %d>%d", m.GetType(), m.GetFrom(), m.GetTo())
+	b := make([]byte, 0, 32)
+	b = append(b, m.GetType().String()...)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, m.GetFrom(), 10)
+	b = append(b, '>')
+	b = strconv.AppendUint(b, m.GetTo(), 10)
 	if m.GetReject() {
-		b.WriteString(" reject")
+		b = append(b, " reject"...)
 	}
 	for _, e := range m.GetEntries() {
-		fmt.Fprintf(&b, " %q", e.GetData())
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, string(e.GetData()))
 	}
 	if m.GetSnapshot() != nil {
-		b.WriteString(" snapshot")
+		b = append(b, " snapshot"...)
 	}
-	return b.String(), true
+	return string(b), true
 }

@@ -215,14 +215,20 @@ func (n *Member) persist(st record.Storage, rd raft.Ready) {
 
 // mirror puts a Ready's writes into raft's MemoryStorage.
 func (n *Member) mirror(rd raft.Ready) {
-	if !raft.IsEmptySnap(rd.Snapshot) {
+	snap := !raft.IsEmptySnap(rd.Snapshot)
+	if snap {
 		must(n.ms.ApplySnapshot(rd.Snapshot))
 	}
 	must(n.ms.Append(rd.Entries))
 	if !raft.IsEmptyHardState(rd.HardState) {
 		must(n.ms.SetHardState(rd.HardState))
 	}
-	n.refreshLog()
+	switch {
+	case snap:
+		n.refreshLog()
+	case len(rd.Entries) > 0:
+		n.refreshLogFrom(rd.Entries[0].GetIndex())
+	}
 }
 
 // refreshLog reads the log back from MemoryStorage after a change, for the
@@ -238,6 +244,29 @@ func (n *Member) refreshLog() {
 	if ents, err := n.ms.Entries(first, last+1, math.MaxUint64); err == nil {
 		n.log.ents = ents
 	}
+}
+
+// refreshLogFrom is refreshLog after MemoryStorage.Append of entries from
+// index from on, when no snapshot was applied: Append keeps the entries
+// before from as they are, so only the rest is read back. (Reading the
+// whole log costs an encoded-size computation per entry, inside
+// MemoryStorage.Entries, after every append.) It falls back to refreshLog
+// when the log's start moved or from is not inside it.
+func (n *Member) refreshLogFrom(from uint64) {
+	first, _ := n.ms.FirstIndex()
+	last, _ := n.ms.LastIndex()
+	keep := from - n.log.first // the entries before from
+	if first != n.log.first || from <= first || from > last || keep > uint64(len(n.log.ents)) {
+		n.refreshLog()
+		return
+	}
+	suffix, err := n.ms.Entries(from, last+1, math.MaxUint64)
+	if err != nil {
+		n.refreshLog()
+		return
+	}
+	// A new array: the old one may be MemoryStorage's own.
+	n.log.ents = append(n.log.ents[:keep:keep], suffix...)
 }
 
 // write does a stable-storage write now, or after the writes a buggy
@@ -326,7 +355,7 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 			rec, data = append(rec, ""), append(data, "")
 		}
 		if rec[i] == "" { // the first entry applied at an index stays
-			rec[i] = fmt.Sprintf("t%d %q", e.GetTerm(), e.GetData())
+			rec[i] = appliedEntry(e)
 			data[i] = string(e.GetData())
 		}
 	}
@@ -334,6 +363,16 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 		ctx.Storage().Put(keyApplied, rec)
 		ctx.Storage().Put(keyAppliedData, data)
 	}
+}
+
+// appliedEntry is how the applied log records an entry: its term and its
+// data quoted, as in "t2 \"set k1 5\"".
+func appliedEntry(e *raftpb.Entry) string {
+	b := make([]byte, 0, 16+len(e.GetData()))
+	b = append(b, 't')
+	b = strconv.AppendUint(b, e.GetTerm(), 10)
+	b = append(b, ' ')
+	return string(strconv.AppendQuote(b, string(e.GetData())))
 }
 
 // compact takes a snapshot of the key-value store and drops the log

@@ -85,7 +85,7 @@ type (
 // wrap puts a copy of m (the sender keeps no reference to what it sent)
 // in the wrapper type of its kind.
 func wrap(m *raftpb.Message) record.Message {
-	w := Wire{Msg: proto.Clone(m).(*raftpb.Message)}
+	w := Wire{Msg: cloneMessage(m)}
 	switch m.GetType() {
 	case raftpb.MsgApp:
 		return App{w}
@@ -125,7 +125,7 @@ func unwrap(msg record.Message) *raftpb.Message {
 	if m == nil {
 		return nil
 	}
-	return proto.Clone(m).(*raftpb.Message)
+	return cloneMessage(m)
 }
 
 // carried returns the raft message a wrapper carries, not a copy: the

@@ -2,7 +2,6 @@ package etcdraft
 
 import (
 	"fmt"
-	"slices"
 
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
@@ -89,7 +88,7 @@ func saveEntries(st record.Storage, ents []*raftpb.Entry) {
 	for cut > 0 && unmarshal[raftpb.Entry](l[cut-1]).GetIndex() >= first {
 		cut--
 	}
-	l = slices.Clone(l[:cut])
+	l = l[:cut] // storedLog returned a copy
 	for _, e := range ents {
 		l = append(l, marshal(e))
 	}

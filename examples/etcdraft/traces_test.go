@@ -21,7 +21,7 @@ const tracesDir = "../traces"
 // documented check (docs/etcdraft.md) is `demi replay --times 50`.
 const replays = 5
 
-func read(t *testing.T, name string) (*record.Trace, *record.System) {
+func read(t testing.TB, name string) (*record.Trace, *record.System) {
 	t.Helper()
 	tr, sys, err := record.ReadFile(filepath.Join(tracesDir, name), record.NewCatalog(etcdraft.System()))
 	require.NoError(t, err)
