@@ -30,34 +30,31 @@ func cloneMessage(m *raftpb.Message) *raftpb.Message {
 		to, from, term, logTerm, index, commit, vote, rejectHint uint64
 	}
 	c := &raftpb.Message{}
-	ptr := func(dst **uint64, src *uint64, slot *uint64) {
-		if src != nil {
-			*slot = *src
-			*dst = slot
-		}
-	}
 	sc := &s
-	if m.Type != nil {
-		sc.typ = *m.Type
-		c.Type = &sc.typ
-	}
-	if m.Reject != nil {
-		sc.reject = *m.Reject
-		c.Reject = &sc.reject
-	}
-	ptr(&c.To, m.To, &sc.to)
-	ptr(&c.From, m.From, &sc.from)
-	ptr(&c.Term, m.Term, &sc.term)
-	ptr(&c.LogTerm, m.LogTerm, &sc.logTerm)
-	ptr(&c.Index, m.Index, &sc.index)
-	ptr(&c.Commit, m.Commit, &sc.commit)
-	ptr(&c.Vote, m.Vote, &sc.vote)
-	ptr(&c.RejectHint, m.RejectHint, &sc.rejectHint)
+	copyPtr(&c.Type, m.Type, &sc.typ)
+	copyPtr(&c.Reject, m.Reject, &sc.reject)
+	copyPtr(&c.To, m.To, &sc.to)
+	copyPtr(&c.From, m.From, &sc.from)
+	copyPtr(&c.Term, m.Term, &sc.term)
+	copyPtr(&c.LogTerm, m.LogTerm, &sc.logTerm)
+	copyPtr(&c.Index, m.Index, &sc.index)
+	copyPtr(&c.Commit, m.Commit, &sc.commit)
+	copyPtr(&c.Vote, m.Vote, &sc.vote)
+	copyPtr(&c.RejectHint, m.RejectHint, &sc.rejectHint)
 	if m.Context != nil {
 		c.Context = append([]byte{}, m.Context...)
 	}
 	c.Entries = cloneEntries(m.Entries)
 	return c
+}
+
+// copyPtr copies an optional scalar field: when src is set, its value goes
+// to slot (memory the copy owns) and dst points at it.
+func copyPtr[T any](dst **T, src *T, slot *T) {
+	if src != nil {
+		*slot = *src
+		*dst = slot
+	}
 }
 
 // entryScalars are the scalar fields of one copied entry.
@@ -90,18 +87,9 @@ func cloneEntries(src []*raftpb.Entry) []*raftpb.Entry {
 	data := make([]byte, 0, n)
 	for i, e := range src {
 		c, s := &ents[i], &scs[i]
-		if e.Term != nil {
-			s.term = *e.Term
-			c.Term = &s.term
-		}
-		if e.Index != nil {
-			s.index = *e.Index
-			c.Index = &s.index
-		}
-		if e.Type != nil {
-			s.typ = *e.Type
-			c.Type = &s.typ
-		}
+		copyPtr(&c.Term, e.Term, &s.term)
+		copyPtr(&c.Index, e.Index, &s.index)
+		copyPtr(&c.Type, e.Type, &s.typ)
 		if e.Data != nil {
 			start := len(data)
 			data = append(data, e.Data...)
