@@ -74,3 +74,33 @@ func TestForkErrorNamesAnActorACopyWouldShare(t *testing.T) {
 		assert.Equal(t, 1, sim.View().Actor("a").(*tally).n)
 	}
 }
+
+// sharer copies itself badly: its copy shares the seen slice.
+type sharer struct{ seen []int }
+
+func (s *sharer) Receive(*record.Context, record.ActorID, record.Message) {
+	s.seen = append(s.seen, 1)
+}
+
+func (s *sharer) DeepCopy() any { c := *s; return &c }
+
+// TestCheckDeepCopiesNamesTheEventAndActor: a DeepCopy that shares memory
+// fails at the first checked event where the shared memory exists.
+func TestCheckDeepCopiesNamesTheEventAndActor(t *testing.T) {
+	sys := &record.System{
+		Name:     "sharer",
+		Members:  func(record.Options) []record.ActorID { return []record.ActorID{"a"} },
+		New:      func(record.ActorID, record.Options) record.Actor { return &sharer{} },
+		Messages: []record.Message{ping{}},
+	}
+	tr := &record.Trace{Header: record.Header{System: "sharer"}, Events: []record.Event{
+		record.StartEvent("a"),
+		{Kind: record.Send, ID: 1, From: record.External, To: "a", Msg: ping{}, Cause: -1},
+		{Kind: record.Deliver, ID: 1, From: record.External, To: "a", Msg: ping{}, Cause: 1},
+	}}
+	actors, stored, err := record.CheckDeepCopies(sys, tr, 1)
+	require.Error(t, err)
+	assert.Equal(t, 2, actors, "the two events before the delivery check a copy with nothing to share")
+	assert.Equal(t, 0, stored)
+	assert.Contains(t, err.Error(), "event 2, actor a: record: *record_test.sharer.DeepCopy shares memory with the value at ")
+}
