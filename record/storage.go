@@ -1,7 +1,6 @@
 package record
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 	"sort"
@@ -261,77 +260,4 @@ func flat(t reflect.Type, depth int) bool {
 		return true
 	}
 	return false
-}
-
-// CheckDeepCopy checks a DeepCopier against the reflective copy it stands
-// in for: x.DeepCopy() must be of x's type, equal to x (reflect.DeepEqual)
-// and share no slice array, map or pointer with it. It is for the tests of
-// actors that implement DeepCopier (a field the method forgets is caught
-// as soon as a test state sets it).
-func CheckDeepCopy(x DeepCopier) error {
-	c := x.DeepCopy()
-	if reflect.TypeOf(c) != reflect.TypeOf(x) {
-		return fmt.Errorf("record: %T.DeepCopy returned a %T", x, c)
-	}
-	if !reflect.DeepEqual(c, x) {
-		return fmt.Errorf("record: %T.DeepCopy differs from the value: %+v, want %+v", x, c, reflectCopy(x))
-	}
-	if p := sharedMemory(reflect.ValueOf(x), reflect.ValueOf(c), "", 0); p != "" {
-		return fmt.Errorf("record: %T.DeepCopy shares memory with the value at %s", x, p)
-	}
-	return nil
-}
-
-// sharedMemory returns the path of a slice array, map or pointer a and b
-// share, or "".
-func sharedMemory(a, b reflect.Value, path string, depth int) string {
-	if depth > 64 {
-		return ""
-	}
-	switch a.Kind() {
-	case reflect.Pointer:
-		if a.IsNil() {
-			return ""
-		}
-		if a.Pointer() == b.Pointer() {
-			return path + " (pointer)"
-		}
-		return sharedMemory(a.Elem(), b.Elem(), path, depth+1)
-	case reflect.Interface:
-		if a.IsNil() {
-			return ""
-		}
-		return sharedMemory(a.Elem(), b.Elem(), path, depth+1)
-	case reflect.Slice:
-		if a.Cap() > 0 && a.Pointer() == b.Pointer() {
-			return path + " (slice)"
-		}
-		for i := range a.Len() {
-			if p := sharedMemory(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1); p != "" {
-				return p
-			}
-		}
-	case reflect.Map:
-		if !a.IsNil() && a.Pointer() == b.Pointer() {
-			return path + " (map)"
-		}
-		for _, k := range a.MapKeys() {
-			if p := sharedMemory(a.MapIndex(k), b.MapIndex(k), fmt.Sprintf("%s[%v]", path, k), depth+1); p != "" {
-				return p
-			}
-		}
-	case reflect.Array:
-		for i := range a.Len() {
-			if p := sharedMemory(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1); p != "" {
-				return p
-			}
-		}
-	case reflect.Struct:
-		for i := range a.NumField() {
-			if p := sharedMemory(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name, depth+1); p != "" {
-				return p
-			}
-		}
-	}
-	return ""
 }
