@@ -108,6 +108,18 @@ func planOf(bp dpor.Plan, idx []int, wildFrom int) dpor.Plan {
 	return p
 }
 
+// startedActors lists the actors events start, in the order of their first
+// starts.
+func startedActors(events []record.Event) []record.ActorID {
+	var out []record.ActorID
+	for _, e := range events {
+		if e.Kind == record.Start && !slices.Contains(out, e.Actor) {
+			out = append(out, e.Actor)
+		}
+	}
+	return out
+}
+
 func deliveryIndices(events []record.Event) []int {
 	var out []int
 	for i, e := range events {

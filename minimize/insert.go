@@ -177,10 +177,8 @@ func insertable(dropped, events []record.Event) []record.Event {
 		add(e)
 	}
 	if slices.ContainsFunc(dropped, func(e record.Event) bool { return e.Kind == record.Restart }) {
-		for _, e := range events {
-			if e.Kind == record.Start {
-				add(record.Event{Kind: record.Restart, Actor: e.Actor})
-			}
+		for _, a := range startedActors(events) {
+			add(record.Event{Kind: record.Restart, Actor: a})
 		}
 	}
 	return out

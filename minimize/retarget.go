@@ -9,10 +9,10 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Retarget moves (part of the reorder stage, reorder.go) escape a local
-// minimum that neither removals nor reorderings reach: an external event
-// addressed to the wrong actor. A fuzzed run sends its client commands to
-// members at random; a command sent to a follower reaches the leader only
+// Retarget moves (the retarget stage runs the reorder stage's search,
+// reorder.go, led by them) escape a local minimum that neither removals
+// nor reorderings reach: an external event addressed to the wrong actor.
+// A fuzzed run sends its client commands to members at random; a command sent to a follower reaches the leader only
 // after the follower has learnt who leads (an append from the leader) and
 // forwarded it, so the removals keep an extra vote, an append and a
 // forwarding per command, where the same command sent to the leader
@@ -27,12 +27,7 @@ import (
 // every external send, kill and restart, in trace order, to every other
 // actor the trace starts, in the order of their starts.
 func retargetEdits(events []record.Event) []edit {
-	var actors []record.ActorID
-	for _, e := range events {
-		if e.Kind == record.Start && !slices.Contains(actors, e.Actor) {
-			actors = append(actors, e.Actor)
-		}
-	}
+	actors := startedActors(events)
 	var out []edit
 	for i, e := range events {
 		var cur record.ActorID
