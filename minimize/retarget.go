@@ -10,18 +10,18 @@ import (
 )
 
 // Retarget moves (the retarget stage runs the reorder stage's search,
-// reorder.go, led by them) escape a local minimum that neither removals
-// nor reorderings reach: an external event addressed to the wrong actor.
-// A fuzzed run sends its client commands to members at random; a command sent to a follower reaches the leader only
-// after the follower has learnt who leads (an append from the leader) and
-// forwarded it, so the removals keep an extra vote, an append and a
-// forwarding per command, where the same command sent to the leader
-// itself costs one delivery. Likewise a crash of one member may be what
-// the violation needs, but of another one. A retarget move sends an
-// external message to another actor (its delivery follows it), or kills
-// or restarts another actor; the deliveries after it are wildcards, and
-// the descent that follows every move removes what the new target no
-// longer needs.
+// reorder.go, led by them) escape a local minimum that neither removals nor
+// reorderings reach: an external event addressed to the wrong actor. A
+// fuzzed run sends its client commands to members at random; a command sent
+// to a follower reaches the leader only after the follower has learnt who
+// leads (an append from the leader) and forwarded it, so the removals keep
+// an extra vote, an append and a forwarding per command, where the same
+// command sent to the leader itself costs one delivery. Likewise a crash of
+// one member may be what the violation needs, but of another one. A
+// retarget move sends an external message to another actor (its delivery
+// follows it), or kills or restarts another actor; the deliveries after it
+// are wildcards, and the descent that follows every move removes what the
+// new target no longer needs.
 
 // retargetEdits lists the retarget moves of events, in a fixed order:
 // every external send, kill and restart, in trace order, to every other
