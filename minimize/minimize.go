@@ -498,6 +498,11 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			return err
 		}
 	}
+	if m.nears(ctx) {
+		if err := m.runStage(ctx, StageNear, m.steps.Load()+m.cfg.Steps/nearShare, m.near); err != nil {
+			return err
+		}
+	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
 }
 
