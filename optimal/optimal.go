@@ -118,6 +118,11 @@ type Config struct {
 	// TotalBound, with Subsets, bounds the cost (deliveries plus external
 	// events) instead of MaxDeliveries plus every external event.
 	TotalBound int
+	// NoLowerBound ignores the system's lower bound (record.System.
+	// LowerBound): the search then prunes on its own reductions only.
+	// The answer is the same either way (the bound is admissible); the
+	// option makes that comparison reproducible.
+	NoLowerBound bool
 
 	// noCommute turns the commutation filter off and noDominance the
 	// pruning of deliveries that change nothing (tests and benchmarks
@@ -168,6 +173,11 @@ type Result struct {
 	// Search): an actor read the event clock or the invariant read the
 	// network.
 	Plain bool
+	// LowerBound reports that the system's lower bound pruned the search
+	// (record.System.LowerBound, not turned off by Config.NoLowerBound),
+	// and BoundCuts counts the states it cut.
+	LowerBound bool
+	BoundCuts  int
 }
 
 // ExpandedPerSecond is the search's speed.
