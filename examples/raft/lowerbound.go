@@ -126,6 +126,8 @@ type bounder struct {
 	command, commandSent bool
 	// leading[i]: member i must lead (its Bootstrap is counted by own).
 	leading []bool
+	// noRaise: do not count the delivery that raises a term (see fresh).
+	noRaise bool
 }
 
 func newBounder(g record.Goal) *bounder {
@@ -280,11 +282,21 @@ func (b *bounder) options(i int, ledOK bool) (candidate, bool) {
 // majority maj: of the next term (a timeout), or of a later one (a
 // timeout and one more delivery: a timeout, or a message of a higher
 // term, before it).
+//
+// The delivery that raises its term may also be one counted elsewhere:
+// a RequestVote it grants another candidate (when votes of earlier terms
+// count, raft-46, the other leader may be its voter), or an
+// AppendEntries that commits (see leaderCompleteness). It is counted
+// only when neither can be (b.noRaise is false).
 func (b *bounder) fresh(n *Node, maj int, list []record.ActorID) []option {
 	k := maj - 1
+	raise := 1
+	if n.bugs.staleVotes || b.noRaise {
+		raise = 0
+	}
 	return []option{
 		{lo: n.term + 1, hi: n.term + 1, own: 1 + k, k: k, fresh: true, list: list},
-		{lo: n.term + 2, hi: anyTerm, own: 2 + k, k: k, fresh: true, list: list},
+		{lo: n.term + 2, hi: anyTerm, own: 1 + raise + k, k: k, fresh: true, list: list},
 	}
 }
 
@@ -368,6 +380,10 @@ func (b *bounder) electionSafety(x, y record.ActorID) int {
 // AppendEntriesResponse to a leader: none of the deliveries lead counts);
 // when nobody has an entry and no client command is in flight, an
 // external one must be sent, and none to come makes it unreachable.
+//
+// The delivery that commits may be the one that raises x's term (an
+// AppendEntries of a higher term), so the bound is the larger of the
+// leader's part with that raise and without it plus the commit.
 func (b *bounder) leaderCompleteness(x record.ActorID) int {
 	c := b.lead(x)
 	committed, entries, all := false, false, true
@@ -379,16 +395,19 @@ func (b *bounder) leaderCompleteness(x record.ActorID) int {
 		committed = committed || len(n.committed) > 0
 		entries = entries || len(n.log) > 0
 	}
-	if !committed {
-		c++
-		if all && !entries && !b.commandSent {
-			if !b.command {
-				return impossible
-			}
-			c += b.ext()
-		}
+	if committed {
+		return c
 	}
-	return c
+	b.noRaise = true
+	d := b.lead(x) + 1
+	b.noRaise = false
+	if all && !entries && !b.commandSent {
+		if !b.command {
+			return impossible
+		}
+		d += b.ext()
+	}
+	return max(c, d)
 }
 
 // voters is the least the votes the candidates lack (each by its option)
@@ -476,7 +495,9 @@ func (b *bounder) voters(cs []candidate, os []option) int {
 			if assign[p] == 0 {
 				continue
 			}
-			c += b.boot[j]
+			if !b.leading[j] {
+				c += b.boot[j] // a leader's is counted by own
+			}
 			if assign[p] == len(cs)+1 && !stale {
 				// Granting two candidates in one term: it was a
 				// candidate when it granted the first.

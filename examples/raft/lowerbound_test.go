@@ -86,16 +86,6 @@ func TestLowerBoundAdmissible(t *testing.T) {
 	t.Logf("%v", start)
 }
 
-func TestLowerBoundPrint(t *testing.T) {
-	cat := record.NewCatalog(raft.System())
-	for _, bug := range raft.BugNames() {
-		tr, sys, err := record.ReadFile(filepath.Join(tracesDir, bug+".min.trace"), cat)
-		require.NoError(t, err)
-		b, c := boundAlong(t, sys, tr, true)
-		t.Logf("%s\n%v\n%v", bug, b, c)
-	}
-}
-
 // future is the external events of tr from event k on.
 func future(tr *record.Trace, k int) []record.Event {
 	var out []record.Event
