@@ -42,7 +42,11 @@ and random source), the cut links, the pending messages and the next
 external event, so schedules that reach the same state are expanded once
 per bound; orders of deliveries to different actors are recognised before
 they are run, a delivery that changes nothing is not followed, and the
-last step of a schedule is only checked. With -j N, N walkers share each
+last step of a schedule is only checked. A system that supplies a lower
+bound on the events still needed to reach the violation (record.System.
+LowerBound; raft does) has every state cut whose bound exceeds its budget
+left; the output says how many, and --no-lower-bound turns it off (the
+answer is the same, only slower). With -j N, N walkers share each
 bound (the answer does not depend on N). When it finishes, the answer is exact: it says whether FILE
 (typically a reference trace) is optimal, and when it finds a smaller
 schedule it writes it to -o (default NAME.optimal.trace next to the input),
