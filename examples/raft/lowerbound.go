@@ -124,6 +124,8 @@ type bounder struct {
 	start []bool
 	// command: a client command is in flight or to come from outside.
 	command, commandSent bool
+	// commitSent: an AppendEntries in flight carries a commit index.
+	commitSent bool
 	// leading[i]: member i must lead (its Bootstrap is counted by own).
 	leading []bool
 	// noRaise: do not count the delivery that raises a term (see fresh).
@@ -159,6 +161,8 @@ func newBounder(g record.Goal) *bounder {
 			}
 		case ClientCommand:
 			b.commandSent = true
+		case AppendEntries:
+			b.commitSent = b.commitSent || m.LeaderCommit > 0
 		}
 	}
 	b.command = b.commandSent
@@ -230,6 +234,7 @@ type option struct {
 	// else the current one, whose voters that voted are out unless
 	// repeated votes count.
 	fresh bool
+	now   bool             // it is a leader now
 	list  []record.ActorID // its members: the voters are the others
 }
 
@@ -266,7 +271,7 @@ func (b *bounder) options(i int, ledOK bool) (candidate, bool) {
 			c.opts = append(c.opts, option{lo: t, hi: t})
 		}
 	} else if n.role == Leader {
-		c.opts = []option{{lo: n.term, hi: n.term}}
+		c.opts = []option{{lo: n.term, hi: n.term, now: true}}
 		return c, true
 	}
 	maj := n.majority()
@@ -328,7 +333,7 @@ func (b *bounder) lead(x record.ActorID) int {
 	}
 	best := impossible
 	for _, o := range cand.opts {
-		best = min(best, o.own+b.voters([]candidate{cand}, []option{o}))
+		best = min(best, o.own+b.voters([]candidate{cand}, []option{o}, false))
 	}
 	return c + best
 }
@@ -354,7 +359,7 @@ func (b *bounder) electionSafety(x, y record.ActorID) int {
 		}
 		best := impossible
 		for _, o := range one.opts {
-			best = min(best, o.own+b.voters([]candidate{one}, []option{o}))
+			best = min(best, o.own+b.voters([]candidate{one}, []option{o}, false))
 		}
 		return c + best
 	}
@@ -367,7 +372,7 @@ func (b *bounder) electionSafety(x, y record.ActorID) int {
 			if o.own+p.own >= best {
 				continue
 			}
-			best = min(best, o.own+p.own+b.voters([]candidate{ci, cj}, []option{o, p}))
+			best = min(best, o.own+p.own+b.voters([]candidate{ci, cj}, []option{o, p}, false))
 		}
 	}
 	return c + best
@@ -386,10 +391,12 @@ func (b *bounder) electionSafety(x, y record.ActorID) int {
 // leader's part with that raise and without it plus the commit.
 func (b *bounder) leaderCompleteness(x record.ActorID) int {
 	c := b.lead(x)
+	// all: every member is known: running, or never to run again (no
+	// Start to come: it can neither commit nor lead).
 	committed, entries, all := false, false, true
-	for _, n := range b.nodes {
+	for i, n := range b.nodes {
 		if n == nil {
-			all = false
+			all = all && !b.start[i]
 			continue
 		}
 		committed = committed || len(n.committed) > 0
@@ -407,13 +414,86 @@ func (b *bounder) leaderCompleteness(x record.ActorID) int {
 		}
 		d += b.ext()
 	}
-	return max(c, d)
+	if !all || b.commitSent {
+		return max(c, d)
+	}
+	return max(c, d, b.twoLeaders(x))
+}
+
+// twoLeaders bounds LeaderCompleteness when nobody has committed and no
+// AppendEntries in flight carries a commit index: a member L must first
+// commit an entry as the leader of a term T1 (a follower commits only
+// what a leader's commit index says), and x lead a later term T2 (the
+// member that learned the commit was in a term at least T1 and below
+// T2). L may be x, leading twice. Both elections count as in lead,
+// with voters shared freely (different terms) and no term raise (it
+// might be a delivery counted for the other election or the commit).
+// The commit costs what commitCost says.
+func (b *bounder) twoLeaders(x record.ActorID) int {
+	xi := b.index(x)
+	if xi < 0 {
+		return 0
+	}
+	b.noRaise = true
+	defer func() { b.noRaise = false }()
+	best := impossible
+	for li := range b.members {
+		if b.nodes[li] == nil {
+			continue // never runs again (see leaderCompleteness)
+		}
+		clear(b.leading)
+		base := b.own(li, xi)
+		cl, ok := b.options(li, false)
+		if !ok {
+			return 0
+		}
+		cx, ok := b.options(xi, false)
+		if !ok {
+			return 0
+		}
+		for _, o := range cl.opts {
+			commit, cc := commitCost(cl.n, o)
+			if cc && !b.commandSent {
+				if !b.command {
+					continue
+				}
+				commit += b.ext()
+			}
+			var seconds []option
+			if li == xi {
+				// Its second election, a fresh one, after the first.
+				list := o.list
+				if list == nil {
+					list = cx.n.members
+				}
+				maj := len(list)/2 + 1
+				seconds = []option{{lo: o.lo + 1, hi: anyTerm, own: maj, k: maj - 1, fresh: true, list: list}}
+			} else {
+				for _, p := range cx.opts {
+					if p.hi > o.lo {
+						seconds = append(seconds, p)
+					}
+				}
+			}
+			for _, p := range seconds {
+				c := base + o.own + p.own + commit
+				if c >= best {
+					continue
+				}
+				best = min(best, c+b.voters([]candidate{cl, cx}, []option{o, p}, true))
+			}
+		}
+	}
+	return best
 }
 
 // voters is the least the votes the candidates lack (each by its option)
 // cost their voters: the RequestVotes, RetryVotes timers and Bootstraps,
 // over every sharing out of the voters between them (see lowerBound).
-func (b *bounder) voters(cs []candidate, os []option) int {
+//
+// With shared, the candidates lead different terms: a voter may serve
+// both at no extra cost, and a candidate may vote for the other.
+func (b *bounder) voters(cs []candidate, os []option, shared bool) int {
 	need := false
 	for _, o := range os {
 		need = need || o.k > 0
@@ -438,7 +518,7 @@ func (b *bounder) voters(cs []candidate, os []option) int {
 	ws := make([]want, len(cs))
 	var pool []int // voters some candidate may ask
 	inPool := make([]bool, n)
-	stale, forget := false, false
+	stale, forget := shared, false
 	for x, c := range cs {
 		stale = stale || c.n.bugs.staleVotes
 		forget = forget || c.n.bugs.forgetVote
@@ -563,4 +643,48 @@ func (b *bounder) asks(elig []bool, pool, assign []int, cand, both, k, free int,
 	}
 	retries := (max(0, r-avail) + m - 1) / m
 	return r + retries
+}
+
+// commitCost is the least a leader-to-be n (by option o) spends on its
+// first commit as the leader of that term, and whether a ClientCommand
+// must reach it. Only an entry of its own term commits, and it gets
+// those only from ClientCommands as the leader: when it has none (it is
+// not a leader yet, or leads without one), a ClientCommand delivery.
+// Its followers' matchIndex are then all below the new entry, so
+// committing it takes, with the quorum rule, an AppendEntries delivered
+// to each of majority-1 followers and their AppendEntriesResponses
+// delivered to it; with the most common value (raft-42) and at least
+// three members, one of each for a new leader, whose followers all start
+// at 0 (as a leader already, ties between its followers' values may
+// commit at once: only the ClientCommand). A deferred initialisation
+// (raft-58a) keeps old matchIndex values: one delivery, no more. A
+// leader with an entry of its term may commit on any delivery: one.
+func commitCost(n *Node, o option) (int, bool) {
+	cc := !o.now
+	if o.now {
+		cc = true
+		for _, e := range n.log {
+			if e.Term == n.term {
+				cc = false
+			}
+		}
+	}
+	if !cc || n.bugs.lateInit {
+		return 1, cc
+	}
+	if o.now && slices.Max(n.matchIndex) > n.lastIndex() {
+		return 1, cc // never so (matchIndex comes from its own entries), but cheap to check
+	}
+	list := o.list
+	if list == nil {
+		list = n.members
+	}
+	maj := len(list)/2 + 1
+	switch {
+	case !n.bugs.modeCommit:
+		return 1 + 2*(maj-1), true
+	case !o.now && len(list) >= 3:
+		return 3, true
+	}
+	return 1, true
 }

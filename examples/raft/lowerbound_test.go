@@ -1,6 +1,7 @@
 package raft_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -95,4 +96,37 @@ func future(tr *record.Trace, k int) []record.Event {
 		}
 	}
 	return out
+}
+
+// TestLowerBoundAdmissibleFuzzed checks the bound the same way along fresh
+// failing runs of every bug: the shipped fuzz settings with other seeds
+// (shorter runs), and with crash-restarts, kills and partitions injected
+// too, so that the bound meets states the shipped traces never reach.
+func TestLowerBoundAdmissibleFuzzed(t *testing.T) {
+	sys := raft.System()
+	checked := 0
+	for _, c := range raft.ShippedFuzz() {
+		for _, faults := range []bool{false, true} {
+			cfg := c.Config
+			cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = 1000, 100, 0, 1500
+			opts := c.Options()
+			if faults {
+				opts["restart-weight"], opts["kill-weight"], opts["partition-weight"] = "3", "2", "2"
+			}
+			tr, _, err := record.Search(context.Background(), sys, opts, cfg)
+			require.NoError(t, err)
+			if tr == nil {
+				continue
+			}
+			for _, subsets := range []bool{false, true} {
+				bounds, costs := boundAlong(t, sys, tr, subsets)
+				for k := range bounds {
+					require.LessOrEqual(t, bounds[k], costs[k], "%s faults=%v: state after %d events (subsets %v)", c.Bug, faults, k, subsets)
+				}
+			}
+			t.Logf("%s faults=%v: %d events, %s", c.Bug, faults, len(tr.Events), tr.Header.Violation.Fingerprint)
+			checked++
+		}
+	}
+	assert.GreaterOrEqual(t, checked, 9, "most settings find a failing run")
 }
