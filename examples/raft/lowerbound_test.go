@@ -87,6 +87,31 @@ func TestLowerBoundAdmissible(t *testing.T) {
 	t.Logf("%v", start)
 }
 
+// TestLowerBoundAdmissibleOnOptima checks the bound along the cheapest
+// reproducers the optimum search found (testdata/optima: raft-56 in 15
+// deliveries (E:6), raft-66 in 13 (E:7)), the tightest traces there are:
+// the bound may equal what is left, never exceed it. They reproduce.
+func TestLowerBoundAdmissibleOnOptima(t *testing.T) {
+	cat := record.NewCatalog(raft.System())
+	for _, c := range []struct {
+		file                  string
+		deliveries, externals int
+	}{{"raft-56.trace", 15, 6}, {"raft-66.trace", 13, 7}} {
+		t.Run(c.file, func(t *testing.T) {
+			tr, sys, err := record.ReadFile(filepath.Join("testdata", "optima", c.file), cat)
+			require.NoError(t, err)
+			assert.Equal(t, c.deliveries, tr.Header.Deliveries)
+			assert.Equal(t, c.externals, tr.Header.Externals)
+			for _, subsets := range []bool{false, true} {
+				bounds, costs := boundAlong(t, sys, tr, subsets)
+				for k := range bounds {
+					require.LessOrEqual(t, bounds[k], costs[k], "state after %d events (subsets %v)", k, subsets)
+				}
+			}
+		})
+	}
+}
+
 // future is the external events of tr from event k on.
 func future(tr *record.Trace, k int) []record.Event {
 	var out []record.Event
