@@ -139,7 +139,10 @@ func retargetTimer(i int, to record.ActorID) edit {
 const retargetShare = 4
 
 // retarget runs the retarget stage: the reorder stage's search (reorder.go)
-// with the retarget moves first, then the reorder moves. The reorder moves
+// with the retarget moves of external events first, then the reorder
+// moves, then the retarget moves of timers (last, so that a trace on which
+// an earlier move helps takes the same path as before they existed). The
+// reorder moves
 // of a trace a reorder stage has tried them all on without success are
 // left out (they would fail again); after a move improves, the moves of
 // the new best trace are all tried.
