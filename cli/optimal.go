@@ -21,6 +21,7 @@ func optimalCmd(e *env) *cobra.Command {
 		maxStates int
 		workers   int
 		subsets   bool
+		noBound   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "optimal FILE [--max-deliveries K] [-o OUT]",
@@ -41,7 +42,11 @@ and random source), the cut links, the pending messages and the next
 external event, so schedules that reach the same state are expanded once
 per bound; orders of deliveries to different actors are recognised before
 they are run, a delivery that changes nothing is not followed, and the
-last step of a schedule is only checked. With -j N, N walkers share each
+last step of a schedule is only checked. A system that supplies a lower
+bound on the events still needed to reach the violation (record.System.
+LowerBound; raft does) has every state cut whose bound exceeds its budget
+left; the output says how many, and --no-lower-bound turns it off (the
+answer is the same, only slower). With -j N, N walkers share each
 bound (the answer does not depend on N). When it finishes, the answer is exact: it says whether FILE
 (typically a reference trace) is optimal, and when it finds a smaller
 schedule it writes it to -o (default NAME.optimal.trace next to the input),
@@ -99,7 +104,7 @@ Ctrl-C).`,
 			if workers <= 0 {
 				workers = runtime.NumCPU()
 			}
-			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates, Subsets: subsets, Workers: workers,
+			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates, Subsets: subsets, Workers: workers, NoLowerBound: noBound,
 				Progress: func(p optimal.Progress) {
 					fmt.Fprintf(e.stderr, "optimal: no schedule with at most %d %s; %d states, %d expanded, %.1fs\n",
 						p.Bound, unit, p.States, p.Expanded, p.Elapsed.Seconds())
@@ -110,6 +115,9 @@ Ctrl-C).`,
 			h := t.Header
 			fmt.Fprintf(e.stdout, "%s: %d deliveries, %d externals (%s)\n", in, h.Deliveries, h.Externals, h.Violation.Fingerprint)
 			fmt.Fprintf(e.stdout, "searched %d states (%d expanded) in %.1fs\n", res.States, res.Expanded, res.Seconds)
+			if res.LowerBound {
+				fmt.Fprintf(e.stdout, "the system's lower bound cut %d states\n", res.BoundCuts)
+			}
 			if cmd.Context().Err() != nil {
 				return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
 			}
@@ -150,6 +158,7 @@ Ctrl-C).`,
 	cmd.Flags().IntVar(&maxStates, "max-states", 0, "stop once this many distinct states are known, expanded or queued (default 5,000,000)")
 	cmd.Flags().IntVarP(&workers, "jobs", "j", 0, "walkers of a bound in parallel (default: all cores; the answer does not depend on it)")
 	cmd.Flags().BoolVar(&subsets, "subsets", false, "also search every subsequence of the external events (cost: deliveries + externals)")
+	cmd.Flags().BoolVar(&noBound, "no-lower-bound", false, "ignore the system's lower bound on the cost left (same answer, to compare)")
 	// --global chose the global-state search, now the only one.
 	cmd.Flags().Bool("global", true, "")
 	_ = cmd.Flags().MarkDeprecated("global", "the global-state search is now the only one")

@@ -25,9 +25,9 @@ func BenchmarkSearch(b *testing.B) {
 		name string
 		cfg  optimal.Config
 	}{
-		{"schedules", optimal.Config{MaxDeliveries: 8}},
-		{"schedules-no-commutation", optimal.WithoutCommutation(optimal.Config{MaxDeliveries: 8})},
-		{"subsets", optimal.Config{MaxDeliveries: 8, Subsets: true, TotalBound: 13}},
+		{"schedules", optimal.Config{NoLowerBound: true, MaxDeliveries: 8}},
+		{"schedules-no-commutation", optimal.WithoutCommutation(optimal.Config{NoLowerBound: true, MaxDeliveries: 8})},
+		{"subsets", optimal.Config{NoLowerBound: true, MaxDeliveries: 8, Subsets: true, TotalBound: 13}},
 	} {
 		b.Run(m.name, func(b *testing.B) {
 			var res *optimal.Result
@@ -54,7 +54,7 @@ func BenchmarkSearch(b *testing.B) {
 	b.Run("raft-66", func(b *testing.B) {
 		var res *optimal.Result
 		for b.Loop() {
-			res, err = optimal.Search(context.Background(), rsys, rtr, optimal.Config{MaxDeliveries: 13, Subsets: true, TotalBound: 13})
+			res, err = optimal.Search(context.Background(), rsys, rtr, optimal.Config{NoLowerBound: true, MaxDeliveries: 13, Subsets: true, TotalBound: 13})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func BenchmarkSearch(b *testing.B) {
 	b.Run("paxos", func(b *testing.B) {
 		var res *optimal.Result
 		for b.Loop() {
-			res, err = optimal.Search(context.Background(), psys, ptr, optimal.Config{MaxDeliveries: 19})
+			res, err = optimal.Search(context.Background(), psys, ptr, optimal.Config{NoLowerBound: true, MaxDeliveries: 19})
 			if err != nil {
 				b.Fatal(err)
 			}

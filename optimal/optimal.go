@@ -59,6 +59,18 @@
 //     parent's state minus one pending message, which the parent reaches
 //     a violation from as cheaply, one delivery sooner: it is never
 //     expanded (dominance.go).
+//   - The system's lower bound (IDA*): a system may supply an admissible
+//     bound on what any continuation of a state still spends to reach the
+//     violation (record.System.LowerBound: deliveries, plus external events
+//     with Subsets); a state whose bound exceeds the budget left is not
+//     expanded. Only schedules that cannot reproduce the violation within
+//     the bound are cut, so the first reproducer found is still a cheapest
+//     one, provided the bound never overestimates: that is the system's
+//     promise, which the search cannot check. The bound is a function of
+//     the state (the actors, the messages in flight and the external
+//     events to come), so the tables stay exact. Config.NoLowerBound turns
+//     it off and Result.LowerBound says whether it was used
+//     (TestLowerBoundChangesNoAnswer compares the answers).
 //   - Leaves: the last step of a schedule is only checked, and a
 //     delivery's effect on its receiver and the invariant's verdict on the
 //     actors' states are remembered, so most last steps and idle
@@ -118,6 +130,11 @@ type Config struct {
 	// TotalBound, with Subsets, bounds the cost (deliveries plus external
 	// events) instead of MaxDeliveries plus every external event.
 	TotalBound int
+	// NoLowerBound ignores the system's lower bound (record.System.
+	// LowerBound): the search then prunes on its own reductions only.
+	// The answer is the same either way (the bound is admissible); the
+	// option makes that comparison reproducible.
+	NoLowerBound bool
 
 	// noCommute turns the commutation filter off and noDominance the
 	// pruning of deliveries that change nothing (tests and benchmarks
@@ -168,6 +185,11 @@ type Result struct {
 	// Search): an actor read the event clock or the invariant read the
 	// network.
 	Plain bool
+	// LowerBound reports that the system's lower bound pruned the search
+	// (record.System.LowerBound, not turned off by Config.NoLowerBound),
+	// and BoundCuts counts the states it cut.
+	LowerBound bool
+	BoundCuts  int
 }
 
 // ExpandedPerSecond is the search's speed.

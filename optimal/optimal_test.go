@@ -82,7 +82,7 @@ func TestSearchMatchesNaiveOptimum(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.bug, func(t *testing.T) {
 			sys, tr := failing(t, c.bug, c.maxSteps)
-			res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: tr.Header.Deliveries})
+			res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: tr.Header.Deliveries})
 			require.NoError(t, err)
 			require.NotNil(t, res.Trace, "the input itself is a schedule within the bound")
 			assert.True(t, res.Exhausted)
@@ -108,7 +108,7 @@ func TestRaft46IsOptimal(t *testing.T) {
 	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
 	require.NoError(t, err)
 	require.Equal(t, 10, tr.Header.Deliveries)
-	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 10})
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: 10})
 	require.NoError(t, err)
 	require.NotNil(t, res.Trace)
 	assert.True(t, res.Exhausted)
@@ -121,7 +121,7 @@ func TestRaft46IsOptimal(t *testing.T) {
 func TestSearchBoundTooSmall(t *testing.T) {
 	sys, tr := failing(t, "panic-on-lap", 40)
 	// A lap needs the injection plus three pass-and-token hops: 7 deliveries.
-	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 6})
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: 6})
 	require.NoError(t, err)
 	assert.Nil(t, res.Trace)
 	assert.True(t, res.Exhausted)
@@ -130,11 +130,11 @@ func TestSearchBoundTooSmall(t *testing.T) {
 
 func TestSearchBadInput(t *testing.T) {
 	sys, tr := failing(t, "restore-token", 60)
-	_, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: -1})
+	_, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: -1})
 	assert.Error(t, err)
 	clean := *tr
 	clean.Header.Violation = nil
-	_, err = optimal.Search(context.Background(), sys, &clean, optimal.Config{MaxDeliveries: 3})
+	_, err = optimal.Search(context.Background(), sys, &clean, optimal.Config{NoLowerBound: true, MaxDeliveries: 3})
 	assert.Error(t, err)
 }
 
@@ -142,7 +142,7 @@ func TestSearchStopsEarly(t *testing.T) {
 	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
 	require.NoError(t, err)
 	var bounds []int
-	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 10, MaxStates: 2000,
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: 10, MaxStates: 2000,
 		Progress: func(p optimal.Progress) { bounds = append(bounds, p.Bound) }})
 	require.NoError(t, err)
 	assert.Nil(t, res.Trace)
@@ -154,7 +154,7 @@ func TestSearchStopsEarly(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err = optimal.Search(ctx, sys, tr, optimal.Config{MaxDeliveries: 10})
+	res, err = optimal.Search(ctx, sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: 10})
 	require.NoError(t, err)
 	assert.False(t, res.Exhausted)
 	assert.Equal(t, -1, res.Searched)
@@ -164,12 +164,12 @@ func TestSearchStopsEarly(t *testing.T) {
 func TestHistoryFilterCanBeForgotten(t *testing.T) {
 	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
 	require.NoError(t, err)
-	full, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 7})
+	full, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: 7})
 	require.NoError(t, err)
 	require.True(t, full.Exhausted)
 	// Just room for the states: the history table, larger, is emptied
 	// again and again, and the search still finishes with the same answer.
-	tight, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: 7, MaxStates: full.States + 1})
+	tight, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: 7, MaxStates: full.States + 1})
 	require.NoError(t, err)
 	assert.True(t, tight.Exhausted)
 	assert.Equal(t, full.Searched, tight.Searched)

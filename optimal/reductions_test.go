@@ -29,10 +29,10 @@ func TestReductionsChangeNoAnswer(t *testing.T) {
 		cfg  optimal.Config
 		want int // deliveries plus externals found (Subsets) or deliveries; -1: none
 	}{
-		{"raft-46.min.trace", raftCat, optimal.Config{MaxDeliveries: 10}, 10},
-		{"raft-46.min.trace", raftCat, optimal.Config{MaxDeliveries: 10, Subsets: true, TotalBound: 12}, -1},
-		{"raft-66.min.trace", raftCat, optimal.Config{MaxDeliveries: 13, Subsets: true, TotalBound: 12}, -1},
-		{"paxos-forget-accepted.min.trace", paxosCat, optimal.Config{MaxDeliveries: 18, Subsets: true, TotalBound: 18}, -1},
+		{"raft-46.min.trace", raftCat, optimal.Config{NoLowerBound: true, MaxDeliveries: 10}, 10},
+		{"raft-46.min.trace", raftCat, optimal.Config{NoLowerBound: true, MaxDeliveries: 10, Subsets: true, TotalBound: 12}, -1},
+		{"raft-66.min.trace", raftCat, optimal.Config{NoLowerBound: true, MaxDeliveries: 13, Subsets: true, TotalBound: 12}, -1},
+		{"paxos-forget-accepted.min.trace", paxosCat, optimal.Config{NoLowerBound: true, MaxDeliveries: 18, Subsets: true, TotalBound: 18}, -1},
 	} {
 		t.Run(fmt.Sprintf("%s/subsets=%v", c.file, c.cfg.Subsets), func(t *testing.T) {
 			tr, sys, err := record.ReadFile("../examples/traces/"+c.file, c.cat)
@@ -78,7 +78,7 @@ func TestReductionsChangeNoAnswer(t *testing.T) {
 func TestObservedNetworkTurnsReductionsOff(t *testing.T) {
 	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
 	require.NoError(t, err)
-	cfg := optimal.Config{MaxDeliveries: 9}
+	cfg := optimal.Config{NoLowerBound: true, MaxDeliveries: 9}
 	normal, err := optimal.Search(context.Background(), sys, tr, cfg)
 	require.NoError(t, err)
 	assert.False(t, normal.Plain)
@@ -109,9 +109,9 @@ func TestWorkersChangeNothing(t *testing.T) {
 		cat  *record.Catalog
 		cfg  optimal.Config
 	}{
-		{"raft-46.min.trace", raftCat, optimal.Config{MaxDeliveries: 10}},
-		{"raft-66.min.trace", raftCat, optimal.Config{MaxDeliveries: 13, Subsets: true, TotalBound: 13}},
-		{"paxos-accept-below-promise.min.trace", paxosCat, optimal.Config{MaxDeliveries: 18}},
+		{"raft-46.min.trace", raftCat, optimal.Config{NoLowerBound: true, MaxDeliveries: 10}},
+		{"raft-66.min.trace", raftCat, optimal.Config{NoLowerBound: true, MaxDeliveries: 13, Subsets: true, TotalBound: 13}},
+		{"paxos-accept-below-promise.min.trace", paxosCat, optimal.Config{NoLowerBound: true, MaxDeliveries: 18}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			tr, sys, err := record.ReadFile("../examples/traces/"+c.file, c.cat)

@@ -61,6 +61,9 @@ type search struct {
 	// undelivered: prune states with more external messages pending
 	// than budget left (see dominance.go).
 	undelivered bool
+	// lowerBound is the system's admissible lower bound on the cost left
+	// (nil: none, or turned off); see visit.
+	lowerBound func(record.Goal) int
 
 	// seen maps a global state key to 1 + the largest remaining budget
 	// the state was expanded with.
@@ -96,6 +99,7 @@ type walker struct {
 	steps     int
 	dominated int // deliveries pruned by dominance
 	pruned    int // states pruned for their undelivered external messages
+	cut       int // states cut by the system's lower bound
 
 	// The top walker of a parallel search sends the states of cost
 	// split to work instead of visiting them.
@@ -138,12 +142,18 @@ func newSearch(ctx context.Context, sys *record.System, t *record.Trace, externa
 		}
 	}
 	s.undelivered = s.dominance && cfg.Subsets
+	if !cfg.NoLowerBound {
+		s.lowerBound = sys.LowerBound
+	}
 	return s, nil
 }
 
 func (s *search) newWalker() *walker {
 	n := len(s.members) + 1
-	return &walker{search: s, fp: fingerprint.New(nil), hseen: map[uint64]uint8{}, cnt: make([]int32, n*n), memo: newMemo()}
+	// ckey starts with room for ID 0, so a path that learned no message
+	// yet can still be handed to a worker (see child).
+	return &walker{search: s, fp: fingerprint.New(nil), hseen: map[uint64]uint8{}, cnt: make([]int32, n*n), memo: newMemo(),
+		ckey: make([]uint64, 64)}
 }
 
 // maxHistory bounds each walker's history filter (it is emptied there).
@@ -288,8 +298,10 @@ func (s *search) finish(res *Result, ws []*walker, tr *record.Trace, exhausted b
 	for _, w := range ws {
 		res.Expanded += w.expanded
 		res.Steps += w.steps
+		res.BoundCuts += w.cut
 	}
 	res.Plain = s.cfg.plain
+	res.LowerBound = s.lowerBound != nil
 	res.Seconds = time.Since(s.start).Seconds()
 	return res, nil
 }
@@ -347,6 +359,19 @@ func (s *walker) visit(f *frame) {
 		// check above was this state's last chance, so it is neither
 		// hashed nor remembered.
 		return
+	}
+	if s.lowerBound != nil {
+		// IDA*: a state from which every reproducer costs more than the
+		// budget left is not expanded. The bound is a function of the
+		// state (the actors and the messages in flight), as the tables'
+		// keys are, so a state cut here is cut again wherever it is met
+		// with no more budget.
+		h := s.lowerBound(record.Goal{View: f.sim.View(), InFlight: f.sim.InFlight(), Want: s.want,
+			Future: s.externals[f.ext:], CountExternals: s.cfg.Subsets})
+		if h > left {
+			s.cut++
+			return
+		}
 	}
 	s.learn(f)
 	ak := s.actorsKey(f)

@@ -68,7 +68,7 @@ func naiveSubsets(t *testing.T, sys *record.System, tr *record.Trace, maxCost in
 
 func TestSubsetsSearchMatchesNaive(t *testing.T) {
 	sys, tr := failing(t, "panic-on-lap", 40)
-	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{MaxDeliveries: tr.Header.Deliveries, Subsets: true})
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true, MaxDeliveries: tr.Header.Deliveries, Subsets: true})
 	require.NoError(t, err)
 	require.NotNil(t, res.Trace)
 	assert.True(t, res.Exhausted)
@@ -84,7 +84,7 @@ func TestSubsetsSearchMatchesNaive(t *testing.T) {
 func TestCommutationFilterSkipsStepsNotStates(t *testing.T) {
 	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
 	require.NoError(t, err)
-	for _, cfg := range []optimal.Config{{MaxDeliveries: 8}, {MaxDeliveries: 6, Subsets: true, TotalBound: 11}} {
+	for _, cfg := range []optimal.Config{{NoLowerBound: true, MaxDeliveries: 8}, {NoLowerBound: true, MaxDeliveries: 6, Subsets: true, TotalBound: 11}} {
 		// The other reductions off on both sides: they skip steps too.
 		cfg = optimal.Without(cfg, "memo", "dominance")
 		with, err := optimal.Search(context.Background(), sys, tr, cfg)

@@ -63,6 +63,11 @@ type System struct {
 	// their own configuration gives one, so a demi binary built with
 	// cli.Main uses it too.
 	Fingerprint func(m Message) (string, bool)
+	// LowerBound, if set, is an admissible lower bound on what it still
+	// costs to reach a violation from a state of a run (see Goal): the
+	// optimum search (package optimal) does not expand a state whose bound
+	// exceeds its budget left. Nil means 0: no pruning.
+	LowerBound func(g Goal) int
 }
 
 // Generator makes one kind of random external event for fuzzing. Make

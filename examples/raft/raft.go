@@ -146,6 +146,9 @@ func System() *record.System {
 		},
 		Messages:  messages(),
 		Invariant: invariant,
+		// An admissible bound on the events left to a violation, for
+		// the optimum search (lowerbound.go).
+		LowerBound: lowerBound,
 		Network: func(o record.Options) record.Semantics {
 			if o.Bool(OptUnordered) || o.Bool(Bug66) {
 				return record.Unordered

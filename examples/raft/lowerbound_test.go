@@ -1,0 +1,157 @@
+package raft_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/record"
+)
+
+// boundAlong replays t and returns, for every state before its violation
+// (after 0, 1, ... events), the system's lower bound and what the trace
+// really spends from there to its violation, counting deliveries only
+// (subsets false) or deliveries plus external events.
+func boundAlong(t *testing.T, sys *record.System, tr *record.Trace, subsets bool) (bounds, costs []int) {
+	t.Helper()
+	sim, err := tr.Setup(sys).NewSim()
+	require.NoError(t, err)
+	last := tr.Header.Violation.Event
+	require.Less(t, last, len(tr.Events))
+	// cost[k] is what events k..last cost.
+	cost := make([]int, last+2)
+	for k := last; k >= 0; k-- {
+		cost[k] = cost[k+1]
+		if e := tr.Events[k]; e.Kind == record.Deliver || subsets {
+			cost[k]++
+		}
+	}
+	k := 0
+	bound := func() int {
+		return sys.LowerBound(record.Goal{View: sim.View(), InFlight: sim.InFlight(), Want: tr.Header.Violation, Future: future(tr, k), CountExternals: subsets})
+	}
+	for ; k <= last; k++ {
+		bounds, costs = append(bounds, bound()), append(costs, cost[k])
+		e := tr.Events[k]
+		if e.Kind == record.Deliver {
+			err = sim.Deliver(e.ID)
+		} else {
+			err = sim.Apply(e)
+		}
+		require.NoError(t, err, "event %d", k)
+	}
+	require.True(t, sim.Check().Same(tr.Header.Violation), "the trace reproduces its violation")
+	return append(bounds, bound()), append(costs, 0)
+}
+
+// TestLowerBoundAdmissible checks the bound along every shipped Raft trace
+// (fuzzed, minimized, reference): at every state it is at most what the
+// trace still spends to its violation, in deliveries and in deliveries
+// plus external events. At the start it is what the table says, so a
+// bound that stops recognising a target fails here too.
+func TestLowerBoundAdmissible(t *testing.T) {
+	cat := record.NewCatalog(raft.System())
+	// The bound before the first event of each .min.trace, deliveries
+	// only and with external events; 0 for the targets it does not know.
+	start := map[string][2]int{}
+	for _, bug := range raft.BugNames() {
+		for _, kind := range []string{".trace", ".min.trace", ".reference.trace"} {
+			name := bug + kind
+			t.Run(name, func(t *testing.T) {
+				tr, sys, err := record.ReadFile(filepath.Join(tracesDir, name), cat)
+				require.NoError(t, err)
+				require.NotNil(t, sys.LowerBound)
+				for _, subsets := range []bool{false, true} {
+					bounds, costs := boundAlong(t, sys, tr, subsets)
+					for k := range bounds {
+						require.LessOrEqual(t, bounds[k], costs[k], "state after %d events (subsets %v): bound above the cost left", k, subsets)
+					}
+					assert.Equal(t, 0, bounds[len(bounds)-1], "the violation itself costs nothing more")
+					if kind == ".min.trace" {
+						s := start[bug]
+						if subsets {
+							s[1] = bounds[0]
+						} else {
+							s[0] = bounds[0]
+						}
+						start[bug] = s
+					}
+				}
+			})
+		}
+	}
+	t.Logf("%v", start)
+}
+
+// TestLowerBoundAdmissibleOnOptima checks the bound along the cheapest
+// reproducers the optimum search found (testdata/optima: raft-56 in 15
+// deliveries (E:6), raft-66 in 13 (E:7)), the tightest traces there are:
+// the bound may equal what is left, never exceed it. They reproduce.
+func TestLowerBoundAdmissibleOnOptima(t *testing.T) {
+	cat := record.NewCatalog(raft.System())
+	for _, c := range []struct {
+		file                  string
+		deliveries, externals int
+	}{{"raft-56.trace", 15, 6}, {"raft-66.trace", 13, 7}} {
+		t.Run(c.file, func(t *testing.T) {
+			tr, sys, err := record.ReadFile(filepath.Join("testdata", "optima", c.file), cat)
+			require.NoError(t, err)
+			assert.Equal(t, c.deliveries, tr.Header.Deliveries)
+			assert.Equal(t, c.externals, tr.Header.Externals)
+			for _, subsets := range []bool{false, true} {
+				bounds, costs := boundAlong(t, sys, tr, subsets)
+				for k := range bounds {
+					require.LessOrEqual(t, bounds[k], costs[k], "state after %d events (subsets %v)", k, subsets)
+				}
+			}
+		})
+	}
+}
+
+// future is the external events of tr from event k on.
+func future(tr *record.Trace, k int) []record.Event {
+	var out []record.Event
+	for _, e := range tr.Events[k:] {
+		if e.Kind.IsExternal() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestLowerBoundAdmissibleFuzzed checks the bound the same way along fresh
+// failing runs of every bug: the shipped fuzz settings with other seeds
+// (shorter runs), and with crash-restarts, kills and partitions injected
+// too, so that the bound meets states the shipped traces never reach.
+func TestLowerBoundAdmissibleFuzzed(t *testing.T) {
+	sys := raft.System()
+	checked := 0
+	for _, c := range raft.ShippedFuzz() {
+		for _, faults := range []bool{false, true} {
+			cfg := c.Config
+			cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = 1000, 100, 0, 1500
+			opts := c.Options()
+			if faults {
+				opts["restart-weight"], opts["kill-weight"], opts["partition-weight"] = "3", "2", "2"
+			}
+			tr, _, err := record.Search(context.Background(), sys, opts, cfg)
+			require.NoError(t, err)
+			if tr == nil {
+				continue
+			}
+			for _, subsets := range []bool{false, true} {
+				bounds, costs := boundAlong(t, sys, tr, subsets)
+				for k := range bounds {
+					require.LessOrEqual(t, bounds[k], costs[k], "%s faults=%v: state after %d events (subsets %v)", c.Bug, faults, k, subsets)
+				}
+			}
+			t.Logf("%s faults=%v: %d events, %s", c.Bug, faults, len(tr.Events), tr.Header.Violation.Fingerprint)
+			checked++
+		}
+	}
+	assert.GreaterOrEqual(t, checked, 9, "most settings find a failing run")
+}

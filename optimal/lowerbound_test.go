@@ -1,0 +1,82 @@
+package optimal_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/demi-project/demi/examples/paxos"
+	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/optimal"
+	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/replay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLowerBoundChangesNoAnswer runs searches with the system's lower
+// bound and without it (Config.NoLowerBound): the answers (the cost and
+// the schedule found, or none; the cost fully searched; whether the
+// search finished) must be the same, and where the system has a bound
+// (raft) it must cut states and save expansions. A bound that is not
+// admissible would lose a reproducer or prove a bound it should not.
+func TestLowerBoundChangesNoAnswer(t *testing.T) {
+	raftCat := record.NewCatalog(raft.System())
+	paxosCat := record.NewCatalog(paxos.System())
+	for _, c := range []struct {
+		file string
+		cat  *record.Catalog
+		cfg  optimal.Config
+		want int // deliveries plus externals found (Subsets) or deliveries; -1: none
+	}{
+		{"raft-46.min.trace", raftCat, optimal.Config{MaxDeliveries: 10}, 10},
+		{"raft-46.min.trace", raftCat, optimal.Config{MaxDeliveries: 10, Subsets: true, TotalBound: 15}, -1},
+		{"raft-45.min.trace", raftCat, optimal.Config{MaxDeliveries: 13, Subsets: true, TotalBound: 13}, -1},
+		{"raft-66.min.trace", raftCat, optimal.Config{MaxDeliveries: 13, Subsets: true, TotalBound: 14}, -1},
+		{"raft-42.min.trace", raftCat, optimal.Config{MaxDeliveries: 15, Subsets: true, TotalBound: 14}, -1},
+		{"paxos-forget-accepted.min.trace", paxosCat, optimal.Config{MaxDeliveries: 18, Subsets: true, TotalBound: 18}, -1},
+	} {
+		t.Run(fmt.Sprintf("%s/subsets=%v", c.file, c.cfg.Subsets), func(t *testing.T) {
+			tr, sys, err := record.ReadFile("../examples/traces/"+c.file, c.cat)
+			require.NoError(t, err)
+			c.cfg.Workers = 2
+			with, err := optimal.Search(context.Background(), sys, tr, c.cfg)
+			require.NoError(t, err)
+			off := c.cfg
+			off.NoLowerBound = true
+			without, err := optimal.Search(context.Background(), sys, tr, off)
+			require.NoError(t, err)
+			assert.True(t, with.Exhausted)
+			assert.True(t, without.Exhausted)
+			got := -1
+			if with.Trace != nil {
+				got = with.Deliveries
+				if c.cfg.Subsets {
+					got += with.Externals
+				}
+				r, err := replay.Run(context.Background(), sys, with.Trace)
+				require.NoError(t, err)
+				assert.True(t, r.Reproduced)
+			}
+			assert.Equal(t, c.want, got)
+			assert.Equal(t, without.Deliveries, with.Deliveries)
+			assert.Equal(t, without.Externals, with.Externals)
+			assert.Equal(t, without.Searched, with.Searched)
+			require.Equal(t, without.Trace != nil, with.Trace != nil)
+			if with.Trace != nil {
+				assert.Equal(t, without.Trace.Events, with.Trace.Events, "the same first reproducer")
+			}
+			assert.False(t, without.LowerBound)
+			assert.Zero(t, without.BoundCuts)
+			if sys.LowerBound == nil {
+				assert.False(t, with.LowerBound)
+				assert.Equal(t, without.Expanded, with.Expanded)
+				return
+			}
+			assert.True(t, with.LowerBound)
+			assert.Positive(t, with.BoundCuts)
+			assert.Less(t, with.Expanded, without.Expanded, "the bound saves expansions")
+			t.Logf("expanded %d with the bound (%d cut), %d without", with.Expanded, with.BoundCuts, without.Expanded)
+		})
+	}
+}
