@@ -54,6 +54,11 @@ type OptimumRow struct {
 	// CPUSeconds is the CPU time the search used (every walker): on a
 	// shared machine, how much of the 2 cores it got.
 	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	// SystemBound: the system's admissible lower bound on the events
+	// still needed pruned the search (record.System.LowerBound), cutting
+	// BoundCuts states.
+	SystemBound bool `json:"system_bound,omitempty"`
+	BoundCuts   int  `json:"bound_cuts,omitempty"`
 	// Bounds is the search's progress: each cost bound it finished.
 	Bounds []BoundProgress `json:"bounds,omitempty"`
 	Err    string          `json:"error,omitempty"`
@@ -115,6 +120,7 @@ func (c *Config) optimumBug(ctx context.Context, oc OptimumConfig, bug string) (
 		return row, ctx.Err()
 	}
 	row.States, row.Expanded, row.Seconds, row.Exhausted = res.States, res.Expanded, res.Seconds, res.Exhausted
+	row.SystemBound, row.BoundCuts = res.LowerBound, res.BoundCuts
 	row.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	row.LowerBound = res.Searched + 1
 	if res.Trace != nil {

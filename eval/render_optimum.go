@@ -22,7 +22,10 @@ func (m *md) optimumStudy(rep *Report) {
 		"or left out) and every schedule of deliveries, by iterative deepening on deliveries plus externals, and identifies "+
 		"a state by a hash of every actor's state, the pending messages and the next external event, so schedules that "+
 		"reach the same global state are expanded once per bound; a delivery that changes nothing is not expanded and the "+
-		"last step of a schedule is only checked (package `optimal` documents each reduction and why it is exact). A search that finishes proves the optimum over those "+
+		"last step of a schedule is only checked (package `optimal` documents each reduction and why it is exact). Where "+
+		"the system supplies an admissible lower bound on the events a state still needs to reach the violation (Raft "+
+		"does: `record.System.LowerBound`, examples/raft/lowerbound.go), a state whose bound exceeds the budget left is "+
+		"not expanded (IDA*; the system bound column counts the states cut). A search that finishes proves the optimum over those "+
 		"external events and their subsequences (other external events, such as other client commands or a different "+
 		"bootstrap configuration, are outside it); one that runs out of budget proves a lower bound: every reproducer "+
 		"costs more than the last bound it finished. Expanded states per second is the search's speed; it counts states "+
@@ -34,9 +37,9 @@ func (m *md) optimumStudy(rep *Report) {
 		r := &rep.Optimum[i]
 		rows = append(rows, []string{r.Bug, r.Of, fmt.Sprintf("%s = %d", r.Input, r.Input.total()), r.Verdict(),
 			fmt.Sprint(r.States), fmt.Sprint(r.Expanded), fmt.Sprintf("%.0f", r.ExpandedPerSecond()), fmt.Sprintf("%.1f", r.Seconds),
-			cpu(r.CPUSeconds)})
+			cpu(r.CPUSeconds), systemBound(r)})
 	}
-	m.table([]string{"bug", "searched", "size (total)", "verdict", "states", "expanded", "expanded/s", "seconds", "CPU seconds"}, rows)
+	m.table([]string{"bug", "searched", "size (total)", "verdict", "states", "expanded", "expanded/s", "seconds", "CPU seconds", "system bound"}, rows)
 }
 
 // cpu writes CPU seconds, "–" when not measured.
@@ -45,4 +48,12 @@ func cpu(s float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f", s)
+}
+
+// systemBound says whether the system's lower bound pruned a search.
+func systemBound(r *OptimumRow) string {
+	if !r.SystemBound {
+		return "–"
+	}
+	return fmt.Sprintf("used (%d states cut)", r.BoundCuts)
 }

@@ -60,6 +60,13 @@
 //     and inserted external events included, and a descent trims the
 //     rest (insert.go). It has an allowance of its own (a tenth of the
 //     step budget).
+//     Then, for systems whose runs fork soundly (raft, paxos; not the
+//     etcd raft actors), near runs once: a suffix of the best trace is
+//     replaced by the cheapest one the optimal package's exact search over
+//     forked runs finds from the state after the prefix (deliveries of
+//     whatever is pending, the suffix's external events each applied or
+//     left out), with cuts tried from the end back (near.go). It has an
+//     allowance of its own (a tenth of the step budget).
 //  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned
@@ -497,6 +504,11 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	}
 	if m.inserts(m.snapshotBest()) {
 		if err := m.runStage(ctx, StageInsert, m.steps.Load()+m.cfg.Steps/insertShare, m.insert); err != nil {
+			return err
+		}
+	}
+	if m.nears(ctx) {
+		if err := m.runStage(ctx, StageNear, m.steps.Load()+m.cfg.Steps/nearShare, m.near); err != nil {
 			return err
 		}
 	}

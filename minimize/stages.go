@@ -50,6 +50,10 @@ const (
 	// events the trace lacks (insert.go); it runs once, after the last
 	// round, on short traces.
 	StageInsert = "insert"
+	// StageNear replaces a suffix of the best trace by the cheapest one an
+	// exact search over forked runs finds (near.go); it runs once, after
+	// insert, for systems whose runs fork.
+	StageNear = "near"
 	// StageRoundForm rewrites the schedule into lockstep rounds where it
 	// still reproduces the violation (roundform.go); it runs once, after the
 	// last round, for systems whose messages carry a round.

@@ -14,6 +14,16 @@ func (s *search) build(path []decision) (*record.Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
 	}
+	for i, e := range s.prefix {
+		if e.Kind == record.Deliver {
+			_, err = d.Deliver(s.ctx, e.ID)
+		} else {
+			_, err = d.Apply(s.ctx, e)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("optimal: replaying the prefix's event %d (%s): %w", i, e, err)
+		}
+	}
 	ext := 0
 	for _, x := range path {
 		switch x.kind {

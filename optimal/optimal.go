@@ -91,6 +91,15 @@
 // the history table and the memo, only filters, are emptied when they
 // reach their caps (each table costs some tens of bytes per entry).
 //
+// # From a prefix
+//
+// SearchFrom keeps a trace's first events as they are and searches only
+// the schedules after them, from the state they reach (the root of every
+// walk runs the prefix once); its cost counts only the events after the
+// cut. The minimizer's near stage uses it to search exactly the schedules
+// near its best trace (minimize/near.go). Forks reports whether a trace's
+// runs can be searched at all: every actor must be copyable.
+//
 // # Parallel
 //
 // With Config.Workers above one, each bound from the tenth is walked by

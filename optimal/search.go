@@ -54,6 +54,7 @@ type search struct {
 	setup     record.Setup
 	want      *record.Violation
 	externals []record.Event
+	prefix    []record.Event // run before the root (see SearchFrom)
 	members   []record.ActorID
 	index     map[record.ActorID]int
 	start     time.Time
@@ -308,7 +309,7 @@ func (s *search) finish(res *Result, ws []*walker, tr *record.Trace, exhausted b
 
 // root is the state before any event.
 func (s *walker) root() (*frame, error) {
-	sim, err := s.setup.NewSim()
+	sim, err := s.newSim()
 	if err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
 	}
