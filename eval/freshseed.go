@@ -117,16 +117,27 @@ type FreshSummary struct {
 	Median       float64 `json:"median"`
 	Worst        float64 `json:"worst"`
 	WithinBudget int     `json:"within_budget"`
+	// MedianSmallest and WorstSmallest are the same over the smallest
+	// known size of each bug: its proven optimum where a search proved
+	// one (it may be below the best known size), else the best known.
+	MedianSmallest float64 `json:"median_smallest,omitempty"`
+	WorstSmallest  float64 `json:"worst_smallest,omitempty"`
 }
 
 // SummarizeFresh computes the summary of rows.
 func SummarizeFresh(rows []FreshRow) FreshSummary {
 	var s FreshSummary
-	var xs []float64
+	var xs, ys []float64
 	for _, r := range rows {
 		for _, x := range r.Runs {
 			xs = append(xs, x.Ratio)
 			s.Worst = max(s.Worst, x.Ratio)
+			y := x.Ratio
+			if x.OverOptimum > 0 {
+				y = x.OverOptimum
+			}
+			ys = append(ys, y)
+			s.WorstSmallest = max(s.WorstSmallest, y)
 			if !x.HitBudget {
 				s.WithinBudget++
 			}
@@ -134,6 +145,7 @@ func SummarizeFresh(rows []FreshRow) FreshSummary {
 	}
 	s.Runs = len(xs)
 	s.Median = median(xs)
+	s.MedianSmallest = median(ys)
 	return s
 }
 
@@ -461,6 +473,28 @@ func (c *Config) studies(ctx context.Context, rep *Report, bugs []string, update
 		return c.longStudy(ctx, rep, update)
 	}
 	return nil
+}
+
+// FreshWithOptima returns the fresh-seed rows with each bug's proven
+// optimum taken from the report's optimum study, where it has one (the two
+// studies may have been run separately and merged), and every run's ratio
+// over it. rep is not changed.
+func (rep *Report) FreshWithOptima() []FreshRow {
+	rows := slices.Clone(rep.Fresh)
+	for i := range rows {
+		r := &rows[i]
+		if p := rep.ProvenOptimum(r.Bug); p != nil {
+			r.Optimum = p
+		}
+		if r.Optimum == nil {
+			continue
+		}
+		r.Runs = slices.Clone(r.Runs)
+		for j := range r.Runs {
+			r.Runs[j].OverOptimum = float64(r.Runs[j].Result.total()) / float64(max(r.Optimum.total(), 1))
+		}
+	}
+	return rows
 }
 
 // ProvenOptimum returns the size the optimum study proved smallest for

@@ -49,9 +49,39 @@ func TestSummarizeFreshAndSpread(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, []float64{0.9, 1, 1.5}, []float64{b, m, w})
 	s := eval.SummarizeFresh(rows)
-	assert.Equal(t, eval.FreshSummary{Runs: 5, Median: 1.1, Worst: 1.5, WithinBudget: 4}, s)
+	assert.Equal(t, eval.FreshSummary{Runs: 5, Median: 1.1, Worst: 1.5, WithinBudget: 4, MedianSmallest: 1.1, WorstSmallest: 1.5}, s)
+	// Over a proven optimum below the best known size, the second pair
+	// of figures grows and the first stays.
+	rows[1].Runs[0].OverOptimum = 1.8
+	s = eval.SummarizeFresh(rows)
+	assert.Equal(t, eval.FreshSummary{Runs: 5, Median: 1.1, Worst: 1.5, WithinBudget: 4, MedianSmallest: 1.1, WorstSmallest: 1.8}, s)
 	_, _, _, ok = (&eval.FreshRow{}).Spread()
 	assert.False(t, ok)
+}
+
+// TestFreshWithOptima: an optimum study run apart from the fresh-seed
+// study (and merged into one report) still gives every fresh run its
+// ratio over the proven optimum, and the report itself is not changed.
+func TestFreshWithOptima(t *testing.T) {
+	rep := &eval.Report{
+		Optimum: []eval.OptimumRow{{Bug: "a", Exhausted: true, Found: &eval.Size{Deliveries: 15, Externals: 6}}},
+		Fresh: []eval.FreshRow{
+			{Bug: "a", Best: eval.Size{Deliveries: 16, Externals: 8}, Runs: []eval.FreshRun{{Result: eval.Size{Deliveries: 22, Externals: 8}, Ratio: 1.25}}},
+			{Bug: "b", Best: eval.Size{Deliveries: 10, Externals: 2}, Runs: []eval.FreshRun{{Result: eval.Size{Deliveries: 10, Externals: 2}, Ratio: 1}}},
+		},
+	}
+	rows := rep.FreshWithOptima()
+	require.Len(t, rows, 2)
+	require.NotNil(t, rows[0].Optimum)
+	assert.Equal(t, 21, rows[0].Optimum.Deliveries+rows[0].Optimum.Externals)
+	assert.InDelta(t, 30.0/21, rows[0].Runs[0].OverOptimum, 1e-9)
+	assert.Nil(t, rows[1].Optimum, "no optimum study row for b")
+	assert.Zero(t, rows[1].Runs[0].OverOptimum)
+	assert.Nil(t, rep.Fresh[0].Optimum, "the report is not changed")
+	assert.Zero(t, rep.Fresh[0].Runs[0].OverOptimum)
+	s := eval.SummarizeFresh(rows)
+	assert.InDelta(t, 30.0/21, s.WorstSmallest, 1e-9)
+	assert.InDelta(t, 1.25, s.Worst, 1e-9)
 }
 
 // TestFreshSeedsTokenring runs the whole study on tokenring: the seeds

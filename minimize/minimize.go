@@ -50,7 +50,9 @@
 //     led by retarget moves that address an external event to another
 //     actor (a client command sent to the leader rather than to a
 //     follower that forwards it, a restart of another member;
-//     retarget.go).
+//     retarget.go), and ended by timer moves that fire a timer at another
+//     actor, which trades places with the timer's actor in the timer's
+//     causal cone (another member's election).
 //     After the last round, insert runs once on a trace of at most 40
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced

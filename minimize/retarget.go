@@ -72,12 +72,77 @@ func retarget(i int, to record.ActorID) edit {
 	}
 }
 
+// timerRetargetEdits lists the retarget moves of timer firings, in a fixed
+// order: every timer firing, in trace order, to every other actor the trace
+// starts, in the order of their starts.
+//
+// A timer firing is what starts a round of messages (Raft's election
+// timeout: a candidate's requests and the answers to them), and which actor
+// it fires at is as much the fuzzer's choice as the target of an external
+// event. When the removals keep a round started by the wrong actor (a
+// member that must then reject the messages it would otherwise accept, with
+// rejections that sit in FIFO queues ahead of later, needed messages), no
+// single removal undoes it: every message of the round is needed by the
+// rest. The move swaps the roles of the two actors in the timer's causal
+// cone.
+func timerRetargetEdits(events []record.Event) []edit {
+	actors := startedActors(events)
+	var out []edit
+	for i, e := range events {
+		if e.Kind != record.Deliver || e.Timer == "" {
+			continue
+		}
+		for _, a := range actors {
+			if a != e.To {
+				out = append(out, retargetTimer(i, a))
+			}
+		}
+	}
+	return out
+}
+
+// retargetTimer fires the timer at i at actor to instead: in the timer
+// firing and in every delivery of its causal cone (the messages it sent,
+// the answers to them, and so on), the timer's actor and to trade places as
+// senders and receivers. The deliveries after i are wildcards.
+func retargetTimer(i int, to record.ActorID) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := slices.Clone(bp)
+		from := p[i].Event.To
+		swap := func(a record.ActorID) record.ActorID {
+			switch a {
+			case from:
+				return to
+			case to:
+				return from
+			}
+			return a
+		}
+		in := map[int]bool{i: true}
+		p[i].Event.From, p[i].Event.To = to, to
+		for k := i + 1; k < len(p); k++ {
+			if p[k].Event.Kind != record.Deliver {
+				continue
+			}
+			if in[p[k].Event.Cause] {
+				in[k] = true
+				p[k].Event.From, p[k].Event.To = swap(p[k].Event.From), swap(p[k].Event.To)
+			}
+			p[k].Wildcard = true
+		}
+		return p
+	}
+}
+
 // retargetShare: the retarget stage may use Config.Steps/retargetShare
 // steps beyond the step budget.
 const retargetShare = 4
 
 // retarget runs the retarget stage: the reorder stage's search (reorder.go)
-// with the retarget moves first, then the reorder moves. The reorder moves
+// with the retarget moves of external events first, then the reorder
+// moves, then the retarget moves of timers (last, so that a trace on which
+// an earlier move helps takes the same path as before they existed). The
+// reorder moves
 // of a trace a reorder stage has tried them all on without success are
 // left out (they would fail again); after a move improves, the moves of
 // the new best trace are all tried.
@@ -87,6 +152,6 @@ func (m *minimizer) retarget(ctx context.Context) error {
 		if base != m.reordered {
 			out = append(out, m.moves(base)...)
 		}
-		return out
+		return append(out, timerRetargetEdits(base.Events)...)
 	}, false)
 }

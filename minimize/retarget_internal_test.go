@@ -42,3 +42,39 @@ func TestRetargetEditsAddressExternalsToEveryOtherStartedActor(t *testing.T) {
 	assert.False(t, p[5].Wildcard, "deliveries before the moved event stay exact")
 	assert.True(t, p[7].Wildcard)
 }
+
+func TestTimerRetargetEditsSwapTheActorsInTheTimersCone(t *testing.T) {
+	ev := []record.Event{
+		record.StartEvent("a"), // 0
+		record.StartEvent("b"), // 1
+		record.StartEvent("c"), // 2
+		{Kind: record.Deliver, From: "a", To: "a", Timer: "t", Cause: -1}, // 3: a's timer
+		{Kind: record.Deliver, From: "a", To: "b", Cause: 3},              // 4: a asks b
+		{Kind: record.Deliver, From: "a", To: "c", Cause: 3},              // 5: a asks c
+		{Kind: record.Deliver, From: "c", To: "b", Cause: -1},             // 6: not in the cone
+		{Kind: record.Deliver, From: "b", To: "a", Cause: 4},              // 7: b answers a
+	}
+	edits := timerRetargetEdits(ev)
+	// The one timer firing goes to b, then c.
+	require.Len(t, edits, 2)
+	bp := dpor.FromEvents(fingerprint.New(nil), ev)
+
+	p := edits[0](nil, bp)
+	require.Len(t, p, len(ev))
+	var pairs []string
+	for _, st := range p[3:] {
+		pairs = append(pairs, string(st.Event.From)+">"+string(st.Event.To))
+	}
+	assert.Equal(t, []string{"b>b", "b>a", "b>c", "c>b", "a>b"}, pairs,
+		"a and b trade places in the cone (3, 4, 5, 7), not elsewhere (6)")
+	assert.Equal(t, []bool{false, false, false, false, true, true, true, true},
+		[]bool{p[0].Wildcard, p[1].Wildcard, p[2].Wildcard, p[3].Wildcard, p[4].Wildcard, p[5].Wildcard, p[6].Wildcard, p[7].Wildcard},
+		"the deliveries after the timer are wildcards")
+	assert.Equal(t, record.ActorID("a"), bp[3].Event.To, "the best trace's plan is not changed")
+
+	p = edits[1](nil, bp)
+	assert.Equal(t, record.ActorID("c"), p[3].Event.To)
+	assert.Equal(t, []record.ActorID{"c", "b"}, []record.ActorID{p[4].Event.From, p[4].Event.To})
+	assert.Equal(t, []record.ActorID{"c", "a"}, []record.ActorID{p[5].Event.From, p[5].Event.To})
+	assert.Equal(t, []record.ActorID{"c", "b"}, []record.ActorID{p[6].Event.From, p[6].Event.To}, "not in the cone")
+}

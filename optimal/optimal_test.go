@@ -71,6 +71,23 @@ func naive(t *testing.T, sys *record.System, tr *record.Trace, maxD int) int {
 	return -1
 }
 
+// foundCost returns the cost of the reproducer res found (deliveries, plus
+// externals when subsets), checked by exact replay, or -1 when it found
+// none.
+func foundCost(t *testing.T, sys *record.System, res *optimal.Result, subsets bool) int {
+	t.Helper()
+	if res.Trace == nil {
+		return -1
+	}
+	r, err := replay.Run(context.Background(), sys, res.Trace)
+	require.NoError(t, err)
+	assert.True(t, r.Reproduced, "the reproducer found replays")
+	if subsets {
+		return res.Deliveries + res.Externals
+	}
+	return res.Deliveries
+}
+
 func TestSearchMatchesNaiveOptimum(t *testing.T) {
 	cases := []struct {
 		bug      string
