@@ -11,7 +11,8 @@ import (
 // The near stage searches exactly the schedules near the best trace. It
 // keeps a prefix of the best trace and asks the optimal package's search
 // (optimal.SearchFrom: forked runs, states identified by a hash of every
-// actor and the messages in flight, commutation, leaf checks) for the
+// actor and the messages in flight, commutation, leaf checks, the
+// system's lower bound when it has one) for the
 // cheapest schedule after it that reproduces the violation: every order
 // of the deliveries enabled from the state after the prefix and of the
 // external events after the cut, each of which may also be left out, with
@@ -32,7 +33,9 @@ import (
 // every actor can be copied; the etcd raft actors cannot), once, after
 // the insert stage, with an allowance of its own (Config.Steps/nearShare).
 // A forked step, hashing included, costs about as much as nearStepCost
-// replayed events, so each step of the search counts nearStepCost steps.
+// replayed events (more when the system supplies a lower bound, which is
+// computed at every state the search expands but prunes most of them), so
+// each step of the search counts nearStepCost steps.
 // The searches run one after the other on one walker, each capped in
 // states: the result depends on the step budget only, not on Workers or
 // on time. A search may start while the allowance lasts and uses at most
