@@ -144,3 +144,31 @@ func TestNearStageFindsARouteTheRemovalsDoNot(t *testing.T) {
 		assert.Equal(t, s.Steps, other.Stages[i].Steps, "stage %s", s.Name)
 	}
 }
+
+// unforkableLadder is the ladder whose actors hold a function value: a
+// copy of one would share it with the original, so its runs do not fork
+// (record.Sim.ForkError) and the near stage does not run.
+type unforkableLadder struct {
+	ladderActor
+	hook func()
+}
+
+func TestNearStageSkipsRunsThatDoNotFork(t *testing.T) {
+	sys := ladderSystem()
+	sys.New = func(id record.ActorID, _ record.Options) record.Actor {
+		return &unforkableLadder{ladderActor: ladderActor{id: id}, hook: func() {}}
+	}
+	sys.Invariant = func(v record.View) *record.Violation {
+		if b, ok := v.Actor("b").(*unforkableLadder); ok && b.rung >= 5 {
+			return &record.Violation{Fingerprint: "top"}
+		}
+		return nil
+	}
+	in := ladderInput(t, sys)
+	res, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: 2})
+	require.NoError(t, err)
+	for _, s := range res.Stages {
+		assert.NotEqual(t, minimize.StageNear, s.Name)
+	}
+	assert.Equal(t, [2]int{10, 2}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals}, "only the near stage finds the lift")
+}
