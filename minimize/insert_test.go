@@ -143,14 +143,5 @@ func TestInsertStageReachesARouteThatNeedsNewEvents(t *testing.T) {
 	assert.True(t, rep.Reproduced)
 
 	// The same trace and the same steps with 1 and 3 workers.
-	want := encode(t, res.Trace)
-	for _, j := range []int{1, 3} {
-		other, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: j})
-		require.NoError(t, err)
-		assert.Equal(t, want, encode(t, other.Trace), "-j %d", j)
-		require.Equal(t, len(res.Stages), len(other.Stages), "-j %d", j)
-		for i, s := range res.Stages {
-			assert.Equal(t, s.Steps, other.Stages[i].Steps, "-j %d, stage %s", j, s.Name)
-		}
-	}
+	sameWithWorkers(t, sys, in, res, 1, 3)
 }

@@ -135,14 +135,7 @@ func TestNearStageFindsARouteTheRemovalsDoNot(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.Reproduced)
 
-	want := encode(t, res.Trace)
-	other, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: 1})
-	require.NoError(t, err)
-	assert.Equal(t, want, encode(t, other.Trace), "-j 1")
-	require.Equal(t, len(res.Stages), len(other.Stages))
-	for i, s := range res.Stages {
-		assert.Equal(t, s.Steps, other.Stages[i].Steps, "stage %s", s.Name)
-	}
+	sameWithWorkers(t, sys, in, res, 1)
 }
 
 // unforkableLadder is the ladder whose actors hold a function value: a

@@ -147,8 +147,5 @@ func TestRetargetFiresATimerAtAnotherActor(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.Reproduced)
 
-	want := encode(t, res.Trace)
-	other, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: 1})
-	require.NoError(t, err)
-	assert.Equal(t, want, encode(t, other.Trace), "-j 1")
+	sameWithWorkers(t, sys, in, res, 1)
 }
