@@ -408,7 +408,7 @@ func (b *bounder) leaderCompleteness(x record.ActorID) int {
 	b.noRaise = true
 	d := b.lead(x) + 1
 	b.noRaise = false
-	if all && !entries && !b.commandSent {
+	if all && !entries && !b.commandSent && !b.commitSent {
 		if !b.command {
 			return impossible
 		}
@@ -442,7 +442,12 @@ func (b *bounder) twoLeaders(x record.ActorID) int {
 			continue // never runs again (see leaderCompleteness)
 		}
 		clear(b.leading)
-		base := b.own(li, xi)
+		var base int
+		if li == xi {
+			base = b.own(li) // its start and Bootstrap once
+		} else {
+			base = b.own(li, xi)
+		}
 		cl, ok := b.options(li, false)
 		if !ok {
 			return 0
@@ -450,6 +455,12 @@ func (b *bounder) twoLeaders(x record.ActorID) int {
 		cx, ok := b.options(xi, false)
 		if !ok {
 			return 0
+		}
+		if cx.n.role == Leader {
+			// A leader now (of an older term than L's) may step down
+			// and be elected again after L commits: its new elections
+			// are ways too, not only the term it leads now.
+			cx.opts = append(cx.opts, b.fresh(cx.n, cx.n.majority(), cx.n.members)...)
 		}
 		for _, o := range cl.opts {
 			commit, cc := commitCost(cl.n, o)
