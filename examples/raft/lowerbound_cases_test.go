@@ -100,3 +100,44 @@ func TestLowerBoundLeaderNowLeadsAgain(t *testing.T) {
 	require.Equal(t, want, v.Fingerprint)
 	require.Equal(t, 6, s.sim.NumDeliveries()-state.NumDeliveries())
 }
+
+// TestLowerBoundCommitInFlightFromADeadLeader: nobody running holds an
+// entry or has committed, no client command is in flight or to come, and
+// yet an AppendEntries in flight from a leader killed for good carries an
+// entry and its commit: the follower that gets it commits without any
+// client command. raft-66: raft-1 commits 1:7 with raft-2 and resends it
+// with the commit to raft-3, is killed; an old heartbeat truncates
+// raft-2. Five deliveries then show LeaderCompleteness(raft-2).
+func TestLowerBoundCommitInFlightFromADeadLeader(t *testing.T) {
+	s := newScenario(t, record.Options{raft.Bug66: "true", "members": "3"})
+	for _, id := range []record.ActorID{"raft-1", "raft-2", "raft-3"} {
+		s.deliver(id, "Bootstrap")
+	}
+	s.deliver("raft-1", "ElectionTimeout")
+	s.deliver("raft-2", "RequestVote{t1 raft-1")
+	s.deliver("raft-1", "Vote{t1 granted}") // raft-1 leads term 1
+	s.apply(record.SendEvent("raft-1", raft.ClientCommand{Cmd: 7}))
+	s.deliver("raft-1", "ClientCommand")
+	s.deliver("raft-2", "AppendEntries{t1 raft-1 prev=0/t0 entries=[1:7]")
+	s.deliver("raft-1", "AppendEntriesResponse{t1 ok match=1}") // raft-1 commits 1:7
+	s.deliver("raft-1", "Heartbeat")
+	s.deliver("raft-3", "AppendEntries{t1 raft-1 prev=1/t1 entries=[] commit=1}")
+	s.deliver("raft-1", "AppendEntriesResponse{t1 reject") // resends 1:7 with commit=1 to raft-3
+	s.apply(record.KillEvent("raft-1"))
+	s.deliver("raft-2", "AppendEntries{t1 raft-1 prev=0/t0 entries=[] commit=0}") // truncates raft-2
+	const want = "LeaderCompleteness(raft-2)"
+	before := s.sim.NumDeliveries()
+	for _, subsets := range []bool{false, true} {
+		h := s.bound(want, nil, subsets)
+		require.LessOrEqual(t, h, 5, "subsets %v: the bound exceeds the five deliveries below", subsets)
+	}
+	s.deliver("raft-3", "AppendEntries{t1 raft-1 prev=0/t0 entries=[1:7] commit=1}") // raft-3 commits 1:7
+	s.deliver("raft-3", "AppendEntries{t1 raft-1 prev=0/t0 entries=[] commit=0}")     // truncates raft-3
+	s.deliver("raft-2", "ElectionTimeout")
+	s.deliver("raft-3", "RequestVote{t2 raft-2")
+	s.deliver("raft-2", "Vote{t2 granted}")
+	v := s.sim.Check()
+	require.NotNil(t, v)
+	require.Equal(t, want, v.Fingerprint)
+	require.Equal(t, 5, s.sim.NumDeliveries()-before)
+}
