@@ -89,7 +89,7 @@ func TestLowerBoundLeaderNowLeadsAgain(t *testing.T) {
 			require.LessOrEqual(t, h, 6, "subsets %v, future %v: the bound exceeds the six deliveries below", subsets, future)
 		}
 	}
-	s.deliver("raft-3", "AppendEntriesResponse{t2 ok match=1}") // raft-3 commits 2:7
+	s.deliver("raft-3", "AppendEntriesResponse{t2 ok match=1}")         // raft-3 commits 2:7
 	s.deliver("raft-1", "AppendEntries{t2 raft-3 prev=0/t0 entries=[]") // truncates raft-1's log
 	s.deliver("raft-2", "RequestVote{t2 raft-3")                        // raft-2 steps down
 	s.deliver("raft-2", "ElectionTimeout")
@@ -132,7 +132,7 @@ func TestLowerBoundCommitInFlightFromADeadLeader(t *testing.T) {
 		require.LessOrEqual(t, h, 5, "subsets %v: the bound exceeds the five deliveries below", subsets)
 	}
 	s.deliver("raft-3", "AppendEntries{t1 raft-1 prev=0/t0 entries=[1:7] commit=1}") // raft-3 commits 1:7
-	s.deliver("raft-3", "AppendEntries{t1 raft-1 prev=0/t0 entries=[] commit=0}")     // truncates raft-3
+	s.deliver("raft-3", "AppendEntries{t1 raft-1 prev=0/t0 entries=[] commit=0}")    // truncates raft-3
 	s.deliver("raft-2", "ElectionTimeout")
 	s.deliver("raft-3", "RequestVote{t2 raft-2")
 	s.deliver("raft-2", "Vote{t2 granted}")
