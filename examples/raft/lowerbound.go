@@ -384,7 +384,10 @@ func (b *bounder) electionSafety(x, y record.ActorID) int {
 // (an AppendEntries to a follower, or a ClientCommand or an
 // AppendEntriesResponse to a leader: none of the deliveries lead counts);
 // when nobody has an entry and no client command is in flight, an
-// external one must be sent, and none to come makes it unreachable.
+// external one must be sent, and none to come makes it unreachable,
+// unless an AppendEntries in flight carries a commit index (a leader
+// killed for good may have sent its entries and commit: whoever gets it
+// commits).
 //
 // The delivery that commits may be the one that raises x's term (an
 // AppendEntries of a higher term), so the bound is the larger of the
@@ -425,9 +428,13 @@ func (b *bounder) leaderCompleteness(x record.ActorID) int {
 // commit an entry as the leader of a term T1 (a follower commits only
 // what a leader's commit index says), and x lead a later term T2 (the
 // member that learned the commit was in a term at least T1 and below
-// T2). L may be x, leading twice. Both elections count as in lead,
-// with voters shared freely (different terms) and no term raise (it
-// might be a delivery counted for the other election or the commit).
+// T2). L may be x, leading twice; x may be a leader now, of a term
+// below T1, that steps down and is elected again (its new elections are
+// ways too, not only the term it leads now). Both elections count as in
+// lead, with voters shared freely (different terms) and no term raise
+// (it might be a delivery counted for the other election or the
+// commit). L leading now needs no other way: a later term of L costs
+// no less and leaves x fewer terms.
 // The commit costs what commitCost says.
 func (b *bounder) twoLeaders(x record.ActorID) int {
 	xi := b.index(x)

@@ -3,6 +3,7 @@ package raft_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -78,9 +79,9 @@ func TestLowerBoundExactOnFuzzedRuns(t *testing.T) {
 		t.Skip("exact searches")
 	}
 	sys := raft.System()
-	seeds, window, budget := []uint64{1000}, 12, 5
+	seeds, window, walks, budget, all := []uint64{1000}, 12, 2, 5, false
 	if os.Getenv("DEMI_BOUND_AUDIT") != "" {
-		seeds, window, budget = []uint64{1000, 2000, 3000, 4000}, 40, 7
+		seeds, window, walks, budget, all = []uint64{1000, 2000, 3000}, 30, 4, 6, true
 	}
 	total, traces := 0, 0
 	for _, c := range raft.ShippedFuzz() {
@@ -99,7 +100,15 @@ func TestLowerBoundExactOnFuzzedRuns(t *testing.T) {
 						t.Skip("no failing run")
 					}
 					n, levels := exactBelowBound(t, sys, tr, lastCuts(tr, window), budget)
-					t.Logf("%s: %d states, %d cost levels searched exactly", tr.Header.Violation.Fingerprint, n, levels)
+					targets := []*record.Violation{tr.Header.Violation}
+					if all {
+						sim, err := tr.Setup(sys).NewSim()
+						require.NoError(t, err)
+						targets = boundTargets(sim.Members())
+					}
+					off := exactOffTrace(t, sys, tr, lastCuts(tr, window), walks, 3, budget, targets)
+					t.Logf("%s: %d states on the run (%d cost levels searched exactly), %d off it", tr.Header.Violation.Fingerprint, n, levels, off)
+					n += off
 					total += n
 					traces++
 				})
@@ -108,4 +117,78 @@ func TestLowerBoundExactOnFuzzedRuns(t *testing.T) {
 	}
 	t.Logf("%d states on %d runs", total, traces)
 	assert.Greater(t, total, 40)
+}
+
+// exactOffTrace is exactBelowBound at states off tr: from the state after
+// each cut, walks random deliveries (walks of them, steps each, seeded by
+// the cut) and checks the bound where each walk ends against an exact
+// search of what still reproduces tr's violation from there, with tr's
+// external events after the cut still to come. Off the trace is where
+// the bound meets states no shipped or fuzzed trace passes through (two
+// leaders of different terms, a leader about to step down). It returns
+// the states checked.
+func exactOffTrace(t *testing.T, sys *record.System, tr *record.Trace, cuts []int, walks, steps, budget int, targets []*record.Violation) int {
+	t.Helper()
+	sim, err := tr.Setup(sys).NewSim()
+	require.NoError(t, err)
+	checked, k := 0, 0
+	for _, cut := range cuts {
+		for ; k < cut; k++ {
+			e := tr.Events[k]
+			if e.Kind == record.Deliver {
+				require.NoError(t, sim.Deliver(e.ID))
+			} else {
+				require.NoError(t, sim.Apply(e))
+			}
+		}
+		fut := future(tr, cut)
+		rng := rand.New(rand.NewPCG(uint64(cut), 7))
+		for range walks {
+			w := sim.Fork()
+			for range steps {
+				en := w.Enabled(nil)
+				if len(en) == 0 || w.Check() != nil {
+					break
+				}
+				require.NoError(t, w.Deliver(en[rng.IntN(len(en))].ID))
+			}
+			if w.Check() != nil {
+				continue
+			}
+			for _, want := range targets {
+				h := sys.LowerBound(record.Goal{View: w.View(), InFlight: w.InFlight(), Want: want, Future: fut, CountExternals: true})
+				b := min(h-1, budget)
+				if b < 1 {
+					continue
+				}
+				at := w.Trace(want)
+				at.Events = append(at.Events, fut...)
+				res, err := optimal.SearchFrom(context.Background(), sys, at, len(at.Events)-len(fut), optimal.Config{
+					MaxDeliveries: b, TotalBound: b, Subsets: true, NoLowerBound: true, MaxStates: 2_000_000})
+				require.NoError(t, err)
+				require.True(t, res.Exhausted)
+				if res.Trace != nil {
+					require.Failf(t, "bound not admissible", "%d random deliveries off the state after %d events: bound %d, but %d deliveries and %d externals reproduce %s",
+						steps, cut, h, res.Deliveries, res.Externals, want.Fingerprint)
+				}
+				checked++
+			}
+		}
+	}
+	return checked
+}
+
+// boundTargets is every violation the bound knows for members ms: two
+// leaders of a term, a leader lacking a committed entry, a leader's
+// nextIndex beyond its log.
+func boundTargets(ms []record.ActorID) []*record.Violation {
+	var out []*record.Violation
+	for i, a := range ms {
+		for _, b := range ms[i+1:] {
+			out = append(out, record.Want(fmt.Sprintf("%s(%s,%s)", raft.ElectionSafety, a, b)))
+		}
+		out = append(out, record.Want(fmt.Sprintf("%s(%s)", raft.LeaderCompleteness, a)),
+			record.Want(fmt.Sprintf("panic: assertion failed: leader %s has a nextIndex beyond its log @ raft.assertf", a)))
+	}
+	return out
 }
