@@ -213,8 +213,17 @@ func (r *Result) ExpandedPerSecond() float64 {
 // order; with Subsets, any subsequence of them) that reproduces t's
 // violation.
 func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (*Result, error) {
+	return searchAfter(ctx, sys, t, 0, false, cfg)
+}
+
+// searchAfter is Search and SearchFrom (from): it keeps t's first cut
+// events and searches the schedules after them.
+func searchAfter(ctx context.Context, sys *record.System, t *record.Trace, cut int, from bool, cfg Config) (*Result, error) {
 	if t.Header.Violation == nil {
 		return nil, errors.New("optimal: the trace records no violation")
+	}
+	if cut < 0 || cut > len(t.Events) {
+		return nil, fmt.Errorf("optimal: cut %d is outside the trace's %d events", cut, len(t.Events))
 	}
 	if cfg.MaxDeliveries < 0 {
 		return nil, fmt.Errorf("optimal: max deliveries %d is negative", cfg.MaxDeliveries)
@@ -222,11 +231,16 @@ func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config
 	if cfg.MaxStates <= 0 {
 		cfg.MaxStates = 5_000_000
 	}
-	externals := t.Externals()
-	for i, e := range externals {
-		if e.Kind == record.Send && e.Msg == nil {
-			return nil, fmt.Errorf("optimal: external event %d sends a nil message", i)
+	prefix := t.Events[:cut]
+	var externals []record.Event
+	for i, e := range t.Events[cut:] {
+		if !e.Kind.IsExternal() {
+			continue
 		}
+		if e.Kind == record.Send && e.Msg == nil {
+			return nil, fmt.Errorf("optimal: event %d sends a nil message", cut+i)
+		}
+		externals = append(externals, e)
 	}
 	// Bounds already reported are not reported again by a plain search.
 	last, progress := -1, cfg.Progress
@@ -238,7 +252,19 @@ func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config
 			}
 		}
 	}
-	s, err := newSearch(ctx, sys, t, externals, cfg)
+	start := func(cfg Config) (*search, error) {
+		s, err := newSearch(ctx, sys, t, externals, cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.prefix = prefix
+		// The prune of states with more undelivered external messages
+		// than budget left assumes every one could have been left out,
+		// which a message sent in a prefix cannot (see SearchFrom).
+		s.undelivered = s.undelivered && !from
+		return s, nil
+	}
+	s, err := start(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +273,7 @@ func Search(ctx context.Context, sys *record.System, t *record.Trace, cfg Config
 		// The reductions assume that a state is the actors' states and
 		// the messages in flight; start again without them.
 		cfg.plain, cfg.noCommute, cfg.noDominance, cfg.noMemo = true, true, true, true
-		if s, err = newSearch(ctx, sys, t, externals, cfg); err != nil {
+		if s, err = start(cfg); err != nil {
 			return nil, err
 		}
 		res, err = s.run()

@@ -2,7 +2,6 @@ package optimal
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/demi-project/demi/record"
@@ -28,51 +27,7 @@ import (
 // as for Search, counts only the events after the cut: deliveries, plus
 // external events with Subsets.
 func SearchFrom(ctx context.Context, sys *record.System, t *record.Trace, cut int, cfg Config) (*Result, error) {
-	if t.Header.Violation == nil {
-		return nil, errors.New("optimal: the trace records no violation")
-	}
-	if cut < 0 || cut > len(t.Events) {
-		return nil, fmt.Errorf("optimal: cut %d is outside the trace's %d events", cut, len(t.Events))
-	}
-	if cfg.MaxDeliveries < 0 {
-		return nil, fmt.Errorf("optimal: max deliveries %d is negative", cfg.MaxDeliveries)
-	}
-	if cfg.MaxStates <= 0 {
-		cfg.MaxStates = 5_000_000
-	}
-	prefix := t.Events[:cut]
-	var externals []record.Event
-	for i, e := range t.Events[cut:] {
-		if !e.Kind.IsExternal() {
-			continue
-		}
-		if e.Kind == record.Send && e.Msg == nil {
-			return nil, fmt.Errorf("optimal: event %d sends a nil message", cut+i)
-		}
-		externals = append(externals, e)
-	}
-	start := func(cfg Config) (*search, error) {
-		s, err := newSearch(ctx, sys, t, externals, cfg)
-		if err != nil {
-			return nil, err
-		}
-		s.prefix = prefix
-		s.undelivered = false
-		return s, nil
-	}
-	s, err := start(cfg)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.run()
-	if errors.Is(err, errObserved) {
-		cfg.plain, cfg.noCommute, cfg.noDominance, cfg.noMemo = true, true, true, true
-		if s, err = start(cfg); err != nil {
-			return nil, err
-		}
-		res, err = s.run()
-	}
-	return res, err
+	return searchAfter(ctx, sys, t, cut, true, cfg)
 }
 
 // newSim returns a run of the search's setup after its prefix (see
