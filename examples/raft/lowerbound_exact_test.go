@@ -31,12 +31,7 @@ func exactBelowBound(t *testing.T, sys *record.System, tr *record.Trace, cuts []
 	k := 0
 	for _, cut := range cuts {
 		for ; k < cut; k++ {
-			e := tr.Events[k]
-			if e.Kind == record.Deliver {
-				require.NoError(t, sim.Deliver(e.ID))
-			} else {
-				require.NoError(t, sim.Apply(e))
-			}
+			require.NoError(t, runEvent(sim, tr.Events[k]))
 		}
 		h := sys.LowerBound(record.Goal{View: sim.View(), InFlight: sim.InFlight(), Want: want, Future: future(tr, cut), CountExternals: true})
 		b := min(h-1, budget)
@@ -90,14 +85,7 @@ func TestLowerBoundExactOnFuzzedRuns(t *testing.T) {
 		for _, faults := range []bool{false, true} {
 			for _, seed := range seeds {
 				t.Run(fmt.Sprintf("%s/faults=%v/seed=%d", c.Bug, faults, seed), func(t *testing.T) {
-					cfg := c.Config
-					cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = seed, 100, 0, 1500
-					opts := c.Options()
-					if faults {
-						opts["restart-weight"], opts["kill-weight"], opts["partition-weight"] = "3", "2", "2"
-					}
-					tr, _, err := record.Search(context.Background(), sys, opts, cfg)
-					require.NoError(t, err)
+					tr := fuzzedRun(t, sys, c, seed, faults)
 					if tr == nil {
 						t.Skip("no failing run")
 					}
@@ -136,12 +124,7 @@ func exactOffTrace(t *testing.T, sys *record.System, tr *record.Trace, cuts []in
 	checked, k := 0, 0
 	for _, cut := range cuts {
 		for ; k < cut; k++ {
-			e := tr.Events[k]
-			if e.Kind == record.Deliver {
-				require.NoError(t, sim.Deliver(e.ID))
-			} else {
-				require.NoError(t, sim.Apply(e))
-			}
+			require.NoError(t, runEvent(sim, tr.Events[k]))
 		}
 		fut := future(tr, cut)
 		rng := rand.New(rand.NewPCG(uint64(cut), 7))

@@ -37,13 +37,7 @@ func boundAlong(t *testing.T, sys *record.System, tr *record.Trace, subsets bool
 	}
 	for ; k <= last; k++ {
 		bounds, costs = append(bounds, bound()), append(costs, cost[k])
-		e := tr.Events[k]
-		if e.Kind == record.Deliver {
-			err = sim.Deliver(e.ID)
-		} else {
-			err = sim.Apply(e)
-		}
-		require.NoError(t, err, "event %d", k)
+		require.NoError(t, runEvent(sim, tr.Events[k]), "event %d", k)
 	}
 	require.True(t, sim.Check().Same(tr.Header.Violation), "the trace reproduces its violation")
 	return append(bounds, bound()), append(costs, 0)
@@ -113,6 +107,31 @@ func TestLowerBoundAdmissibleOnOptima(t *testing.T) {
 	}
 }
 
+// runEvent runs e, an event of a recorded trace, in sim.
+func runEvent(sim *record.Sim, e record.Event) error {
+	if e.Kind == record.Deliver {
+		return sim.Deliver(e.ID)
+	}
+	return sim.Apply(e)
+}
+
+// fuzzedRun is the first failing run of c's fuzz settings from seed, in
+// shorter runs (1,500 steps, no minimum of deliveries) and, with faults,
+// with crash-restarts, kills and partitions injected too; nil when none of
+// 100 runs fails.
+func fuzzedRun(t *testing.T, sys *record.System, c raft.FuzzCase, seed uint64, faults bool) *record.Trace {
+	t.Helper()
+	cfg := c.Config
+	cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = seed, 100, 0, 1500
+	opts := c.Options()
+	if faults {
+		opts["restart-weight"], opts["kill-weight"], opts["partition-weight"] = "3", "2", "2"
+	}
+	tr, _, err := record.Search(context.Background(), sys, opts, cfg)
+	require.NoError(t, err)
+	return tr
+}
+
 // future is the external events of tr from event k on.
 func future(tr *record.Trace, k int) []record.Event {
 	var out []record.Event
@@ -133,14 +152,7 @@ func TestLowerBoundAdmissibleFuzzed(t *testing.T) {
 	checked := 0
 	for _, c := range raft.ShippedFuzz() {
 		for _, faults := range []bool{false, true} {
-			cfg := c.Config
-			cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = 1000, 100, 0, 1500
-			opts := c.Options()
-			if faults {
-				opts["restart-weight"], opts["kill-weight"], opts["partition-weight"] = "3", "2", "2"
-			}
-			tr, _, err := record.Search(context.Background(), sys, opts, cfg)
-			require.NoError(t, err)
+			tr := fuzzedRun(t, sys, c, 1000, faults)
 			if tr == nil {
 				continue
 			}
@@ -223,12 +235,7 @@ func TestLowerBoundNeverCutsAReproducer(t *testing.T) {
 				require.NoError(t, off.Deliver(p.ID))
 				check(off, k, fmt.Sprintf("after %d events and %s", k, record.FormatMessage(p.Msg)))
 			}
-			if e.Kind == record.Deliver {
-				err = sim.Deliver(e.ID)
-			} else {
-				err = sim.Apply(e)
-			}
-			require.NoError(t, err)
+			require.NoError(t, runEvent(sim, e))
 		}
 	}
 	t.Logf("%d states checked", checked)
