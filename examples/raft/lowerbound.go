@@ -56,6 +56,8 @@ func lowerBound(g record.Goal) int {
 	var c int
 	if ids, ok := targetOf(fp, ElectionSafety); ok && len(ids) == 2 {
 		c = newBounder(g).electionSafety(ids[0], ids[1])
+	} else if ids, ok := targetOf(fp, LogMatching); ok && len(ids) == 2 {
+		c = newBounder(g).logMatching(ids[0], ids[1])
 	} else if ids, ok := targetOf(fp, LeaderCompleteness); ok && len(ids) == 1 {
 		c = newBounder(g).leaderCompleteness(ids[0])
 	} else if id, ok := panicLeader(fp); ok {
