@@ -59,7 +59,9 @@
 //     follower that forwards it, a restart of another member;
 //     retarget.go), and ended by timer moves that fire a timer at another
 //     actor, which trades places with the timer's actor in the timer's
-//     causal cone (another member's election).
+//     causal cone (another member's election), and by handover moves that
+//     give it the round together with the external messages the timer's
+//     actor handled after it (handover.go).
 //     After the last round, insert runs once on a trace of at most 40
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced

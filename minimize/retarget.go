@@ -152,6 +152,7 @@ func (m *minimizer) retarget(ctx context.Context) error {
 		if base != m.reordered {
 			out = append(out, m.moves(base)...)
 		}
-		return append(out, timerRetargetEdits(base.Events)...)
+		out = append(out, timerRetargetEdits(base.Events)...)
+		return append(out, handoverEdits(base.Events)...) // handover.go
 	}, false)
 }

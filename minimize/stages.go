@@ -49,7 +49,9 @@ const (
 	StageShrinkSearch = "shrink-search"
 	// StageRetarget runs once after the rounds, on an allowance of its
 	// own: reorder moves led by external events addressed to another
-	// actor and ended by timers fired at another actor (retarget.go).
+	// actor and ended by timers fired at another actor (retarget.go),
+	// alone or with the external messages handled after them
+	// (handover.go).
 	StageRetarget = "retarget"
 	// StageInsert replaces a suffix of the best trace by a cheaper one
 	// that an exhaustive search finds, inserting deliveries and external
