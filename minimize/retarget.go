@@ -147,11 +147,16 @@ const retargetShare = 4
 // left out (they would fail again); after a move improves, the moves of
 // the new best trace are all tried.
 func (m *minimizer) retarget(ctx context.Context) error {
+	restarts := m.restartable()
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
 		if base != m.reordered {
 			out = append(out, m.moves(base)...)
 		}
-		return append(out, timerRetargetEdits(base.Events)...)
+		out = append(out, timerRetargetEdits(base.Events)...)
+		if restarts {
+			out = append(out, restartEdits(base.Events)...)
+		}
+		return out
 	}, false)
 }
