@@ -45,14 +45,25 @@
 //     events, so that elections that stand in for client commands go
 //     while the commands are still there; portfolio.go); its result
 //     replaces the best trace when it has fewer deliveries plus externals.
-//     When the rounds end, the retarget stage runs once, on an allowance of
+//     When the rounds end, for systems whose runs fork soundly, the
+//     shrink-search stage runs once when the best trace has a group of
+//     identical external messages that can lose a component (a Bootstrap
+//     member list): the edited plan is followed as far as it still goes
+//     and the optimal package's exact search looks for the rest, and the
+//     removal stages of a round re-minimize what it finds (shrinksearch.go;
+//     an allowance of its own, a tenth of the step budget).
+//     Then the retarget stage runs once, on an allowance of
 //     its own (a quarter of the step budget): the reorder stage's moves,
 //     led by retarget moves that address an external event to another
 //     actor (a client command sent to the leader rather than to a
 //     follower that forwards it, a restart of another member;
 //     retarget.go), and ended by timer moves that fire a timer at another
 //     actor, which trades places with the timer's actor in the timer's
-//     causal cone (another member's election).
+//     causal cone (another member's election), and by handover moves that
+//     give it the round together with the external messages the timer's
+//     actor handled after it (handover.go), and, when crash-restarts are
+//     in the run's fault model, by restart moves that restart a member at
+//     a position, dropping the stale messages queued for it (restart.go).
 //     After the last round, insert runs once on a trace of at most 40
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced
@@ -498,6 +509,11 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if m.shrinkSearches(ctx) {
+		if err := m.runStage(ctx, StageShrinkSearch, m.steps.Load()+m.cfg.Steps/shrinkSearchShare, m.shrinkSearch); err != nil {
+			return err
+		}
 	}
 	if err := m.runStage(ctx, StageRetarget, m.steps.Load()+m.cfg.Steps/retargetShare, m.retarget); err != nil {
 		return err

@@ -7,7 +7,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Restart moves (the last moves of the retarget stage, retarget.go) escape
+// Restart moves (the last moves of the retarget stage, retarget.go, after
+// the handover moves) escape
 // a local minimum that needs a crash-restart the best trace does not
 // have. Under FIFO a message is delivered only after every message sent
 // before it on its link, so a member's last, needed message (a vote it is

@@ -51,9 +51,9 @@ func TestRestartsInjectedFollowsTheFuzzersFaultModel(t *testing.T) {
 	assert.True(t, restartsInjected(tokenring.System(), record.Options{}, 1), "the token ring's generators crash-restart members")
 }
 
-// stageMinimizer is newStageMinimizer for best as its own input, with
+// retargetMinimizer is newStageMinimizer for best as its own input, with
 // the retarget stage's allowance.
-func stageMinimizer(t *testing.T, sys *record.System, tr *record.Trace, opts record.Options, workers int) *minimizer {
+func retargetMinimizer(t *testing.T, sys *record.System, tr *record.Trace, opts record.Options, workers int) *minimizer {
 	t.Helper()
 	m, err := newStageMinimizer(sys, tr, tr, opts, workers)
 	require.NoError(t, err)
@@ -78,7 +78,7 @@ func TestRestartMovesEscapeAFIFOLocalMinimum(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	m := stageMinimizer(t, sys, tr, tr.Header.OptionMap(), 2)
+	m := retargetMinimizer(t, sys, tr, tr.Header.OptionMap(), 2)
 	m.reordered = tr // as in the pipeline: a reorder stage tried its moves
 	require.NoError(t, m.retarget(ctx))
 	best := m.snapshotBest()
@@ -95,7 +95,7 @@ func TestRestartMovesEscapeAFIFOLocalMinimum(t *testing.T) {
 	assert.True(t, rep.Reproduced)
 
 	// The same trace with one worker: the result does not depend on it.
-	one := stageMinimizer(t, sys, tr, tr.Header.OptionMap(), 1)
+	one := retargetMinimizer(t, sys, tr, tr.Header.OptionMap(), 1)
 	one.reordered = tr
 	require.NoError(t, one.retarget(ctx))
 	assert.Equal(t, best.Events, one.snapshotBest().Events)
@@ -103,7 +103,7 @@ func TestRestartMovesEscapeAFIFOLocalMinimum(t *testing.T) {
 
 	opts := tr.Header.OptionMap()
 	opts[raft.OptRestartWeight] = "0"
-	m = stageMinimizer(t, sys, tr, opts, 2)
+	m = retargetMinimizer(t, sys, tr, opts, 2)
 	m.reordered = tr
 	require.NoError(t, m.retarget(ctx))
 	best = m.snapshotBest()

@@ -154,8 +154,9 @@ func (m *minimizer) retarget(ctx context.Context) error {
 			out = append(out, m.moves(base)...)
 		}
 		out = append(out, timerRetargetEdits(base.Events)...)
+		out = append(out, handoverEdits(base.Events)...) // handover.go
 		if restarts {
-			out = append(out, restartEdits(base.Events)...)
+			out = append(out, restartEdits(base.Events)...) // restart.go
 		}
 		return out
 	}, false)

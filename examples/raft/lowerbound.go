@@ -10,11 +10,13 @@ import (
 // lowerBound is the system's record.System.LowerBound: a lower bound on
 // the events any run from a state still needs before it shows the
 // violation searched for, which lets the optimum search (package optimal)
-// cut states that cannot reach it within their budget. It knows three
-// targets and returns 0 for any other (LogMatching, StateMachineSafety,
-// other panics):
+// cut states that cannot reach it within their budget. It knows four
+// targets and returns 0 for any other (StateMachineSafety, other
+// panics):
 //
 //   - ElectionSafety(a,b): a and b leaders of one term;
+//   - LogMatching(a,b): two logs that differ below an index where they
+//     hold entries of one term (lowerbound_logmatching.go);
 //   - LeaderCompleteness(x): x a leader while a committed entry it lacks
 //     exists: x must be a leader, and someone must have committed;
 //   - the panics "leader x has a nextIndex/matchIndex beyond its log": x
@@ -56,6 +58,8 @@ func lowerBound(g record.Goal) int {
 	var c int
 	if ids, ok := targetOf(fp, ElectionSafety); ok && len(ids) == 2 {
 		c = newBounder(g).electionSafety(ids[0], ids[1])
+	} else if ids, ok := targetOf(fp, LogMatching); ok && len(ids) == 2 {
+		c = newBounder(g).logMatching(ids[0], ids[1])
 	} else if ids, ok := targetOf(fp, LeaderCompleteness); ok && len(ids) == 1 {
 		c = newBounder(g).leaderCompleteness(ids[0])
 	} else if id, ok := panicLeader(fp); ok {

@@ -164,13 +164,14 @@ func exactOffTrace(t *testing.T, sys *record.System, tr *record.Trace, cuts []in
 }
 
 // boundTargets is every violation the bound knows for members ms: two
-// leaders of a term, a leader lacking a committed entry, a leader's
-// nextIndex beyond its log.
+// leaders of a term, two logs breaking Log Matching, a leader lacking a
+// committed entry, a leader's nextIndex beyond its log.
 func boundTargets(ms []record.ActorID) []*record.Violation {
 	var out []*record.Violation
 	for i, a := range ms {
 		for _, b := range ms[i+1:] {
-			out = append(out, record.Want(fmt.Sprintf("%s(%s,%s)", raft.ElectionSafety, a, b)))
+			out = append(out, record.Want(fmt.Sprintf("%s(%s,%s)", raft.ElectionSafety, a, b)),
+				record.Want(fmt.Sprintf("%s(%s,%s)", raft.LogMatching, a, b)))
 		}
 		out = append(out, record.Want(fmt.Sprintf("%s(%s)", raft.LeaderCompleteness, a)),
 			record.Want(fmt.Sprintf("panic: assertion failed: leader %s has a nextIndex beyond its log @ raft.assertf", a)))
