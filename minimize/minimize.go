@@ -45,7 +45,14 @@
 //     events, so that elections that stand in for client commands go
 //     while the commands are still there; portfolio.go); its result
 //     replaces the best trace when it has fewer deliveries plus externals.
-//     When the rounds end, the retarget stage runs once, on an allowance of
+//     When the rounds end, for systems whose runs fork soundly, the
+//     shrink-search stage runs once when the best trace has a group of
+//     identical external messages that can lose a component (a Bootstrap
+//     member list): the edited plan is followed as far as it still goes
+//     and the optimal package's exact search looks for the rest, and the
+//     removal stages of a round re-minimize what it finds (shrinksearch.go;
+//     an allowance of its own, a tenth of the step budget).
+//     Then the retarget stage runs once, on an allowance of
 //     its own (a quarter of the step budget): the reorder stage's moves,
 //     led by retarget moves that address an external event to another
 //     actor (a client command sent to the leader rather than to a
@@ -500,6 +507,11 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if m.shrinkSearches(ctx) {
+		if err := m.runStage(ctx, StageShrinkSearch, m.steps.Load()+m.cfg.Steps/shrinkSearchShare, m.shrinkSearch); err != nil {
+			return err
+		}
 	}
 	if err := m.runStage(ctx, StageRetarget, m.steps.Load()+m.cfg.Steps/retargetShare, m.retarget); err != nil {
 		return err

@@ -26,58 +26,68 @@ func (m *minimizer) shrinkContents(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, m.shrinkEdits)
 }
 
-// shrinkEdits lists the content shrinking edits of base, in order.
+// shrinkEdits lists the content shrinking edits of base, in order: the
+// group edits (groupEdits), then the variants of every other message.
 func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
-	{
-		var es []edit
-		groups := map[uint64][]int{}
-		var order []uint64
-		for i, e := range base.Events {
-			if e.Kind != record.Send || e.Msg == nil {
-				continue
-			}
-			f := m.fp.Of(e.Msg).Full
-			if _, ok := groups[f]; !ok {
-				order = append(order, f)
-			}
-			groups[f] = append(groups[f], i)
+	es, groups := m.groupEdits(base, false)
+	for i, e := range base.Events {
+		if e.Kind != record.Send || e.Msg == nil {
+			continue
 		}
-		for _, f := range order {
-			g := groups[f]
-			sh, ok := base.Events[g[0]].Msg.(record.Shrinkable)
-			if !ok {
-				continue
-			}
-			// A message sent to several actors (a configuration) shrinks
-			// only as a group, so the actors keep agreeing, and keeps more
-			// than half of the components it had in the input trace: a
-			// smaller configuration changes the quorum arithmetic the
-			// violation is about, and the same fingerprint would be
-			// reached by a degenerate cluster instead of the bug.
-			if len(g) > 1 && sh.Components()-1 <= m.minComponents(base.Events[g[0]].Msg) {
-				continue
-			}
-			for _, c := range m.componentOrder(base, sh) {
-				repl := map[int]record.Message{}
-				for _, i := range g {
-					repl[i] = base.Events[i].Msg.(record.Shrinkable).WithoutComponent(c)
-				}
-				es = append(es, replacement(repl))
-			}
+		if _, ok := e.Msg.(record.Shrinkable); ok && len(groups[m.fp.Of(e.Msg).Full]) > 1 {
+			continue
 		}
-		for i, e := range base.Events {
-			if e.Kind != record.Send || e.Msg == nil {
-				continue
-			}
-			if _, ok := e.Msg.(record.Shrinkable); ok && len(groups[m.fp.Of(e.Msg).Full]) > 1 {
-				continue
-			}
-			for _, v := range variants(e.Msg) {
-				es = append(es, replacement(map[int]record.Message{i: v}))
-			}
+		for _, v := range variants(e.Msg) {
+			es = append(es, replacement(map[int]record.Message{i: v}))
 		}
-		return es
 	}
+	return es
+}
+
+// groupEdits lists the edits that remove one component from every
+// external message of a group of identical Shrinkable ones (the same full
+// fingerprint, such as the Bootstrap every member receives), groups in
+// the order of their first message, components in componentOrder; a
+// group of one message is listed too unless several. It also returns the
+// external messages' indices by full fingerprint.
+func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[uint64][]int) {
+	var es []edit
+	groups := map[uint64][]int{}
+	var order []uint64
+	for i, e := range base.Events {
+		if e.Kind != record.Send || e.Msg == nil {
+			continue
+		}
+		f := m.fp.Of(e.Msg).Full
+		if _, ok := groups[f]; !ok {
+			order = append(order, f)
+		}
+		groups[f] = append(groups[f], i)
+	}
+	for _, f := range order {
+		g := groups[f]
+		sh, ok := base.Events[g[0]].Msg.(record.Shrinkable)
+		if !ok || several && len(g) < 2 {
+			continue
+		}
+		// A message sent to several actors (a configuration) shrinks
+		// only as a group, so the actors keep agreeing, and keeps more
+		// than half of the components it had in the input trace: a
+		// smaller configuration changes the quorum arithmetic the
+		// violation is about, and the same fingerprint would be
+		// reached by a degenerate cluster instead of the bug.
+		if len(g) > 1 && sh.Components()-1 <= m.minComponents(base.Events[g[0]].Msg) {
+			continue
+		}
+		for _, c := range m.componentOrder(base, sh) {
+			repl := map[int]record.Message{}
+			for _, i := range g {
+				repl[i] = base.Events[i].Msg.(record.Shrinkable).WithoutComponent(c)
+			}
+			es = append(es, replacement(repl))
+		}
+	}
+	return es, groups
 }
 
 // componentOrder is the order in which the components of sh are tried for

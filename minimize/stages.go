@@ -41,6 +41,12 @@ const (
 	// followed by a descent; it runs at the end of a round that found
 	// nothing, once per trace, as RoundStage(StageReorder, n).
 	StageReorder = "reorder"
+	// StageShrinkSearch runs once after the rounds, on an allowance of its
+	// own: a group of identical external messages loses a component, the
+	// edited schedule is kept as far as it still goes and an exact search
+	// finds the rest; the removal stages then re-minimize
+	// (shrinksearch.go).
+	StageShrinkSearch = "shrink-search"
 	// StageRetarget runs once after the rounds, on an allowance of its
 	// own: reorder moves led by external events addressed to another
 	// actor and ended by timers fired at another actor (retarget.go),

@@ -1,0 +1,210 @@
+package minimize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/optimal"
+	"github.com/demi-project/demi/record"
+)
+
+// The shrink-search stage escapes a local minimum that content shrinking
+// alone cannot: a smaller configuration that needs another schedule. The
+// shrink-contents stage (and the reorder stage's shrink moves) removes one
+// component from every message of a group of identical external messages
+// (a member from the Bootstrap list every member receives) and checks the
+// old schedule with wildcards and type-fingerprint backtracks. A smaller
+// configuration changes the quorum arithmetic, so the old schedule often
+// breaks early: in a 3-member cluster one vote elects the candidate that a
+// 4-member cluster kept waiting, and the rest of the old schedule, built
+// around that wait, no longer leads to the violation; backtracks that only
+// reorder messages of one type do not find the other route.
+//
+// The stage keeps the part of the old schedule that the smaller
+// configuration still follows and searches exactly for the rest. For every
+// group edit of the best trace (groupEdits, several messages only), it
+// runs the edited plan as long as every delivery finds its message (same
+// sender, receiver, timer and full fingerprint, the shrunk contents
+// included): that prefix is what the old schedule still does. From cuts of
+// that prefix, from its end back to the first event after its leading
+// external events, the optimal package's exact search over forked runs
+// (optimal.SearchFrom, with the system's lower bound, as in the near stage)
+// looks for the cheapest continuation that reproduces the violation with a
+// total (the prefix's deliveries and externals plus the continuation's)
+// strictly below the best trace's. A search is capped in distinct states:
+// shrinkSearchStates in the first pass over every edit and cut, four
+// times as many in each of the later passes (shrinkSearchPasses in all),
+// which skip the searches an earlier pass exhausted. The first trace found
+// becomes the best trace; it still starts and bootstraps every actor the
+// input did, so the removal stages of a round (ddmin-externals,
+// clock-clusters, ddmin-internals, one-at-a-time, at the first schedule
+// budget per check) run on it, on an allowance of their own
+// (Config.Steps/shrinkFollowShare): they drop the member the configuration
+// no longer names, its start and bootstrap. Then the edits of the new best
+// trace are searched again.
+//
+// The stage runs once, after the rounds and before retarget, for systems
+// whose runs fork soundly (optimal.Forks), when the best trace has a group
+// edit, with an allowance of its own (Config.Steps/shrinkSearchShare). Its
+// searches run one after the other on one walker, each counting
+// nearStepCost steps per forked step: the result depends on the step
+// budget only, not on Workers or on time.
+
+// shrinkSearchShare: the shrink-search stage may use
+// Config.Steps/shrinkSearchShare steps beyond the step budget.
+const shrinkSearchShare = 10
+
+// shrinkFollowShare: after the stage finds a smaller trace, the removal
+// stages that follow may use Config.Steps/shrinkFollowShare steps more.
+const shrinkFollowShare = 20
+
+// shrinkSearchStates caps the distinct states of a search in the first
+// pass; each later pass allows four times as many.
+const shrinkSearchStates = 1000
+
+// shrinkSearchPasses is the number of passes over the edits and cuts.
+const shrinkSearchPasses = 3
+
+// shrinkSearches reports whether the shrink-search stage applies to the
+// best trace: it has a group edit and its runs fork soundly.
+func (m *minimizer) shrinkSearches(ctx context.Context) bool {
+	es, _ := m.groupEdits(m.snapshotBest(), true)
+	return len(es) > 0 && m.nears(ctx)
+}
+
+// shrinkSearch runs the shrink-search stage on the best trace.
+func (m *minimizer) shrinkSearch(ctx context.Context) error {
+	for {
+		base := m.snapshotBest()
+		tr, err := m.shrinkSearchFrom(ctx, base)
+		if err != nil || tr == nil {
+			return err
+		}
+		if !m.offer(tr) {
+			return fmt.Errorf("internal error: the shrink search's trace (%d deliveries, E:%d) is not smaller than the best",
+				tr.Header.Deliveries, tr.Header.Externals)
+		}
+		if err := m.afterShrinkSearch(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// afterShrinkSearch runs the removal stages of a round on the best trace,
+// at the first schedule budget per check, on an allowance of their own.
+func (m *minimizer) afterShrinkSearch(ctx context.Context) error {
+	m.limit.Store(m.steps.Load() + m.cfg.Steps/shrinkFollowShare)
+	escalation := m.escalation
+	m.escalation = 1
+	defer func() { m.escalation = escalation }()
+	for _, run := range []func(context.Context) error{m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime} {
+		if err := run(ctx); err != nil {
+			if errors.Is(err, errStepBudget) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// shrinkSearchFrom searches the group edits of base, pass by pass, and
+// returns the first trace smaller than base found, or nil when none is
+// within the allowance.
+func (m *minimizer) shrinkSearchFrom(ctx context.Context, base *record.Trace) (*record.Trace, error) {
+	edits, _ := m.groupEdits(base, true)
+	bp := dpor.FromEvents(m.fp, base.Events)
+	total := base.Header.Deliveries + base.Header.Externals
+	prefixes := make([][]record.Event, len(edits))
+	for k, e := range edits {
+		pre, err := m.followed(base, e(m.fp, bp))
+		if err != nil {
+			return nil, fmt.Errorf("shrink search: edit %d: %w", k, err)
+		}
+		prefixes[k] = pre
+	}
+	exhausted := map[[2]int]bool{}
+	states := shrinkSearchStates
+	for pass := 0; pass < shrinkSearchPasses; pass, states = pass+1, states*4 {
+		for k, pre := range prefixes {
+			first := 0
+			for first < len(pre) && pre[first].Kind.IsExternal() {
+				first++
+			}
+			for cut := len(pre); cut >= max(first, 1); cut-- {
+				if exhausted[[2]int{k, cut}] {
+					continue
+				}
+				left := (m.limit.Load() - m.steps.Load()) / nearStepCost
+				if left <= 0 {
+					return nil, nil
+				}
+				bound := total - cut - 1 // every event of the prefix counts
+				if bound < 1 {
+					continue
+				}
+				t := &record.Trace{Header: base.Header, Events: pre[:cut]}
+				t.Recount()
+				res, err := optimal.SearchFrom(ctx, m.sys, t, cut, optimal.Config{
+					Subsets: true, TotalBound: bound, MaxStates: int(min(left, int64(states))), Workers: 1})
+				if err != nil {
+					return nil, fmt.Errorf("shrink search: edit %d, cut %d: %w", k, cut, err)
+				}
+				m.steps.Add(int64(res.Steps) * nearStepCost)
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				if res.Trace != nil && smaller(res.Trace, base) {
+					return res.Trace, nil
+				}
+				if res.Exhausted {
+					exhausted[[2]int{k, cut}] = true
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+// followed runs plan p from the start while its events apply and every
+// delivery finds a deliverable message with its sender, receiver, timer
+// and full fingerprint, and returns the events it ran: the prefix of p
+// that an edited configuration still follows. It stops before an event
+// that does not apply or find its message and after a violation. Its
+// steps count toward the step budget.
+func (m *minimizer) followed(base *record.Trace, p dpor.Plan) ([]record.Event, error) {
+	sim, err := base.Setup(m.sys).NewSim()
+	if err != nil {
+		return nil, err
+	}
+	var buf []record.Pending
+	n := 0
+	defer func() { m.steps.Add(int64(n)) }()
+	for _, st := range p {
+		e := st.Event
+		n++
+		if e.Kind.IsExternal() {
+			if sim.Apply(e) != nil {
+				break
+			}
+		} else {
+			id, ok := record.MsgID(0), false
+			buf = sim.Enabled(buf[:0])
+			for _, pd := range buf {
+				if pd.From == e.From && pd.To == e.To && pd.Timer == e.Timer && m.fp.Of(pd.Msg).Full == st.FP.Full {
+					id, ok = pd.ID, true
+					break
+				}
+			}
+			if !ok || sim.Deliver(id) != nil {
+				break
+			}
+		}
+		if sim.Check() != nil {
+			break
+		}
+	}
+	return sim.Events(), nil
+}
