@@ -105,3 +105,28 @@ func TestLogMatchingBoundOneEntryNeedsNoLeader(t *testing.T) {
 	require.NotNil(t, v)
 	require.Equal(t, want, v.Fingerprint)
 }
+
+// TestLogMatchingBoundStoppedMemberMayHoldAnyLog: a member that is not
+// running keeps its log in stable storage, where the bound does not look:
+// its start alone may show the violation. From the same state raft-2 is
+// killed with [1:101], raft-1 takes [1:102] (no violation: raft-2 is
+// down), and raft-3 is killed for good. Every Cmd the running members
+// and the network hold is 102, yet raft-2's start (to come) is all that
+// is left: the bound must not take "every Cmd is the same" to ask raft-1
+// for a second entry; it is 1 with external events counted, 0 without.
+func TestLogMatchingBoundStoppedMemberMayHoldAnyLog(t *testing.T) {
+	const want = "LogMatching(raft-1,raft-2)"
+	s := oneLeaderTwoCommands(t, record.Options{})
+	s.apply(record.KillEvent("raft-2"))
+	s.deliver("raft-1", "AppendEntries{t1 raft-3 prev=1/t1 entries=[1:102]") // raft-1: [1:102]
+	s.apply(record.KillEvent("raft-3"))
+	require.Nil(t, s.sim.Check())
+	future := []record.Event{record.StartEvent("raft-2")}
+	require.Equal(t, 1, s.bound(want, future, true))
+	require.Equal(t, 1, s.exactCost(want, future, true, 1))
+	require.Equal(t, 0, s.bound(want, future, false))
+	s.apply(future[0])
+	v := s.sim.Check()
+	require.NotNil(t, v)
+	require.Equal(t, want, v.Fingerprint)
+}
