@@ -77,15 +77,18 @@ func staleSystem() *record.System {
 	}
 }
 
-// staleInput runs the Clear route: the starts, a restart of c (so the
-// input has a crash-restart), r's Hello to s, s's first tick and Data{0},
-// c's tick and Clear, s's second tick and Data{1}.
-func staleInput(t *testing.T, sys *record.System) *record.Trace {
+// staleInput runs the Clear route: the starts, with restartC a restart
+// of c (so the input has a crash-restart), r's Hello to s, s's first tick
+// and Data{0}, c's tick and Clear, s's second tick and Data{1}.
+func staleInput(t *testing.T, sys *record.System, restartC bool) *record.Trace {
 	t.Helper()
 	sim, err := record.NewSim(sys, record.Options{}, 0)
 	require.NoError(t, err)
-	for _, e := range []record.Event{record.StartEvent("s"), record.StartEvent("r"), record.StartEvent("c"),
-		{Kind: record.Restart, Actor: "c"}} {
+	setup := []record.Event{record.StartEvent("s"), record.StartEvent("r"), record.StartEvent("c")}
+	if restartC {
+		setup = append(setup, record.Event{Kind: record.Restart, Actor: "c"})
+	}
+	for _, e := range setup {
 		require.NoError(t, sim.Apply(e))
 	}
 	deliver := func(to record.ActorID, msg record.Message) {
@@ -110,33 +113,55 @@ func staleInput(t *testing.T, sys *record.System) *record.Trace {
 	return sim.Trace(v)
 }
 
-// TestInsertStageReachesARouteThatNeedsNewEvents minimizes the Clear route.
-// Every removal keeps it (the Clear is what resets r), and no reorder move
-// makes the cheaper route, which needs a restart of r and a second tick of
-// s that the trace does not have. The insert stage finds it: 4 deliveries
-// and 3 externals where the removals stop at 7 and 3.
+// TestInsertStageReachesARouteThatNeedsNewEvents runs the insert stage
+// on the Clear route as the removals leave it (the restart of c gone: 7
+// deliveries, E:3). Every removal keeps it (the Clear is what resets r),
+// and the cheaper route needs a restart of r and a second tick of s that
+// the trace does not have. The insert stage finds it: 4 deliveries and 3
+// externals.
 func TestInsertStageReachesARouteThatNeedsNewEvents(t *testing.T) {
 	sys := staleSystem()
-	in := staleInput(t, sys)
-	require.Equal(t, 7, in.Header.Deliveries)
-	require.Equal(t, 4, in.Header.Externals)
+	in := staleInput(t, sys, true)
+	require.Equal(t, [2]int{7, 4}, [2]int{in.Header.Deliveries, in.Header.Externals})
+	best := staleInput(t, sys, false)
+	require.Equal(t, [2]int{7, 3}, [2]int{best.Header.Deliveries, best.Header.Externals})
+
+	got, err := minimize.RunInsertStage(context.Background(), sys, in, best, 2)
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{4, 3}, [2]int{got.Header.Deliveries, got.Header.Externals})
+	assert.Equal(t, []string{"start s", "start r", "deliver s", "deliver s", "restart r", "deliver s", "deliver r"}, staleKinds(got))
+	rep, err := replay.Run(context.Background(), sys, got)
+	require.NoError(t, err)
+	assert.True(t, rep.Reproduced)
+
+	one, err := minimize.RunInsertStage(context.Background(), sys, in, best, 1)
+	require.NoError(t, err)
+	assert.Equal(t, encode(t, got), encode(t, one), "the same trace with one worker")
+}
+
+// TestRestartMoveReachesARouteThatNeedsARestart minimizes the Clear route
+// with the whole pipeline. The removals stop at 7 deliveries and 3
+// externals; the retarget stage's restart moves (restart.go) restart r
+// between s's first two ticks, which drops Data{0}, and the descent
+// removes the Clear: 4 deliveries and 3 externals, before the insert
+// stage runs.
+func TestRestartMoveReachesARouteThatNeedsARestart(t *testing.T) {
+	sys := staleSystem()
+	in := staleInput(t, sys, true)
 
 	res, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: 2})
 	require.NoError(t, err)
-	var before minimize.StageStats
+	var before, at minimize.StageStats
 	for i, s := range res.Stages {
-		if s.Name == minimize.StageInsert {
-			before = res.Stages[i-1]
+		if s.Name == minimize.StageRetarget {
+			before, at = res.Stages[i-1], s
 		}
 	}
-	require.NotEmpty(t, before.Name, "the insert stage ran")
+	require.NotEmpty(t, at.Name, "the retarget stage ran")
 	assert.Equal(t, [2]int{7, 3}, [2]int{before.Deliveries, before.Externals}, "what the removals and reorder moves leave")
+	assert.Equal(t, [2]int{4, 3}, [2]int{at.Deliveries, at.Externals}, "after the retarget stage")
 	assert.Equal(t, [2]int{4, 3}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
-	var kinds []string
-	for _, e := range res.Trace.Events {
-		kinds = append(kinds, e.Kind.String()+" "+string(e.To)+string(e.Actor))
-	}
-	assert.Equal(t, []string{"start s", "start r", "deliver s", "deliver s", "restart r", "deliver s", "deliver r"}, kinds)
+	assert.Equal(t, []string{"start s", "start r", "deliver s", "deliver s", "restart r", "deliver s", "deliver r"}, staleKinds(res.Trace))
 
 	rep, err := replay.Run(context.Background(), sys, res.Trace)
 	require.NoError(t, err)
@@ -144,4 +169,12 @@ func TestInsertStageReachesARouteThatNeedsNewEvents(t *testing.T) {
 
 	// The same trace and the same steps with 1 and 3 workers.
 	sameWithWorkers(t, sys, in, res, 1, 3)
+}
+
+func staleKinds(tr *record.Trace) []string {
+	var kinds []string
+	for _, e := range tr.Events {
+		kinds = append(kinds, e.Kind.String()+" "+string(e.To)+string(e.Actor))
+	}
+	return kinds
 }

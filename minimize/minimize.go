@@ -61,7 +61,9 @@
 //     actor, which trades places with the timer's actor in the timer's
 //     causal cone (another member's election), and by handover moves that
 //     give it the round together with the external messages the timer's
-//     actor handled after it (handover.go).
+//     actor handled after it (handover.go), and, when crash-restarts are
+//     in the run's fault model, by restart moves that restart a member at
+//     a position, dropping the stale messages queued for it (restart.go).
 //     After the last round, insert runs once on a trace of at most 40
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced

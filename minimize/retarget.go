@@ -147,12 +147,17 @@ const retargetShare = 4
 // left out (they would fail again); after a move improves, the moves of
 // the new best trace are all tried.
 func (m *minimizer) retarget(ctx context.Context) error {
+	restarts := m.restartable()
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
 		if base != m.reordered {
 			out = append(out, m.moves(base)...)
 		}
 		out = append(out, timerRetargetEdits(base.Events)...)
-		return append(out, handoverEdits(base.Events)...) // handover.go
+		out = append(out, handoverEdits(base.Events)...) // handover.go
+		if restarts {
+			out = append(out, restartEdits(base.Events)...) // restart.go
+		}
+		return out
 	}, false)
 }

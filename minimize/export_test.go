@@ -1,0 +1,44 @@
+package minimize
+
+import (
+	"context"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// newStageMinimizer prepares a minimizer whose best trace is best, as Run
+// does before the pipeline (input is the trace the minimization started
+// from: its external events are what the moves may re-insert), to run one
+// stage on it with its allowance.
+func newStageMinimizer(sys *record.System, input, best *record.Trace, opts record.Options, workers int) (*minimizer, error) {
+	m := &minimizer{sys: sys, opts: opts, seed: best.Header.Seed, target: best.Header.Violation.Fingerprint,
+		cfg: Config{Workers: workers, Steps: DefaultStepsFor(input), MaxSchedules: 16, TFBScale: 100}, mode: dpor.TFB, strat: "tfb",
+		fp: fingerprint.For(sys, nil), escalation: 1, best: best}
+	var err error
+	if m.resolved, err = sys.Resolve(opts); err != nil {
+		return nil, err
+	}
+	m.dropped = reinsertable(input.Events)
+	if err := m.newChecks(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// RunInsertStage runs the insert stage alone on best (input is the trace
+// the minimization started from), with its allowance and workers checkers,
+// and returns the best trace after it: the stages before insert may reach
+// the routes a test of the stage is about.
+func RunInsertStage(ctx context.Context, sys *record.System, input, best *record.Trace, workers int) (*record.Trace, error) {
+	m, err := newStageMinimizer(sys, input, best, input.Header.OptionMap(), workers)
+	if err != nil {
+		return nil, err
+	}
+	m.limit.Store(m.cfg.Steps / insertShare)
+	if err := m.insert(ctx); err != nil {
+		return nil, err
+	}
+	return m.snapshotBest(), nil
+}
