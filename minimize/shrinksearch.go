@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/optimal"
@@ -33,10 +34,13 @@ import (
 // (optimal.SearchFrom, with the system's lower bound, as in the near stage)
 // looks for the cheapest continuation that reproduces the violation with a
 // total (the prefix's deliveries and externals plus the continuation's)
-// strictly below the best trace's. A search is capped in distinct states:
-// shrinkSearchStates in the first pass over every edit and cut, four
-// times as many in each of the later passes (shrinkSearchPasses in all),
-// which skip the searches an earlier pass exhausted. The first trace found
+// strictly below the best trace's. The searches of every edit and cut are
+// ordered by the cost they allow a continuation, smallest first (then by
+// edit): a short continuation is cheap to find, whichever edit it follows.
+// A search is capped in distinct states: shrinkSearchStates in the first
+// pass over them, four times as many in each of the later passes
+// (shrinkSearchPasses in all), which skip the searches an earlier pass
+// exhausted. The first trace found
 // becomes the best trace; it still starts and bootstraps every actor the
 // input did, so the removal stages of a round (ddmin-externals,
 // clock-clusters, ddmin-internals, one-at-a-time, at the first schedule
@@ -125,44 +129,51 @@ func (m *minimizer) shrinkSearchFrom(ctx context.Context, base *record.Trace) (*
 		}
 		prefixes[k] = pre
 	}
-	exhausted := map[[2]int]bool{}
+	// The searches, by the cost they allow a continuation, smallest
+	// first (then by edit, then from the later cut): a continuation that
+	// is cheap to find comes first, whichever edit it belongs to.
+	type search struct{ edit, cut, bound int }
+	var order []search
+	for k, pre := range prefixes {
+		first := 0
+		for first < len(pre) && pre[first].Kind.IsExternal() {
+			first++
+		}
+		for cut := len(pre); cut >= max(first, 1); cut-- {
+			// Every event of the prefix counts, and the result must be
+			// smaller than base.
+			if bound := total - cut - 1; bound >= 1 {
+				order = append(order, search{k, cut, bound})
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(a, b search) int { return a.bound - b.bound })
+	exhausted := make([]bool, len(order))
 	states := shrinkSearchStates
 	for pass := 0; pass < shrinkSearchPasses; pass, states = pass+1, states*4 {
-		for k, pre := range prefixes {
-			first := 0
-			for first < len(pre) && pre[first].Kind.IsExternal() {
-				first++
+		for i, s := range order {
+			if exhausted[i] {
+				continue
 			}
-			for cut := len(pre); cut >= max(first, 1); cut-- {
-				if exhausted[[2]int{k, cut}] {
-					continue
-				}
-				left := (m.limit.Load() - m.steps.Load()) / nearStepCost
-				if left <= 0 {
-					return nil, nil
-				}
-				bound := total - cut - 1 // every event of the prefix counts
-				if bound < 1 {
-					continue
-				}
-				t := &record.Trace{Header: base.Header, Events: pre[:cut]}
-				t.Recount()
-				res, err := optimal.SearchFrom(ctx, m.sys, t, cut, optimal.Config{
-					Subsets: true, TotalBound: bound, MaxStates: int(min(left, int64(states))), Workers: 1})
-				if err != nil {
-					return nil, fmt.Errorf("shrink search: edit %d, cut %d: %w", k, cut, err)
-				}
-				m.steps.Add(int64(res.Steps) * nearStepCost)
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				if res.Trace != nil && smaller(res.Trace, base) {
-					return res.Trace, nil
-				}
-				if res.Exhausted {
-					exhausted[[2]int{k, cut}] = true
-				}
+			left := (m.limit.Load() - m.steps.Load()) / nearStepCost
+			if left <= 0 {
+				return nil, nil
 			}
+			t := &record.Trace{Header: base.Header, Events: prefixes[s.edit][:s.cut]}
+			t.Recount()
+			res, err := optimal.SearchFrom(ctx, m.sys, t, s.cut, optimal.Config{
+				Subsets: true, TotalBound: s.bound, MaxStates: int(min(left, int64(states))), Workers: 1})
+			if err != nil {
+				return nil, fmt.Errorf("shrink search: edit %d, cut %d: %w", s.edit, s.cut, err)
+			}
+			m.steps.Add(int64(res.Steps) * nearStepCost)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if res.Trace != nil && smaller(res.Trace, base) {
+				return res.Trace, nil
+			}
+			exhausted[i] = res.Exhausted
 		}
 	}
 	return nil, nil

@@ -1,6 +1,10 @@
 package raft
 
-import "github.com/demi-project/demi/record"
+import (
+	"slices"
+
+	"github.com/demi-project/demi/record"
+)
 
 // logMatching bounds LogMatching(a,b): a and b, both running and
 // bootstrapped, hold entries of one term at an index k whose logs differ
@@ -159,12 +163,13 @@ func logsMismatch(p, q []Entry) bool {
 }
 
 // entrySupply is what a state holds and may still get of entries: the
-// distinct entry values and terms in the running members' logs and the
-// AppendEntries in flight, the ClientCommands in flight and to come, and
-// whether every Cmd there is or can be is the same.
+// distinct entry values (up to two) and terms in the running members'
+// logs and the AppendEntries in flight, the ClientCommands in flight and
+// to come, and whether every Cmd there is or can be is the same. (Small
+// slices, not maps: the bound runs at every state a search expands.)
 type entrySupply struct {
-	values map[Entry]bool
-	terms  map[int]bool
+	values []Entry
+	terms  []int
 	// unknown: a member not running may start again with a log nobody
 	// sees.
 	unknown bool
@@ -180,12 +185,22 @@ type entrySupply struct {
 }
 
 func (b *bounder) entries() entrySupply {
-	e := entrySupply{values: map[Entry]bool{}, terms: map[int]bool{}}
-	cmds := map[int]bool{}
+	e := entrySupply{sameCmd: true}
+	cmd, anyCmd := 0, false
+	seeCmd := func(c int) {
+		if anyCmd && c != cmd {
+			e.sameCmd = false
+		}
+		cmd, anyCmd = c, true
+	}
 	add := func(en Entry) {
-		e.values[en] = true
-		e.terms[en.Term] = true
-		cmds[en.Cmd] = true
+		if len(e.values) < 2 && !slices.Contains(e.values, en) {
+			e.values = append(e.values, en)
+		}
+		if !slices.Contains(e.terms, en.Term) {
+			e.terms = append(e.terms, en.Term)
+		}
+		seeCmd(en.Cmd)
 	}
 	for i, n := range b.nodes {
 		if n == nil {
@@ -204,20 +219,19 @@ func (b *bounder) entries() entrySupply {
 			}
 		case ClientCommand:
 			e.commands++
-			cmds[m.Cmd] = true
+			seeCmd(m.Cmd)
 		}
 	}
 	for _, ev := range b.g.Future {
 		if m, ok := ev.Msg.(ClientCommand); ok && ev.Kind == record.Send {
 			e.commandsToCome++
-			cmds[m.Cmd] = true
+			seeCmd(m.Cmd)
 		}
 	}
-	e.sameCmd = len(cmds) <= 1
 	for _, n := range b.nodes {
 		if n != nil && n.role == Leader {
 			e.leader = true
-			if !e.terms[n.term] {
+			if !slices.Contains(e.terms, n.term) {
 				e.freshLeaders++
 			}
 		}
