@@ -8,8 +8,10 @@ import (
 
 // logMatching bounds LogMatching(a,b): a and b, both running and
 // bootstrapped, hold entries of one term at an index k whose logs differ
-// at an index j < k. Its claims hold under every bug switch, because none
-// changes where entries come from or how a log changes:
+// at an index j <= k (j = k too: two different entries of one term at
+// one index, as invariants.go checks). Its claims hold under every bug
+// switch, because none changes where entries come from or how a log
+// changes:
 //
 //   - A member's log changes only on two deliveries to it: an
 //     AppendEntries of a term at least its own while it is not a leader
@@ -30,8 +32,10 @@ import (
 //   - a and b running and bootstrapped (their starts and Bootstraps, as
 //     own counts them);
 //   - one log-changing delivery to a or b, and one to each of them whose
-//     log is shorter than 2 (k is at least 2; one AppendEntries may bring
-//     two entries);
+//     log is shorter than the index k can be: 1, or 2 when every Cmd
+//     there is or can be is the same (then a[j] and b[j] differ in term,
+//     so j < k; one AppendEntries may bring two entries); not so when a
+//     member not running may start with a log nobody sees;
 //   - two different entries (a and b differ at j): each ClientCommand a
 //     leader handles creates at most one new entry value, so the values
 //     missing cost that many such deliveries, and ClientCommands in flight
@@ -42,7 +46,7 @@ import (
 //     leads a term no entry has (each counted as lead does, the term raise
 //     left out since it may be a counted delivery, and the second at one
 //     more delivery, its winning one);
-//   - for a (and b) with a log shorter than 2, not a leader, with no
+//   - for a (and b) with a log shorter than that, not a leader, with no
 //     AppendEntries of a term at least its own in flight to it and no
 //     leader of such a term now: an election won in a term at least its
 //     own (the AppendEntries it needs come from such a leader, or it must
@@ -67,11 +71,18 @@ func (b *bounder) logMatching(x, y record.ActorID) int {
 		return 0
 	}
 	c := b.own(ai, bi)
+	e := b.entries()
 
-	// The log-changing deliveries to a and b.
+	// The log-changing deliveries to a and b: k, the index of the
+	// common term, is at least 1, and at least 2 when the entries that
+	// differ at j must differ in term.
+	minLen := 1
+	if !e.unknown && e.sameCmd {
+		minLen = 2
+	}
 	short := 0
 	for _, n := range []*Node{na, nb} {
-		if n != nil && len(n.log) < 2 {
+		if n != nil && len(n.log) < minLen {
 			short++
 		}
 	}
@@ -81,7 +92,6 @@ func (b *bounder) logMatching(x, y record.ActorID) int {
 	}
 
 	// The entries missing, and the elections they need.
-	e := b.entries()
 	need, elections := 0, 0
 	switch {
 	case e.unknown:
@@ -107,7 +117,7 @@ func (b *bounder) logMatching(x, y record.ActorID) int {
 		elect = b.electionFrom(0, -1) + elections - 1
 	}
 	for i, n := range []*Node{na, nb} {
-		if n == nil || len(n.log) >= 2 || b.reaches(n) {
+		if n == nil || len(n.log) >= minLen || b.reaches(n) {
 			continue
 		}
 		mi := []int{ai, bi}[i]

@@ -36,6 +36,9 @@ func boundAlong(t *testing.T, sys *record.System, tr *record.Trace, subsets bool
 		return sys.LowerBound(record.Goal{View: sim.View(), InFlight: sim.InFlight(), Want: tr.Header.Violation, Future: future(tr, k), CountExternals: subsets})
 	}
 	for ; k <= last; k++ {
+		// What is left is only what the trace spends if its violation
+		// shows first at its end.
+		require.Nil(t, sim.Check(), "a violation before event %d", k)
 		bounds, costs = append(bounds, bound()), append(costs, cost[k])
 		require.NoError(t, runEvent(sim, tr.Events[k]), "event %d", k)
 	}
