@@ -40,6 +40,15 @@ import (
 // still matters). The thin form comes first: it is the route itself,
 // where the full one needs its descent to find it.
 //
+// The same swap with two other actors x and y (neither the timer's
+// actor) trades their parts in the round: the timer and the external
+// messages stay, and in the same cones x and y trade places. It is the
+// local minimum in which the wrong member answered a round: raft-4 must
+// win the next term with raft-3's vote and so needs the entry raft-3
+// holds, so the round's requests and appends to raft-4 are all needed;
+// had raft-4 answered the round instead of raft-3, raft-3 would need
+// nothing. These swaps (full form only) come after all handovers.
+//
 // On raft-42 fuzz seed 3002 the stages before retarget stop at 26
 // deliveries (E:8): raft-3 leads term 1, raft-2 term 2 (it commits an
 // entry raft-3 lacks), and raft-3 wins term 3 with raft-1's vote, after
@@ -55,10 +64,12 @@ import (
 // moves that hand over the round with one of them (thin, then full), in
 // trace order. A timer after which its actor handles no external message
 // has the thin move only (the full one is its timer retarget, a move of
-// the stage already).
+// the stage already). After the handovers of every timer come the swaps:
+// for every timer firing in trace order, every pair of other started
+// actors, in the order of their starts, trade their parts in its round.
 func handoverEdits(events []record.Event) []edit {
 	actors := startedActors(events)
-	var out []edit
+	var out, swaps []edit
 	for i, e := range events {
 		if e.Kind != record.Deliver || e.Timer == "" {
 			continue
@@ -74,46 +85,55 @@ func handoverEdits(events []record.Event) []edit {
 			if a == e.To {
 				continue
 			}
-			out = append(out, handover(i, sends, a, true))
+			out = append(out, swapRound(i, sends, e.To, a, true))
 			if len(sends) == 0 {
 				continue // the plain timer retarget is a move already
 			}
-			out = append(out, handover(i, sends, a, false))
+			out = append(out, swapRound(i, sends, e.To, a, false))
 			if len(sends) > 1 {
 				for _, k := range sends {
-					out = append(out, handover(i, []int{k}, a, true), handover(i, []int{k}, a, false))
+					out = append(out, swapRound(i, []int{k}, e.To, a, true), swapRound(i, []int{k}, e.To, a, false))
+				}
+			}
+		}
+		for xi, x := range actors {
+			for _, y := range actors[xi+1:] {
+				if x != e.To && y != e.To {
+					swaps = append(swaps, swapRound(i, sends, x, y, false))
 				}
 			}
 		}
 	}
-	return out
+	return append(out, swaps...)
 }
 
-// handover fires the timer at i at actor to instead and sends the
-// external messages of the send events at sends to it; in the timer
-// firing, the deliveries of those messages and every delivery of their
-// causal cones (timer firings excluded), the timer's actor and to trade
-// places as senders and receivers. With thin, the deliveries of the cones
-// from or to a third actor are left out of the plan (left pending). The
-// deliveries after i are wildcards.
-func handover(i int, sends []int, to record.ActorID, thin bool) edit {
+// swapRound swaps actors x and y in the round of the timer at i: in the
+// timer firing, the external messages of the send events at sends, their
+// deliveries and every delivery of the causal cones of the timer and of
+// those messages (timer firings excluded), x and y trade places as
+// senders and receivers. With x the timer's actor this is a handover to y
+// (the timer fires at y, the messages are sent to y); otherwise the timer
+// and the messages stay and x and y trade their parts in the round. With
+// thin (a handover only), the deliveries of the cones from or to a third
+// actor are left out of the plan (left pending). The deliveries after i
+// are wildcards.
+func swapRound(i int, sends []int, x, y record.ActorID, thin bool) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := slices.Clone(bp)
-		from := p[i].Event.To
 		swap := func(a record.ActorID) record.ActorID {
 			switch a {
-			case from:
-				return to
-			case to:
-				return from
+			case x:
+				return y
+			case y:
+				return x
 			}
 			return a
 		}
 		in := map[int]bool{i: true}
-		p[i].Event.From, p[i].Event.To = to, to
+		p[i].Event.From, p[i].Event.To = swap(p[i].Event.From), swap(p[i].Event.To)
 		for _, k := range sends {
 			in[k] = true
-			p[k].Event.To = to
+			p[k].Event.To = swap(p[k].Event.To)
 		}
 		drop := map[int]bool{}
 		for k := i + 1; k < len(p); k++ {
@@ -124,7 +144,7 @@ func handover(i int, sends []int, to record.ActorID, thin bool) edit {
 			if in[e.Cause] && e.Timer == "" {
 				in[k] = true
 				e.From, e.To = swap(e.From), swap(e.To)
-				if thin && (e.From != record.External && e.From != from && e.From != to || e.To != from && e.To != to) {
+				if thin && (e.From != record.External && e.From != x && e.From != y || e.To != x && e.To != y) {
 					drop[k] = true
 				}
 			}

@@ -31,8 +31,9 @@ func TestHandoverEditsGiveTheRoundAndItsExternalsToAnotherActor(t *testing.T) {
 	}
 	edits := handoverEdits(ev)
 	// a's timer (one external after it) goes to b, then c, each thin and
-	// full; c's timer (no external after it) to a, then b, thin only.
-	require.Len(t, edits, 6)
+	// full; c's timer (no external after it) to a, then b, thin only;
+	// then b and c swap their parts in a's round, a and b in c's.
+	require.Len(t, edits, 8)
 	bp := dpor.FromEvents(fingerprint.New(nil), ev)
 	pairs := func(p dpor.Plan) []string {
 		var out []string
@@ -67,6 +68,10 @@ func TestHandoverEditsGiveTheRoundAndItsExternalsToAnotherActor(t *testing.T) {
 		"c's timer to a, thin: a and c trade places in its cone, which has no third actor")
 	assert.Equal(t, []string{"a>a", "a>b", "a>c", "b>a", "ext>a", "ext>a", "a>b", "b>b", "c>b"}, pairs(edits[5](nil, bp)),
 		"c's timer to b, thin: c's request to a is left pending")
+	assert.Equal(t, []string{"a>a", "a>c", "a>b", "c>a", "ext>a", "ext>a", "a>c", "c>c", "c>a", "c>b"}, pairs(edits[6](nil, bp)),
+		"b and c swap their parts in a's round (4-6, 9); the timer and the external stay a's")
+	assert.Equal(t, []string{"a>a", "a>b", "a>c", "b>a", "ext>a", "ext>a", "a>b", "c>c", "c>b", "c>b"}, pairs(edits[7](nil, bp)),
+		"a and b swap their parts in c's round (11)")
 }
 
 // TestHandoverEscapesRaft42Seed3002 checks the handover moves on the trace
@@ -85,43 +90,80 @@ func TestHandoverEditsGiveTheRoundAndItsExternalsToAnotherActor(t *testing.T) {
 // raft-42, at once; the full move (raft-1's part kept) gets there too,
 // through its descent.
 func TestHandoverEscapesRaft42Seed3002(t *testing.T) {
-	tr, sys, err := record.ReadFile("testdata/raft-42-handover.trace", record.NewCatalog(raft.System()))
-	require.NoError(t, err)
+	tr, m, c := raftMinimizer(t, "testdata/raft-42-handover.trace")
 	require.Equal(t, [2]int{26, 8}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
+	single := append(retargetEdits(tr.Events), timerRetargetEdits(tr.Events)...)
+	require.Len(t, single, 16)
+	k, nt := firstMove(t, m, c, tr, single)
+	assert.Equal(t, -1, k, "no single retarget gets below 26")
+	assert.Nil(t, nt)
+
+	edits := handoverEdits(tr.Events)
+	// Three timers; raft-3 handles one client command after its first
+	// timer, raft-2 one after its timer, raft-3 none after its last; and
+	// one pair of the other two actors per timer.
+	require.Len(t, edits, 13)
+	k, nt = firstMove(t, m, c, tr, edits)
+	require.NotNil(t, nt)
+	assert.Equal(t, 2, k, "the first improving move: raft-3's first timer and command to raft-2, thin")
+	assert.Equal(t, [2]int{15, 8}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
+	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
+	rep, err := replay.Run(context.Background(), m.sys, nt)
+	require.NoError(t, err)
+	assert.True(t, rep.Reproduced)
+}
+
+// TestSwapRoundEscapesRaft42Seed6000 checks the moves on the result of
+// raft-42 fuzz seed 6000 (the first failing seed of `demi fuzz --seed
+// 6000`) before the participant swaps existed: 18 deliveries (E:8).
+// raft-2 wins term 1 with raft-3's vote and commits an entry with
+// raft-3's answer; raft-4 wins term 2 with raft-3's vote without that
+// entry, and for that vote it needs the first entry, so raft-2's request,
+// empty append and append to raft-4 are all needed too. With raft-3 and
+// raft-4 trading their parts in raft-2's round, raft-4 votes, stores and
+// acknowledges, raft-3 gets nothing and still votes for raft-4: 15
+// deliveries (E:8), the optimum. No handover gets below 18.
+func TestSwapRoundEscapesRaft42Seed6000(t *testing.T) {
+	tr, m, c := raftMinimizer(t, "testdata/raft-42-swap.trace")
+	require.Equal(t, [2]int{18, 8}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
+	edits := handoverEdits(tr.Events)
+	// Three started actors and two timers: raft-2's, with two client
+	// commands after it (6 moves to each other actor), and raft-4's, with
+	// none (1 to each); then one swap per timer.
+	require.Len(t, edits, 16)
+	k, nt := firstMove(t, m, c, tr, edits)
+	require.NotNil(t, nt)
+	assert.Equal(t, 14, k, "the first improving move: raft-3 and raft-4 swap their parts in raft-2's round")
+	assert.Equal(t, [2]int{15, 8}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
+	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
+}
+
+// raftMinimizer reads a raft trace and makes a minimizer and a checker
+// for it as the retarget stage has them.
+func raftMinimizer(t *testing.T, path string) (*record.Trace, *minimizer, *dpor.Checker) {
+	t.Helper()
+	tr, sys, err := record.ReadFile(path, record.NewCatalog(raft.System()))
+	require.NoError(t, err)
 	m := &minimizer{sys: sys, opts: tr.Header.OptionMap(), seed: tr.Header.Seed, target: tr.Header.Violation.Fingerprint,
 		fp: fingerprint.For(sys, nil), cfg: Config{Workers: 1}}
 	m.resolved, err = sys.Resolve(m.opts)
 	require.NoError(t, err)
 	c, err := dpor.New(dpor.Config{System: sys, Options: m.opts, Seed: m.seed, Target: m.target, Mode: dpor.TFB, MaxSchedules: reorderSchedules})
 	require.NoError(t, err)
+	return tr, m, c
+}
+
+// firstMove returns the index of the first of edits whose move (with its
+// descent) ends smaller than tr, and its trace, or -1 and nil.
+func firstMove(t *testing.T, m *minimizer, c *dpor.Checker, tr *record.Trace, edits []edit) (int, *record.Trace) {
+	t.Helper()
 	bp := dpor.FromEvents(c.Fingerprinter(), tr.Events)
-	first := func(edits []edit) (int, *record.Trace) {
-		for k, e := range edits {
-			nt, _, err := m.tryMove(context.Background(), c, tr, e(c.Fingerprinter(), bp))
-			require.NoError(t, err)
-			if nt != nil {
-				return k, nt
-			}
+	for k, e := range edits {
+		nt, _, err := m.tryMove(context.Background(), c, tr, e(c.Fingerprinter(), bp))
+		require.NoError(t, err)
+		if nt != nil {
+			return k, nt
 		}
-		return -1, nil
 	}
-
-	single := append(retargetEdits(tr.Events), timerRetargetEdits(tr.Events)...)
-	require.Len(t, single, 16)
-	k, nt := first(single)
-	assert.Equal(t, -1, k, "no single retarget gets below 26")
-	assert.Nil(t, nt)
-
-	edits := handoverEdits(tr.Events)
-	// Three timers; raft-3 handles one client command after its first
-	// timer, raft-2 one after its timer, raft-3 none after its last.
-	require.Len(t, edits, 10)
-	k, nt = first(edits)
-	require.NotNil(t, nt)
-	assert.Equal(t, 2, k, "the first improving move: raft-3's first timer and command to raft-2, thin")
-	assert.Equal(t, [2]int{15, 8}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
-	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
-	rep, err := replay.Run(context.Background(), sys, nt)
-	require.NoError(t, err)
-	assert.True(t, rep.Reproduced)
+	return -1, nil
 }

@@ -67,8 +67,10 @@ func retargetMinimizer(t *testing.T, sys *record.System, tr *record.Trace, opts 
 // was fuzzed with restart-weight=1). Its term-2 candidate raft-3 rejects
 // the term-1 leader's three appends, and the rejections sit in the FIFO
 // queue ahead of the vote the last election needs. Restarting raft-3 before
-// the appends reach it drops them: 22 deliveries, E:12. With restarts out
-// of the fault model (restart-weight=0) no move of the stage helps.
+// the appends reach it drops them: 22 deliveries, E:12; the handover and
+// swap moves at the end of the stage (handover.go) then take that trace
+// to 19 deliveries, E:12. With restarts out of the fault model
+// (restart-weight=0) no move of the stage helps.
 func TestRestartMovesEscapeAFIFOLocalMinimum(t *testing.T) {
 	tr, sys, err := record.ReadFile("testdata/raft-58a-fifo-local-minimum.trace", record.NewCatalog(raft.System()))
 	require.NoError(t, err)
@@ -82,7 +84,7 @@ func TestRestartMovesEscapeAFIFOLocalMinimum(t *testing.T) {
 	m.reordered = tr // as in the pipeline: a reorder stage tried its moves
 	require.NoError(t, m.retarget(ctx))
 	best := m.snapshotBest()
-	assert.Equal(t, [2]int{22, 12}, [2]int{best.Header.Deliveries, best.Header.Externals})
+	assert.Equal(t, [2]int{19, 12}, [2]int{best.Header.Deliveries, best.Header.Externals})
 	var restarts []record.ActorID
 	for _, e := range best.Events {
 		if e.Kind == record.Restart {
