@@ -54,17 +54,50 @@ const nearStates = 100_000
 
 // near runs the near stage on the best trace.
 func (m *minimizer) near(ctx context.Context) error {
+	return m.offerEach(ctx, "near search", m.nearCuts, nil)
+}
+
+// offerEach offers the best trace's successors from next, one after the
+// other, until next finds none: what a stage built on exact searches does
+// (near, shrink-search). Each successor must be smaller than the best
+// trace (next promises it; anything else is an internal error, named by
+// what). after, when not nil, runs after each success.
+func (m *minimizer) offerEach(ctx context.Context, what string, next func(context.Context, *record.Trace) (*record.Trace, error), after func(context.Context) error) error {
 	for {
-		base := m.snapshotBest()
-		tr, err := m.nearCuts(ctx, base)
+		tr, err := next(ctx, m.snapshotBest())
 		if err != nil || tr == nil {
 			return err
 		}
 		if !m.offer(tr) {
-			return fmt.Errorf("internal error: the near search's trace (%d deliveries, E:%d) is not smaller than the best",
-				tr.Header.Deliveries, tr.Header.Externals)
+			return fmt.Errorf("internal error: the %s's trace (%d deliveries, E:%d) is not smaller than the best",
+				what, tr.Header.Deliveries, tr.Header.Externals)
+		}
+		if after != nil {
+			if err := after(ctx); err != nil {
+				return err
+			}
 		}
 	}
+}
+
+// searchCut runs the exact search after cut of t (optimal.SearchFrom over
+// the pending deliveries and subsets of the external events after cut, on
+// one walker) for a continuation of cost at most bound, capped at states
+// distinct states and at what is left of the allowance; each of its steps
+// counts nearStepCost steps. It returns a nil result when the allowance is
+// spent. The caller checks ctx after it.
+func (m *minimizer) searchCut(ctx context.Context, t *record.Trace, cut, bound int, states int64) (*optimal.Result, error) {
+	left := (m.limit.Load() - m.steps.Load()) / nearStepCost
+	if left <= 0 {
+		return nil, nil
+	}
+	res, err := optimal.SearchFrom(ctx, m.sys, t, cut, optimal.Config{
+		Subsets: true, TotalBound: bound, MaxStates: int(min(left, states)), Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	m.steps.Add(int64(res.Steps) * nearStepCost)
+	return res, nil
 }
 
 // nears reports whether the near stage applies: the best trace's runs
@@ -77,20 +110,17 @@ func (m *minimizer) nears(ctx context.Context) bool {
 // smaller trace found, or nil when none is within the allowance.
 func (m *minimizer) nearCuts(ctx context.Context, base *record.Trace) (*record.Trace, error) {
 	for _, cut := range insertCuts(base.Events) {
-		left := (m.limit.Load() - m.steps.Load()) / nearStepCost
-		if left <= 0 {
-			return nil, nil
-		}
 		cost := len(base.Events) - cut
 		if cost < 2 {
 			continue // nothing is cheaper than one event
 		}
-		res, err := optimal.SearchFrom(ctx, m.sys, base, cut, optimal.Config{
-			Subsets: true, TotalBound: cost - 1, MaxStates: int(min(left, nearStates)), Workers: 1})
+		res, err := m.searchCut(ctx, base, cut, cost-1, nearStates)
 		if err != nil {
 			return nil, fmt.Errorf("near: cut %d: %w", cut, err)
 		}
-		m.steps.Add(int64(res.Steps) * nearStepCost)
+		if res == nil {
+			return nil, nil // the allowance is spent
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

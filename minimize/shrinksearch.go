@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
-	"github.com/demi-project/demi/optimal"
 	"github.com/demi-project/demi/record"
 )
 
@@ -80,20 +79,7 @@ func (m *minimizer) shrinkSearches(ctx context.Context) bool {
 
 // shrinkSearch runs the shrink-search stage on the best trace.
 func (m *minimizer) shrinkSearch(ctx context.Context) error {
-	for {
-		base := m.snapshotBest()
-		tr, err := m.shrinkSearchFrom(ctx, base)
-		if err != nil || tr == nil {
-			return err
-		}
-		if !m.offer(tr) {
-			return fmt.Errorf("internal error: the shrink search's trace (%d deliveries, E:%d) is not smaller than the best",
-				tr.Header.Deliveries, tr.Header.Externals)
-		}
-		if err := m.afterShrinkSearch(ctx); err != nil {
-			return err
-		}
-	}
+	return m.offerEach(ctx, "shrink search", m.shrinkSearchFrom, m.afterShrinkSearch)
 }
 
 // afterShrinkSearch runs the removal stages of a round on the best trace,
@@ -155,18 +141,15 @@ func (m *minimizer) shrinkSearchFrom(ctx context.Context, base *record.Trace) (*
 			if exhausted[i] {
 				continue
 			}
-			left := (m.limit.Load() - m.steps.Load()) / nearStepCost
-			if left <= 0 {
-				return nil, nil
-			}
 			t := &record.Trace{Header: base.Header, Events: prefixes[s.edit][:s.cut]}
 			t.Recount()
-			res, err := optimal.SearchFrom(ctx, m.sys, t, s.cut, optimal.Config{
-				Subsets: true, TotalBound: s.bound, MaxStates: int(min(left, int64(states))), Workers: 1})
+			res, err := m.searchCut(ctx, t, s.cut, s.bound, int64(states))
 			if err != nil {
 				return nil, fmt.Errorf("shrink search: edit %d, cut %d: %w", s.edit, s.cut, err)
 			}
-			m.steps.Add(int64(res.Steps) * nearStepCost)
+			if res == nil {
+				return nil, nil // the allowance is spent
+			}
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
