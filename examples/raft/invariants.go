@@ -89,21 +89,30 @@ func commonTerm(a, b []int) (int, bool) {
 func logMatching(nodes []*Node) *record.Violation {
 	for i, a := range nodes {
 		for _, b := range nodes[i+1:] {
-			n := min(len(a.log), len(b.log))
-			first := -1
-			for k := 0; k < n; k++ {
-				if first < 0 && a.log[k] != b.log[k] {
-					first = k
-				}
-				if first >= 0 && a.log[k].Term == b.log[k].Term {
-					return violation(LogMatching, fmt.Sprintf(
-						"%s and %s both hold an entry of term %d at index %d, but differ at index %d (%v vs %v)",
-						a.id, b.id, a.log[k].Term, k+1, first+1, a.log[first], b.log[first]), a.id, b.id)
-				}
+			if k, first, ok := logsDiverge(a.log, b.log); ok {
+				return violation(LogMatching, fmt.Sprintf(
+					"%s and %s both hold an entry of term %d at index %d, but differ at index %d (%v vs %v)",
+					a.id, b.id, a.log[k].Term, k+1, first+1, a.log[first], b.log[first]), a.id, b.id)
 			}
 		}
 	}
 	return nil
+}
+
+// logsDiverge reports whether logs p and q break Log Matching, and where:
+// at position k both hold an entry of the same term, although they differ
+// at position first <= k (0-based; the first such k).
+func logsDiverge(p, q []Entry) (k, first int, ok bool) {
+	first = -1
+	for k := range min(len(p), len(q)) {
+		if first < 0 && p[k] != q[k] {
+			first = k
+		}
+		if first >= 0 && p[k].Term == q[k].Term {
+			return k, first, true
+		}
+	}
+	return 0, 0, false
 }
 
 // leaderCompleteness: an entry committed in a term is in the log of every
