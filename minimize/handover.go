@@ -85,21 +85,21 @@ func handoverEdits(events []record.Event) []edit {
 			if a == e.To {
 				continue
 			}
-			out = append(out, swapRound(i, sends, e.To, a, true))
+			out = append(out, swapRound(i, sends, e.To, a, thinRound))
 			if len(sends) == 0 {
 				continue // the plain timer retarget is a move already
 			}
-			out = append(out, swapRound(i, sends, e.To, a, false))
+			out = append(out, swapRound(i, sends, e.To, a, fullRound))
 			if len(sends) > 1 {
 				for _, k := range sends {
-					out = append(out, swapRound(i, []int{k}, e.To, a, true), swapRound(i, []int{k}, e.To, a, false))
+					out = append(out, swapRound(i, []int{k}, e.To, a, thinRound), swapRound(i, []int{k}, e.To, a, fullRound))
 				}
 			}
 		}
 		for xi, x := range actors {
 			for _, y := range actors[xi+1:] {
 				if x != e.To && y != e.To {
-					swaps = append(swaps, swapRound(i, sends, x, y, false))
+					swaps = append(swaps, swapRound(i, sends, x, y, fullRound))
 				}
 			}
 		}
@@ -107,17 +107,31 @@ func handoverEdits(events []record.Event) []edit {
 	return append(out, swaps...)
 }
 
+// roundForm is what a swapRound takes into the round of a timer.
+type roundForm int
+
+const (
+	// fullRound: the causal cones of the timer and of the external
+	// messages, later timer firings excluded (they start rounds of their
+	// own); every delivery stays in the plan.
+	fullRound roundForm = iota
+	// thinRound: the same cones, with their deliveries from or to a third
+	// actor (neither x nor y) left out of the plan (left pending).
+	thinRound
+	// timerCone: the timer's causal cone with the timer firings it caused
+	// (a timer retarget, retarget.go).
+	timerCone
+)
+
 // swapRound swaps actors x and y in the round of the timer at i: in the
 // timer firing, the external messages of the send events at sends, their
 // deliveries and every delivery of the causal cones of the timer and of
-// those messages (timer firings excluded), x and y trade places as
-// senders and receivers. With x the timer's actor this is a handover to y
-// (the timer fires at y, the messages are sent to y); otherwise the timer
-// and the messages stay and x and y trade their parts in the round. With
-// thin (a handover only), the deliveries of the cones from or to a third
-// actor are left out of the plan (left pending). The deliveries after i
-// are wildcards.
-func swapRound(i int, sends []int, x, y record.ActorID, thin bool) edit {
+// those messages (as form says), x and y trade places as senders and
+// receivers. With x the timer's actor this is a handover to y (the timer
+// fires at y, the messages are sent to y); otherwise the timer and the
+// messages stay and x and y trade their parts in the round. The deliveries
+// after i are wildcards.
+func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := slices.Clone(bp)
 		swap := func(a record.ActorID) record.ActorID {
@@ -141,10 +155,10 @@ func swapRound(i int, sends []int, x, y record.ActorID, thin bool) edit {
 			if e.Kind != record.Deliver {
 				continue
 			}
-			if in[e.Cause] && e.Timer == "" {
+			if in[e.Cause] && (e.Timer == "" || form == timerCone) {
 				in[k] = true
 				e.From, e.To = swap(e.From), swap(e.To)
-				if thin && (e.From != record.External && e.From != x && e.From != y || e.To != x && e.To != y) {
+				if form == thinRound && (e.From != record.External && e.From != x && e.From != y || e.To != x && e.To != y) {
 					drop[k] = true
 				}
 			}

@@ -94,44 +94,11 @@ func timerRetargetEdits(events []record.Event) []edit {
 		}
 		for _, a := range actors {
 			if a != e.To {
-				out = append(out, retargetTimer(i, a))
+				out = append(out, swapRound(i, nil, e.To, a, timerCone)) // handover.go
 			}
 		}
 	}
 	return out
-}
-
-// retargetTimer fires the timer at i at actor to instead: in the timer
-// firing and in every delivery of its causal cone (the messages it sent,
-// the answers to them, and so on), the timer's actor and to trade places as
-// senders and receivers. The deliveries after i are wildcards.
-func retargetTimer(i int, to record.ActorID) edit {
-	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := slices.Clone(bp)
-		from := p[i].Event.To
-		swap := func(a record.ActorID) record.ActorID {
-			switch a {
-			case from:
-				return to
-			case to:
-				return from
-			}
-			return a
-		}
-		in := map[int]bool{i: true}
-		p[i].Event.From, p[i].Event.To = to, to
-		for k := i + 1; k < len(p); k++ {
-			if p[k].Event.Kind != record.Deliver {
-				continue
-			}
-			if in[p[k].Event.Cause] {
-				in[k] = true
-				p[k].Event.From, p[k].Event.To = swap(p[k].Event.From), swap(p[k].Event.To)
-			}
-			p[k].Wildcard = true
-		}
-		return p
-	}
 }
 
 // retargetShare: the retarget stage may use Config.Steps/retargetShare
