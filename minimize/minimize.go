@@ -464,7 +464,11 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	// Neither depends on time.
 	var reordered *record.Trace // the last trace the reorder stage started from
 	portfolio := false          // whether internals-first has run
+	var relabelled *record.Trace // the last trace the relabel stage looked at
 	for round := 2; ctx.Err() == nil && !m.spent(); round++ {
+		if err := m.relabelStage(ctx, RoundStage(StageRelabel, round), &relabelled); err != nil {
+			return err
+		}
 		before := m.snapshotBest()
 		for _, s := range []stage{
 			{StageDdminExternals, 0.2, m.ddminExternalsTFB},
@@ -508,6 +512,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.relabelStage(ctx, StageRelabel, &relabelled); err != nil {
 		return err
 	}
 	if m.shrinkSearches(ctx) {
