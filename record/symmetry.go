@@ -31,11 +31,14 @@ func (p Perm) All(ids []ActorID) []ActorID {
 }
 
 // Permutes reports whether p is a permutation of members: it maps members
-// onto members, one to one, and names no other actor.
+// onto members, one to one (every actor it maps to is one it maps from,
+// since the actors it does not list keep their names), and names no other
+// actor.
 func (p Perm) Permutes(members []ActorID) bool {
 	seen := make(map[ActorID]bool, len(p))
 	for from, to := range p {
-		if !slices.Contains(members, from) || !slices.Contains(members, to) || seen[to] {
+		_, mapped := p[to]
+		if !slices.Contains(members, from) || !mapped || seen[to] {
 			return false
 		}
 		seen[to] = true
