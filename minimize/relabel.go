@@ -41,8 +41,9 @@ import (
 // replayable like every check's, and it is kept when it is smaller. The
 // removal rounds then go on from it.
 //
-// The stage runs at the start of every round and once after the rounds,
-// whenever the best trace changed since it last looked. Its replay of the
+// The stage runs at the start of every round, once after the rounds and
+// once more before round-form, whenever the best trace changed since it
+// last looked. Its replay of the
 // best trace is counted in steps only when it finds a candidate and the
 // stage runs (a replay that finds none costs one run of the best trace,
 // unrecorded, and the pipeline goes on as without the stage); its checks
@@ -76,15 +77,17 @@ func (m *minimizer) relabelStage(ctx context.Context, name string, last **record
 	if err != nil || len(cuts) == 0 {
 		return err
 	}
-	return m.runStage(ctx, name, m.shareOf(relabelShare), func(ctx context.Context) error {
+	return m.runStage(ctx, name, m.steps.Load()+m.cfg.Steps/relabelShare, func(ctx context.Context) error {
 		m.steps.Add(steps)
 		return m.relabel(ctx, cuts)
 	})
 }
 
-// relabelShare is the share of the remaining step budget the relabel
-// stage may use (it checks a few candidates).
-const relabelShare = 0.05
+// relabelShare: the relabel stage may use Config.Steps/relabelShare steps
+// beyond the steps done when it starts, an allowance of its own, so that
+// it also runs when the step budget is spent (it checks a few short
+// candidates).
+const relabelShare = 100
 
 // relabelCuts replays best exactly and returns the relabel stage's
 // candidates, with the steps of the replay.
