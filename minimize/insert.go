@@ -70,7 +70,7 @@ import (
 // at most twice it.
 
 // maxInsertDeliveries bounds the traces the insert stage searches.
-const maxInsertDeliveries = 40
+const maxInsertDeliveries = 64
 
 // maxInsertCost bounds the cost of a suffix the search looks for.
 const maxInsertCost = 6

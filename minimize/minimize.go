@@ -515,18 +515,8 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := m.runStage(ctx, StageRetarget, m.steps.Load()+m.cfg.Steps/retargetShare, m.retarget); err != nil {
+	if err := m.lateStages(ctx); err != nil { // late.go: retarget, insert, near
 		return err
-	}
-	if m.inserts(m.snapshotBest()) {
-		if err := m.runStage(ctx, StageInsert, m.steps.Load()+m.cfg.Steps/insertShare, m.insert); err != nil {
-			return err
-		}
-	}
-	if m.nears(ctx) {
-		if err := m.runStage(ctx, StageNear, m.steps.Load()+m.cfg.Steps/nearShare, m.near); err != nil {
-			return err
-		}
 	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
 }
