@@ -46,13 +46,27 @@ type lateStage struct {
 }
 
 // lateStages runs the late stages: a first pass in the order retarget,
-// insert, near, then passes in the order insert, near, retarget while a
-// stage has a best trace it has not left.
+// insert, near, then passes in the order insert, near, retarget (its own
+// moves only) while a stage has a best trace it has not left.
 func (m *minimizer) lateStages(ctx context.Context) error {
 	always := func(*record.Trace) bool { return true }
 	retarget := &lateStage{name: StageRetarget, share: retargetShare, applies: always, run: m.retarget}
 	insert := &lateStage{name: StageInsert, share: insertShare, applies: m.inserts, run: m.insert}
 	near := &lateStage{name: StageNear, share: nearShare, applies: func(*record.Trace) bool { return m.nears(ctx) }, run: m.near}
+	// In the later passes retarget runs its own moves only: the reorder
+	// moves belong to the rounds.
+	again := func(ctx context.Context) error { return m.retargetWith(ctx, false) }
+	return m.runLate(ctx, []*lateStage{retarget, insert, near}, []*lateStage{insert, near, retarget},
+		map[*lateStage]func(context.Context) error{retarget: again})
+}
+
+// runLate runs the stages of first once each, in order, then passes over
+// later (the same stages in another order; a stage in rerun runs that
+// function instead in those passes), for at most maxLatePasses passes in
+// all: a stage runs when it applies and the best trace is not the one it
+// left, while the later passes have used less than
+// Config.Steps/lateShare steps. A pass in which no stage ran is the last.
+func (m *minimizer) runLate(ctx context.Context, first, later []*lateStage, rerun map[*lateStage]func(context.Context) error) error {
 	runOne := func(s *lateStage, name string) error {
 		if !s.applies(m.snapshotBest()) {
 			return nil
@@ -61,17 +75,18 @@ func (m *minimizer) lateStages(ctx context.Context) error {
 		s.left = m.snapshotBest()
 		return err
 	}
-	for _, s := range []*lateStage{retarget, insert, near} {
+	for _, s := range first {
 		if err := runOne(s, s.name); err != nil {
 			return err
 		}
 	}
+	for s, run := range rerun {
+		s.run = run
+	}
 	end := m.steps.Load() + m.cfg.Steps/lateShare
-	// In the later passes retarget runs its own moves only.
-	retarget.run = func(ctx context.Context) error { return m.retargetWith(ctx, false) }
 	for pass := 2; pass <= maxLatePasses; pass++ {
 		ran := false
-		for _, s := range []*lateStage{insert, near, retarget} {
+		for _, s := range later {
 			if best := m.snapshotBest(); s.left == best || !s.applies(best) {
 				continue
 			}

@@ -64,7 +64,7 @@
 //     actor handled after it (handover.go), and, when crash-restarts are
 //     in the run's fault model, by restart moves that restart a member at
 //     a position, dropping the stale messages queued for it (restart.go).
-//     After the last round, insert runs once on a trace of at most 40
+//     After the last round, insert runs on a trace of at most 64
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced
 //     by the cheapest one a bounded exhaustive search finds, deliveries
@@ -72,12 +72,18 @@
 //     rest (insert.go). It has an allowance of its own (a tenth of the
 //     step budget).
 //     Then, for systems whose runs fork soundly (raft, paxos; not the
-//     etcd raft actors), near runs once: a suffix of the best trace is
+//     etcd raft actors), near runs: a suffix of the best trace is
 //     replaced by the cheapest one the optimal package's exact search over
 //     forked runs finds from the state after the prefix (deliveries of
 //     whatever is pending, the suffix's external events each applied or
 //     left out), with cuts tried from the end back (near.go). It has an
 //     allowance of its own (a tenth of the step budget).
+//     Retarget, insert and near are the late stages (late.go): while one
+//     of them changes the best trace, they run again, insert, near, then
+//     retarget with its own moves only, as insert-2, near-2,
+//     retarget-2, ..., each skipped when the best trace is the one it
+//     left, for at most three passes in all and, after the first, while
+//     the later passes have used less than half the step budget.
 //  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned
