@@ -43,11 +43,11 @@ import (
 //
 // The stage runs at the start of every round, once after the rounds and
 // once more before round-form, whenever the best trace changed since it
-// last looked. Its replay of the
-// best trace is counted in steps only when it finds a candidate and the
-// stage runs (a replay that finds none costs one run of the best trace,
-// unrecorded, and the pipeline goes on as without the stage); its checks
-// are counted as every stage's. Candidates are checked in a fixed order
+// last looked, on an allowance of its own. Its replay of the best trace
+// is counted in steps only when it finds a candidate and the stage runs
+// (a replay that finds none costs one run of the best trace, unrecorded,
+// and the pipeline goes on as without the stage); its checks are counted
+// as every stage's. Candidates are checked in a fixed order
 // with the first success winning (firstTrace), so the result does not
 // depend on Workers.
 
