@@ -125,6 +125,7 @@ func (m *minimizer) retarget(ctx context.Context) error {
 		if restarts {
 			out = append(out, restartEdits(base.Events)...) // restart.go
 		}
+		out = append(out, repeatEdits(base.Events)...) // repeat.go
 		return out
 	}, false)
 }
