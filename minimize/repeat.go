@@ -52,11 +52,13 @@ import (
 const repeatFlush = 3
 
 // repeatEdits lists the repeat moves of events, in a fixed order: for
-// every timer firing in trace order, and every other actor the trace
-// starts in the order of their starts, the round repeated at every cut
-// from the last event back to just after the timer. The cut before the
-// last event is the latest: a cut after it keeps the whole trace, which
-// reproduces the violation before the round starts.
+// every timer firing in trace order, every other actor the trace starts in
+// the order of their starts, and the external messages handed over (all
+// of those delivered to the timer's actor after it, then, when there are
+// several, each one alone, in trace order), the round repeated at every
+// cut from the last event back to just after the timer. The cut before
+// the last event is the latest: a cut after it keeps the whole trace,
+// which reproduces the violation before the round starts.
 func repeatEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit
@@ -65,12 +67,20 @@ func repeatEdits(events []record.Event) []edit {
 			continue
 		}
 		sends := handedSends(events, i)
+		groups := [][]int{sends}
+		if len(sends) > 1 {
+			for _, k := range sends {
+				groups = append(groups, []int{k})
+			}
+		}
 		for _, y := range actors {
 			if y == e.To {
 				continue
 			}
-			for at := len(events) - 1; at > i; at-- {
-				out = append(out, repeatRound(i, sends, e.To, y, at))
+			for _, g := range groups {
+				for at := len(events) - 1; at > i; at-- {
+					out = append(out, repeatRound(i, g, e.To, y, at))
+				}
 			}
 		}
 	}
@@ -79,8 +89,10 @@ func repeatEdits(events []record.Event) []edit {
 
 // repeatRound cuts the plan at at and repeats after it the round of the
 // timer at i with x and y trading places: the timer, the external sends
-// at sends (readdressed) and the deliveries of their causal cones (later
-// timer firings excluded), in trace order, each delivery a wildcard after
+// at sends (readdressed, and moved: the prefix loses them and their
+// deliveries, its deliveries after the first one it loses become
+// wildcards) and the deliveries of their causal cones (later timer
+// firings excluded), in trace order, each delivery a wildcard after
 // repeatFlush flush steps on its link.
 func repeatRound(i int, sends []int, x, y record.ActorID, at int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
@@ -98,7 +110,18 @@ func repeatRound(i int, sends []int, x, y record.ActorID, at int) edit {
 			in[k] = true
 		}
 		p := make(dpor.Plan, 0, at+(len(bp)-i)*(repeatFlush+1))
-		p = append(p, bp[:at]...)
+		wild := false
+		for k, st := range bp[:at] {
+			e := st.Event
+			if in[k] && e.Kind == record.Send || e.Kind == record.Deliver && e.From == record.External && in[e.Cause] {
+				wild = true // handed over: sent again in the round
+				continue
+			}
+			if wild && e.Kind == record.Deliver {
+				st.Wildcard = true
+			}
+			p = append(p, st)
+		}
 		for k := i; k < len(bp); k++ {
 			st := bp[k]
 			e := &st.Event
