@@ -45,6 +45,13 @@
 //     events, so that elections that stand in for client commands go
 //     while the commands are still there; portfolio.go); its result
 //     replaces the best trace when it has fewer deliveries plus externals.
+//     For systems that declare interchangeable actors (record.Symmetry:
+//     Raft), relabel-N runs at the start of every round, and relabel once
+//     when the rounds end, whenever the best trace changed and its run
+//     breaks the target's invariant with other actors before the target:
+//     the prefix up to that point, relabelled by a symmetry that maps
+//     that violation onto the target, is checked and kept when it
+//     reproduces the target (relabel.go).
 //     When the rounds end, for systems whose runs fork soundly, the
 //     shrink-search stage runs once when the best trace has a group of
 //     identical external messages that can lose a component (a Bootstrap
@@ -462,9 +469,13 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	// guide), up to maxEscalation; the rounds end after a round at the
 	// largest budget that finds nothing, or when the step budget is spent.
 	// Neither depends on time.
-	var reordered *record.Trace // the last trace the reorder stage started from
-	portfolio := false          // whether internals-first has run
+	var reordered *record.Trace  // the last trace the reorder stage started from
+	portfolio := false           // whether internals-first has run
+	var relabelled *record.Trace // the last trace the relabel stage looked at
 	for round := 2; ctx.Err() == nil && !m.spent(); round++ {
+		if err := m.relabelStage(ctx, RoundStage(StageRelabel, round), &relabelled); err != nil {
+			return err
+		}
 		before := m.snapshotBest()
 		for _, s := range []stage{
 			{StageDdminExternals, 0.2, m.ddminExternalsTFB},
@@ -508,6 +519,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.relabelStage(ctx, StageRelabel, &relabelled); err != nil {
 		return err
 	}
 	if m.shrinkSearches(ctx) {

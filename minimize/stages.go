@@ -41,6 +41,12 @@ const (
 	// followed by a descent; it runs at the end of a round that found
 	// nothing, once per trace, as RoundStage(StageReorder, n).
 	StageReorder = "reorder"
+	// StageRelabel relabels the best trace's prefix by a symmetry of the
+	// system's actors when its run breaks the target's invariant with
+	// other actors first, cut there (relabel.go); it runs at the start of
+	// every round, as RoundStage(StageRelabel, n), and once after the
+	// rounds, whenever the best trace changed and has such a violation.
+	StageRelabel = "relabel"
 	// StageShrinkSearch runs once after the rounds, on an allowance of its
 	// own: a group of identical external messages loses a component, the
 	// edited schedule is kept as far as it still goes and an exact search

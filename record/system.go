@@ -68,6 +68,11 @@ type System struct {
 	// optimum search (package optimal) does not expand a state whose bound
 	// exceeds its budget left. Nil means 0: no pruning.
 	LowerBound func(g Goal) int
+	// Symmetry, if set, says which actors of a run are interchangeable
+	// and how a schedule is relabelled (symmetry.go); minimization uses it
+	// when a trace breaks the target's invariant with other actors first.
+	// Nil: no actor is interchangeable.
+	Symmetry *Symmetry
 }
 
 // Generator makes one kind of random external event for fuzzing. Make

@@ -149,6 +149,9 @@ func System() *record.System {
 		// An admissible bound on the events left to a violation, for
 		// the optimum search (lowerbound.go).
 		LowerBound: lowerBound,
+		// Members are interchangeable when the initial configuration is
+		// (symmetry.go).
+		Symmetry: symmetry(),
 		Network: func(o record.Options) record.Semantics {
 			if o.Bool(OptUnordered) || o.Bool(Bug66) {
 				return record.Unordered

@@ -1,0 +1,134 @@
+package minimize
+
+import (
+	"context"
+	"errors"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// The relabel stage turns a trace that breaks the target's invariant with
+// other actors first into a shorter trace of the target violation, for
+// systems that declare interchangeable actors (record.Symmetry).
+//
+// A trace's route may reach the same bug with another tuple of actors
+// before it reaches the target's: Raft's LogMatching(raft-1,raft-3)
+// before the target LogMatching(raft-1,raft-2). Everything after that
+// point exists only because the fingerprint names raft-2, and removals
+// cannot take it away: a candidate that stops before raft-2's log breaks
+// does not reproduce the target. When the run's members are
+// interchangeable, relabelling the trace's prefix up to that point
+// (raft-2 and raft-3 exchanged in every event, message field and
+// Bootstrap list) gives a run that breaks the target's invariant between
+// the target's actors at the same point.
+//
+// The stage replays the best trace exactly and notes every violation
+// other than the target that the run reports before the target (each
+// fingerprint once, at its first step). For each, in order, it asks the
+// system's symmetry for the relabellings that map that fingerprint onto
+// the target and are symmetries of the trace's initial configuration
+// (Symmetry.Onto: the actors the fingerprints name mapped onto each
+// other, as few other actors moved as possible), and checks the
+// relabelled prefix, cut at that step, as a candidate (a TFB check, whose
+// first schedule follows the relabelled prefix as it is). A check keeps
+// the run only up to the first step at which the target violation occurs,
+// exactly, so a success is a trace of the target fingerprint, exact and
+// replayable like every check's, and it is kept when it is smaller. The
+// removal rounds then go on from it.
+//
+// The stage runs at the start of every round and once after the rounds,
+// whenever the best trace changed since it last looked. Its replay of the
+// best trace is counted in steps only when it finds a candidate and the
+// stage runs (a replay that finds none costs one run of the best trace,
+// unrecorded, and the pipeline goes on as without the stage); its checks
+// are counted as every stage's. Candidates are checked in a fixed order
+// with the first success winning (firstTrace), so the result does not
+// depend on Workers.
+
+// relabelPerms caps the relabellings tried per violation.
+const relabelPerms = 4
+
+// relabelCut is one candidate of the relabel stage: the best trace's
+// prefix up to the step at which violation from occurred, relabelled by
+// perm.
+type relabelCut struct {
+	from   string
+	perm   record.Perm
+	events []record.Event
+}
+
+// relabelStage runs the relabel stage, named name, when the system
+// declares a symmetry and the best trace changed since *last (which it
+// updates), and when the best trace's run breaks the target's invariant
+// with other actors before the target.
+func (m *minimizer) relabelStage(ctx context.Context, name string, last **record.Trace) error {
+	best := m.snapshotBest()
+	if m.sys.Symmetry == nil || best == *last {
+		return nil
+	}
+	*last = best
+	cuts, steps, err := m.relabelCuts(ctx, best)
+	if err != nil || len(cuts) == 0 {
+		return err
+	}
+	return m.runStage(ctx, name, m.shareOf(relabelShare), func(ctx context.Context) error {
+		m.steps.Add(steps)
+		return m.relabel(ctx, cuts)
+	})
+}
+
+// relabelShare is the share of the remaining step budget the relabel
+// stage may use (it checks a few candidates).
+const relabelShare = 0.05
+
+// relabelCuts replays best exactly and returns the relabel stage's
+// candidates, with the steps of the replay.
+func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) ([]relabelCut, int64, error) {
+	sym := m.sys.Symmetry
+	d, err := record.NewDriver(best.Setup(m.sys), best.Events, record.Follow{Want: record.Want(m.target)})
+	if err != nil {
+		return nil, 0, err
+	}
+	members := m.sys.Members(m.resolved)
+	seen := map[string]bool{}
+	var cuts []relabelCut
+	var steps int64
+	for {
+		o, err := d.Next(ctx)
+		if errors.Is(err, record.ErrScheduleEnd) || errors.Is(err, record.ErrHalted) {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		steps++
+		if o.Found || o.Divergence != nil || d.Stopped() {
+			break
+		}
+		v := o.Violation
+		if v == nil || seen[v.Fingerprint] {
+			continue
+		}
+		seen[v.Fingerprint] = true
+		prefix := best.Events[:o.Step+1]
+		for _, p := range sym.Onto(m.resolved, members, best.Events, v.Fingerprint, m.target, relabelPerms) {
+			cuts = append(cuts, relabelCut{from: v.Fingerprint, perm: p, events: sym.Relabel(prefix, p)})
+		}
+	}
+	return cuts, steps, nil
+}
+
+// relabel checks the candidates in order and keeps the first that
+// reproduces the target, if it is smaller than the best trace.
+func (m *minimizer) relabel(ctx context.Context, cuts []relabelCut) error {
+	_, tr, err := m.first(ctx, len(cuts), dpor.TFB, m.cfg.MaxSchedules, func(fp *fingerprint.Fingerprinter, i int) (dpor.Plan, bool) {
+		return dpor.FromEvents(fp, cuts[i].events), true
+	})
+	if err != nil || tr == nil {
+		return err
+	}
+	m.offer(tr)
+	return nil
+}

@@ -1,0 +1,330 @@
+package record
+
+import (
+	"slices"
+	"strings"
+)
+
+// Perm is a relabelling of actors: a permutation of a run's members, each
+// actor to the actor that takes its role. Actors it does not list keep
+// their names.
+type Perm map[ActorID]ActorID
+
+// Of returns the actor that takes id's role.
+func (p Perm) Of(id ActorID) ActorID {
+	if to, ok := p[id]; ok {
+		return to
+	}
+	return id
+}
+
+// All relabels a list of actors (a new slice; nil stays nil).
+func (p Perm) All(ids []ActorID) []ActorID {
+	if ids == nil {
+		return nil
+	}
+	out := make([]ActorID, len(ids))
+	for i, id := range ids {
+		out[i] = p.Of(id)
+	}
+	return out
+}
+
+// Permutes reports whether p is a permutation of members: it maps members
+// onto members, one to one (every actor it maps to is one it maps from,
+// since the actors it does not list keep their names), and names no other
+// actor.
+func (p Perm) Permutes(members []ActorID) bool {
+	seen := make(map[ActorID]bool, len(p))
+	for from, to := range p {
+		_, mapped := p[to]
+		if !slices.Contains(members, from) || !mapped || seen[to] {
+			return false
+		}
+		seen[to] = true
+	}
+	return true
+}
+
+// String renders the actors p moves, in members' order of the actors
+// they move: "raft-2→raft-3 raft-3→raft-2".
+func (p Perm) String() string {
+	var keys []string
+	for from, to := range p {
+		if from != to {
+			keys = append(keys, string(from)+"→"+string(to))
+		}
+	}
+	slices.Sort(keys)
+	if keys == nil {
+		return "identity"
+	}
+	return strings.Join(keys, " ")
+}
+
+// Symmetry is an optional capability of a System (System.Symmetry): which
+// actors of a run are interchangeable, and how to relabel what names them.
+// When a relabelling is a symmetry of a run, the relabelled schedule runs
+// the same execution with the roles of the actors exchanged, and breaks
+// the same invariants with the relabelled actors: minimization uses it to
+// turn a trace that breaks the target's invariant with other actors first
+// into a shorter trace of the target violation (package minimize,
+// relabel.go). A wrong symmetry costs only wasted checks (every trace
+// demi keeps is replayed and must reproduce its exact target
+// fingerprint), but a system should declare one only when it holds.
+type Symmetry struct {
+	// Holds reports whether p maps the initial configuration of the run
+	// of events under options o onto itself (the actors started, the
+	// external messages that configure them, the options that name
+	// actors), so that the actors p exchanges play interchangeable roles.
+	// p is a permutation of the run's members (Perm.Permutes). It must be
+	// strict: false whenever in doubt.
+	Holds func(o Options, events []Event, p Perm) bool
+	// Message returns m, a message of the system, with every actor it
+	// names relabelled by p. It must not change m.
+	Message func(m Message, p Perm) Message
+	// Violation returns the fingerprint of violation fp as the relabelled
+	// run reports it (the actors relabelled, in the order the invariant
+	// names them), or false when fp names something it cannot relabel.
+	Violation func(fp string, p Perm) (string, bool)
+}
+
+// Relabel returns events with every actor relabelled by p: senders,
+// receivers and messages of deliveries and external sends, the actors of
+// starts, kills and restarts, the sides of partitions and heals. Message
+// IDs and causal links stay as they are (a run of the relabelled schedule
+// assigns its own).
+func (s *Symmetry) Relabel(events []Event, p Perm) []Event {
+	out := make([]Event, len(events))
+	for i, e := range events {
+		e.From, e.To, e.Actor = p.Of(e.From), p.Of(e.To), p.Of(e.Actor)
+		e.A, e.B = p.All(e.A), p.All(e.B)
+		if e.Msg != nil {
+			e.Msg = s.Message(e.Msg, p)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// Onto returns the relabellings that map violation from onto violation to
+// and are symmetries of the run of events (Holds), in a fixed order,
+// fewest moved actors first: each maps the actors from names (members of
+// the run, in the order from names them) onto the actors to names, in
+// some order, and moves as few other members as it can; when that one is
+// no symmetry, the other permutations of the remaining members are tried,
+// as long as they are few (at most 5 remaining members). At most max are
+// returned.
+func (s *Symmetry) Onto(o Options, members []ActorID, events []Event, from, to string, max int) []Perm {
+	a, b := NamedActors(from, members), NamedActors(to, members)
+	if from == to || len(a) == 0 || len(a) != len(b) || len(a) > 4 {
+		return nil
+	}
+	var out []Perm
+	seen := map[string]bool{}
+	try := func(p Perm) bool {
+		key := p.String()
+		if seen[key] || !p.Permutes(members) {
+			return false
+		}
+		seen[key] = true
+		if got, ok := s.Violation(from, p); !ok || got != to || !s.Holds(o, events, p) {
+			return false
+		}
+		out = append(out, p)
+		return len(out) >= max
+	}
+	for _, order := range permutations(len(b)) {
+		partial := Perm{}
+		ok := true
+		for i, x := range a {
+			y := b[order[i]]
+			if prev, dup := partial[x]; dup && prev != y {
+				ok = false
+			}
+			partial[x] = y
+		}
+		if !ok || !injective(partial) {
+			continue
+		}
+		if try(closeChains(partial, members)) {
+			return out
+		}
+		rest := free(partial, members)
+		if len(rest) > 5 {
+			continue
+		}
+		images := freeImages(partial, members)
+		for _, ord := range permutations(len(rest)) {
+			p := Perm{}
+			for k, v := range partial {
+				p[k] = v
+			}
+			for i, x := range rest {
+				p[x] = images[ord[i]]
+			}
+			if try(p) {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// NamedActors returns the members a text (a violation fingerprint) names,
+// in the order it names them, each once: a member's name counts where it
+// stands as a whole word (not inside a longer name, so "raft-1" is not
+// found in "raft-12").
+func NamedActors(text string, members []ActorID) []ActorID {
+	type at struct {
+		pos int
+		id  ActorID
+	}
+	var found []at
+	for _, id := range members {
+		name := string(id)
+		if name == "" {
+			continue
+		}
+		for off := 0; ; {
+			i := strings.Index(text[off:], name)
+			if i < 0 {
+				break
+			}
+			i += off
+			if wordAt(text, i, i+len(name)) {
+				found = append(found, at{i, id})
+				break
+			}
+			off = i + 1
+		}
+	}
+	slices.SortFunc(found, func(x, y at) int { return x.pos - y.pos })
+	out := make([]ActorID, len(found))
+	for i, f := range found {
+		out[i] = f.id
+	}
+	return out
+}
+
+// Replace returns text with the name of every actor p moves, where it
+// stands as a whole word, replaced by its image: how a system relabels a
+// fingerprint that names actors in free text (a panic's message).
+func (p Perm) Replace(text string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		var hit ActorID
+		for id := range p {
+			n := len(id)
+			if n > len(hit) && strings.HasPrefix(text[i:], string(id)) && wordAt(text, i, i+n) {
+				hit = id
+			}
+		}
+		if hit == "" {
+			b.WriteByte(text[i])
+			i++
+			continue
+		}
+		b.WriteString(string(p.Of(hit)))
+		i += len(hit)
+	}
+	return b.String()
+}
+
+// wordAt reports whether text[i:j] stands as a whole word: no letter,
+// digit, '-' or '_' just before or after it.
+func wordAt(text string, i, j int) bool {
+	inWord := func(c byte) bool {
+		return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return (i == 0 || !inWord(text[i-1])) && (j >= len(text) || !inWord(text[j]))
+}
+
+// closeChains completes the one-to-one partial relabelling p into a permutation
+// of members that moves no other actor than it must: every chain
+// x → p(x) → … that leaves p's domain is closed back to its start.
+func closeChains(p Perm, members []ActorID) Perm {
+	out := Perm{}
+	image := map[ActorID]bool{}
+	for k, v := range p {
+		out[k] = v
+		image[v] = true
+	}
+	for _, start := range members {
+		if _, in := p[start]; !in || image[start] {
+			continue // not the start of a chain
+		}
+		end := start
+		for {
+			next, in := p[end]
+			if !in {
+				break
+			}
+			end = next
+		}
+		out[end] = start
+	}
+	return out
+}
+
+// free returns the members p does not map, in members' order.
+func free(p Perm, members []ActorID) []ActorID {
+	var out []ActorID
+	for _, id := range members {
+		if _, in := p[id]; !in {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// freeImages returns the members no actor maps to under p, in members'
+// order.
+func freeImages(p Perm, members []ActorID) []ActorID {
+	image := map[ActorID]bool{}
+	for _, v := range p {
+		image[v] = true
+	}
+	var out []ActorID
+	for _, id := range members {
+		if !image[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func injective(p Perm) bool {
+	seen := map[ActorID]bool{}
+	for _, v := range p {
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
+}
+
+// permutations returns the permutations of 0..n-1 in lexicographic order,
+// the identity first.
+func permutations(n int) [][]int {
+	var out [][]int
+	cur := make([]int, n)
+	used := make([]bool, n)
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			out = append(out, slices.Clone(cur))
+			return
+		}
+		for v := 0; v < n; v++ {
+			if !used[v] {
+				used[v], cur[k] = true, v
+				rec(k + 1)
+				used[v] = false
+			}
+		}
+	}
+	rec(0)
+	return out
+}
