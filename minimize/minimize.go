@@ -70,7 +70,10 @@
 //     give it the round together with the external messages the timer's
 //     actor handled after it (handover.go), and, when crash-restarts are
 //     in the run's fault model, by restart moves that restart a member at
-//     a position, dropping the stale messages queued for it (restart.go).
+//     a position, dropping the stale messages queued for it (restart.go),
+//     and last by repeat moves that run a timer's round again after a
+//     cut with another actor in the timer's actor's place (a member that
+//     holds the old leader's entries leads the next term; repeat.go).
 //     After the last round, insert runs once on a trace of at most 40
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced
