@@ -62,15 +62,16 @@ import (
 // sequential scan counts them, so the result does not depend on time or on
 // the number of workers.
 //
-// The stage runs once, after the last round, on traces of at most
-// maxInsertDeliveries deliveries, with an allowance of its own
+// The stage runs after the retarget stage (and again in the late stages'
+// later passes, late.go), on traces of at most maxInsertDeliveries
+// deliveries, with an allowance of its own
 // (Config.Steps/insertShare) beyond the step budget. A pair of cuts starts
 // only while the allowance lasts, and each search of the pair may use what
 // was left when the pair started, so the stage may end past its allowance,
 // at most twice it.
 
 // maxInsertDeliveries bounds the traces the insert stage searches.
-const maxInsertDeliveries = 40
+const maxInsertDeliveries = 64
 
 // maxInsertCost bounds the cost of a suffix the search looks for.
 const maxInsertCost = 6

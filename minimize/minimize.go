@@ -74,7 +74,7 @@
 //     and last by repeat moves that run a timer's round again after a
 //     cut with another actor in the timer's actor's place (a member that
 //     holds the old leader's entries leads the next term; repeat.go).
-//     After the last round, insert runs once on a trace of at most 40
+//     After the last round, insert runs on a trace of at most 64
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced
 //     by the cheapest one a bounded exhaustive search finds, deliveries
@@ -82,12 +82,18 @@
 //     rest (insert.go). It has an allowance of its own (a tenth of the
 //     step budget).
 //     Then, for systems whose runs fork soundly (raft, paxos; not the
-//     etcd raft actors), near runs once: a suffix of the best trace is
+//     etcd raft actors), near runs: a suffix of the best trace is
 //     replaced by the cheapest one the optimal package's exact search over
 //     forked runs finds from the state after the prefix (deliveries of
 //     whatever is pending, the suffix's external events each applied or
 //     left out), with cuts tried from the end back (near.go). It has an
 //     allowance of its own (a tenth of the step budget).
+//     Retarget, insert and near are the late stages (late.go): while one
+//     of them changes the best trace, they run again, insert, near, then
+//     retarget with its own moves only, as insert-2, near-2,
+//     retarget-2, ..., each skipped when the best trace is the one it
+//     left, for at most three passes in all and, after the first, while
+//     the later passes have used less than half the step budget.
 //  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned
@@ -532,18 +538,8 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := m.runStage(ctx, StageRetarget, m.steps.Load()+m.cfg.Steps/retargetShare, m.retarget); err != nil {
+	if err := m.lateStages(ctx); err != nil { // late.go: retarget, insert, near
 		return err
-	}
-	if m.inserts(m.snapshotBest()) {
-		if err := m.runStage(ctx, StageInsert, m.steps.Load()+m.cfg.Steps/insertShare, m.insert); err != nil {
-			return err
-		}
-	}
-	if m.nears(ctx) {
-		if err := m.runStage(ctx, StageNear, m.steps.Load()+m.cfg.Steps/nearShare, m.near); err != nil {
-			return err
-		}
 	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
 }

@@ -113,11 +113,16 @@ const retargetShare = 4
 // of a trace a reorder stage has tried them all on without success are
 // left out (they would fail again); after a move improves, the moves of
 // the new best trace are all tried.
-func (m *minimizer) retarget(ctx context.Context) error {
+func (m *minimizer) retarget(ctx context.Context) error { return m.retargetWith(ctx, true) }
+
+// retargetWith runs the retarget stage, with the reorder moves of a trace
+// no reorder stage tried them on when reorders, or without them (the late
+// stages' later passes, late.go: the reorder moves belong to the rounds).
+func (m *minimizer) retargetWith(ctx context.Context, reorders bool) error {
 	restarts := m.restartable()
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
-		if base != m.reordered {
+		if reorders && base != m.reordered {
 			out = append(out, m.moves(base)...)
 		}
 		out = append(out, timerRetargetEdits(base.Events)...)
