@@ -47,8 +47,10 @@
 //     replaces the best trace when it has fewer deliveries plus externals.
 //     For systems that declare interchangeable actors (record.Symmetry:
 //     Raft), relabel-N runs at the start of every round, and relabel once
-//     when the rounds end, whenever the best trace changed and its run
-//     breaks the target's invariant with other actors before the target:
+//     when the rounds end and once before round-form (an allowance of its
+//     own, a hundredth of the step budget), whenever the best trace
+//     changed and its run breaks the target's invariant with other actors
+//     before the target:
 //     the prefix up to that point, relabelled by a symmetry that maps
 //     that violation onto the target, is checked and kept when it
 //     reproduces the target (relabel.go).
@@ -545,6 +547,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		}
 	}
 	if err := m.lateStages(ctx); err != nil { // late.go: retarget, insert, near
+		return err
+	}
+	if err := m.relabelStage(ctx, StageRelabel, &relabelled); err != nil {
 		return err
 	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
