@@ -47,8 +47,10 @@
 //     replaces the best trace when it has fewer deliveries plus externals.
 //     For systems that declare interchangeable actors (record.Symmetry:
 //     Raft), relabel-N runs at the start of every round, and relabel once
-//     when the rounds end, whenever the best trace changed and its run
-//     breaks the target's invariant with other actors before the target:
+//     when the rounds end and once before round-form (an allowance of its
+//     own, a hundredth of the step budget), whenever the best trace
+//     changed and its run breaks the target's invariant with other actors
+//     before the target:
 //     the prefix up to that point, relabelled by a symmetry that maps
 //     that violation onto the target, is checked and kept when it
 //     reproduces the target (relabel.go).
@@ -136,10 +138,12 @@ import (
 )
 
 // DefaultBudget is the wall-clock budget when Config.Budget is 0. It is a
-// hard outer cap: on an idle 2-core machine a run of a trace of a few
-// thousand deliveries ends on its step budget (DefaultSteps) in about half
-// of it.
-const DefaultBudget = time.Minute
+// hard outer cap, three times what a run needs: on an idle 2-core machine
+// a run of a trace of a few thousand deliveries ends on its step budget
+// (DefaultSteps) within a minute, and a machine slowed down up to three
+// times by other work still gives the same result (Result.OutOfTime says
+// when the cap ended a run instead).
+const DefaultBudget = 3 * time.Minute
 
 // DefaultSteps is the work budget of a trace of fewer than 5,000
 // deliveries when Config.Steps is 0, counted in steps: one step is one
@@ -223,6 +227,12 @@ type Result struct {
 	Pace []PacePoint
 	// Interrupted reports that ctx was cancelled; Trace is the best so far.
 	Interrupted bool
+	// OutOfTime reports that the wall-clock budget (Config.Budget) ended
+	// the run before its step budget did: Trace is the best found in that
+	// time, and a faster or less loaded machine, or a larger budget, may
+	// find a smaller one. Without it the result depends only on the trace
+	// and the step budget.
+	OutOfTime bool
 }
 
 // ErrNotReproduced is returned when the input trace does not reproduce its
@@ -381,10 +391,11 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 
 	stop := m.startProgress()
 	runErr := m.pipeline(deadline)
+	outOfTime := ctx.Err() == nil && deadline.Err() != nil
 	cancel()
 	stop()
 
-	res := &Result{Interrupted: ctx.Err() != nil}
+	res := &Result{Interrupted: ctx.Err() != nil, OutOfTime: outOfTime}
 	if runErr != nil && !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
 		return nil, runErr
 	}
@@ -539,6 +550,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		}
 	}
 	if err := m.lateStages(ctx); err != nil { // late.go: retarget, insert, near
+		return err
+	}
+	if err := m.relabelStage(ctx, StageRelabel, &relabelled); err != nil {
 		return err
 	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)

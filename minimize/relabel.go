@@ -3,6 +3,7 @@ package minimize
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
@@ -32,14 +33,17 @@ import (
 // (Symmetry.Onto: the actors the fingerprints name mapped onto each
 // other, as few other actors moved as possible), and checks the
 // relabelled prefix, cut at that step, as a candidate (a TFB check, whose
-// first schedule follows the relabelled prefix as it is). A check keeps
+// first schedule follows the relabelled prefix as it is), its leading
+// starts and external sends first put back in the members' order
+// (inMemberOrder), then as it is. A check keeps
 // the run only up to the first step at which the target violation occurs,
 // exactly, so a success is a trace of the target fingerprint, exact and
 // replayable like every check's, and it is kept when it is smaller. The
 // removal rounds then go on from it.
 //
-// The stage runs at the start of every round and once after the rounds,
-// whenever the best trace changed since it last looked. Its replay of the
+// The stage runs at the start of every round, once after the rounds and
+// once more before round-form, whenever the best trace changed since it
+// last looked. Its replay of the
 // best trace is counted in steps only when it finds a candidate and the
 // stage runs (a replay that finds none costs one run of the best trace,
 // unrecorded, and the pipeline goes on as without the stage); its checks
@@ -73,15 +77,17 @@ func (m *minimizer) relabelStage(ctx context.Context, name string, last **record
 	if err != nil || len(cuts) == 0 {
 		return err
 	}
-	return m.runStage(ctx, name, m.shareOf(relabelShare), func(ctx context.Context) error {
+	return m.runStage(ctx, name, m.steps.Load()+m.cfg.Steps/relabelShare, func(ctx context.Context) error {
 		m.steps.Add(steps)
 		return m.relabel(ctx, cuts)
 	})
 }
 
-// relabelShare is the share of the remaining step budget the relabel
-// stage may use (it checks a few candidates).
-const relabelShare = 0.05
+// relabelShare: the relabel stage may use Config.Steps/relabelShare steps
+// beyond the steps done when it starts, an allowance of its own, so that
+// it also runs when the step budget is spent (it checks a few short
+// candidates).
+const relabelShare = 100
 
 // relabelCuts replays best exactly and returns the relabel stage's
 // candidates, with the steps of the replay.
@@ -114,10 +120,50 @@ func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) ([]rela
 		seen[v.Fingerprint] = true
 		prefix := best.Events[:o.Step+1]
 		for _, p := range sym.Onto(m.resolved, members, best.Events, v.Fingerprint, m.target, relabelPerms) {
-			cuts = append(cuts, relabelCut{from: v.Fingerprint, perm: p, events: sym.Relabel(prefix, p)})
+			raw := sym.Relabel(prefix, p)
+			if c := inMemberOrder(raw, members); c != nil {
+				cuts = append(cuts, relabelCut{from: v.Fingerprint, perm: p, events: c})
+			}
+			cuts = append(cuts, relabelCut{from: v.Fingerprint, perm: p, events: raw})
 		}
 	}
 	return cuts, steps, nil
+}
+
+// inMemberOrder returns events with every run of consecutive starts, and
+// every run of consecutive external sends, put in the order of the
+// members they concern (stable), or nil when they are in that order
+// already. A relabelled trace then starts its members, and sends them
+// their configuration, in the order the input did (start raft-1, raft-2,
+// raft-3, not raft-1, raft-3, raft-2); the relabel stage checks this
+// candidate first and the relabelled trace as it is after it.
+func inMemberOrder(events []record.Event, members []record.ActorID) []record.Event {
+	rank := func(e *record.Event) int {
+		id := e.To
+		if e.Kind == record.Start {
+			id = e.Actor
+		}
+		return slices.Index(members, id)
+	}
+	var out []record.Event
+	for i := 0; i < len(events); {
+		kind := events[i].Kind
+		j := i + 1
+		if kind == record.Start || kind == record.Send {
+			for j < len(events) && events[j].Kind == kind {
+				j++
+			}
+		}
+		run := events[i:j]
+		if !slices.IsSortedFunc(run, func(a, b record.Event) int { return rank(&a) - rank(&b) }) {
+			if out == nil {
+				out = slices.Clone(events)
+			}
+			slices.SortStableFunc(out[i:j], func(a, b record.Event) int { return rank(&a) - rank(&b) })
+		}
+		i = j
+	}
+	return out
 }
 
 // relabel checks the candidates in order and keeps the first that

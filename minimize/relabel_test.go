@@ -70,6 +70,10 @@ func TestRelabelStageTurnsAnotherPairsViolationIntoTheTarget(t *testing.T) {
 	step, fp = firstViolation(t, sys, got)
 	assert.Equal(t, 59, step)
 	assert.Equal(t, "LogMatching(raft-1,raft-2)", fp)
+	// The members start and get their Bootstrap in the input's order.
+	for i := range 8 {
+		assert.Equal(t, tr.Events[i].String(), got.Events[i].String())
+	}
 	// raft-3's first vote request is raft-2's now.
 	assert.Equal(t, record.ActorID("raft-3"), tr.Events[13].To)
 	assert.Equal(t, record.ActorID("raft-2"), got.Events[13].To)
