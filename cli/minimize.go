@@ -154,6 +154,10 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			h := res.Trace.Header
 			fmt.Fprintf(e.stdout, "%s: %d deliveries and %d externals → %d deliveries and %d externals (%s)\nwrote %s\n",
 				in, t.Header.Deliveries, t.Header.Externals, h.Deliveries, h.Externals, h.Violation.Fingerprint, out)
+			if res.OutOfTime {
+				fmt.Fprintf(e.stdout, "out of time: the wall-clock budget (--budget %s) ended the run before its step budget; "+
+					"the result depends on this machine's speed and load, and a larger --budget gives the step budget's result\n", budget)
+			}
 			if res.Interrupted {
 				fmt.Fprintln(e.stdout, "interrupted: this is the best trace found so far")
 				return &ExitError{Code: ExitInterrupted}

@@ -90,6 +90,20 @@ func TestMinimizeStepsBoundTheWork(t *testing.T) {
 	}
 }
 
+// TestMinimizeSaysWhenOutOfTime gives minimize a wall-clock budget far
+// below what raft-45's shipped trace needs (its step budget takes tens of
+// core-seconds): the run writes the best trace it found, which replays, and
+// says that the budget, not the step budget, ended it.
+func TestMinimizeSaysWhenOutOfTime(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.trace")
+	code, stdout, errs := run(t, "minimize", "../examples/traces/raft-45.trace", "--budget", "300ms", "-o", out, "-j", "1")
+	require.Equal(t, 0, code, stdout+errs)
+	require.True(t, strings.HasSuffix(stdout, "\nwrote "+out+"\nout of time: the wall-clock budget (--budget 300ms) ended the run before its step budget; "+
+		"the result depends on this machine's speed and load, and a larger --budget gives the step budget's result\n"), stdout)
+	code, stdout, errs = run(t, "replay", out)
+	require.Equal(t, 0, code, stdout+errs)
+}
+
 func TestMinimizeBadInput(t *testing.T) {
 	in := fuzzRing(t)
 	for _, tc := range []struct {

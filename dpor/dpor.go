@@ -86,6 +86,14 @@ type Step struct {
 	// another sender (another leader's), or else from the same sender to
 	// another receiver: the route a removal left open to another actor.
 	Reroute bool
+	// Flush makes the step, under FIFO, deliver the head of its link's
+	// queue when that head is not of the step's type but a message of the
+	// step's type waits behind it (what the next step on the link needs);
+	// it is skipped otherwise. A move that plans a round where the trace
+	// had none puts flush steps before its deliveries: the new round's
+	// messages share their links with older ones the trace never
+	// delivered.
+	Flush bool
 }
 
 // Plan is a candidate schedule: the kept events of a trace, in order.
@@ -425,6 +433,12 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
 	to, from, timer := st.Event.To, st.Event.From, st.Event.Timer
 	head := fifo && timer == ""
 	pend := sim.InFlight()
+	if st.Flush {
+		if !head {
+			return -1
+		}
+		return c.flush(sim, gen, st)
+	}
 	exact, typed := -1, -1
 	for i := range pend {
 		p := &pend[i]
@@ -453,6 +467,30 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
 		return -1
 	}
 	return typed
+}
+
+// flush returns the index in sim.InFlight() of the head of st's FIFO
+// queue when it is not of st's type and a message of st's type waits
+// behind it, else -1 (Step.Flush).
+func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step) int {
+	pend := sim.InFlight()
+	first := -1
+	for i := range pend {
+		p := &pend[i]
+		if p.To != st.Event.To || p.From != st.Event.From || p.Timer != "" {
+			continue
+		}
+		if c.fpOf(gen, p).Type == st.FP.Type {
+			if first < 0 || !sim.View().Running(p.To) {
+				return -1 // the head is the step's own type: nothing to flush
+			}
+			return first
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	return -1
 }
 
 // reroute returns the index in sim.InFlight() of a deliverable message of

@@ -74,13 +74,7 @@ func handoverEdits(events []record.Event) []edit {
 		if e.Kind != record.Deliver || e.Timer == "" {
 			continue
 		}
-		var sends []int
-		for k := i + 1; k < len(events); k++ {
-			if f := events[k]; f.Kind == record.Deliver && f.Timer == "" && f.From == record.External && f.To == e.To &&
-				f.Cause >= 0 && f.Cause < len(events) && events[f.Cause].Kind == record.Send {
-				sends = append(sends, f.Cause)
-			}
-		}
+		sends := handedSends(events, i)
 		for _, a := range actors {
 			if a == e.To {
 				continue
@@ -105,6 +99,20 @@ func handoverEdits(events []record.Event) []edit {
 		}
 	}
 	return append(out, swaps...)
+}
+
+// handedSends lists the send events of the external messages delivered to
+// the actor of the timer firing at i after it, in the order of their
+// deliveries: what a handover hands over with the timer's round.
+func handedSends(events []record.Event, i int) []int {
+	var sends []int
+	for k := i + 1; k < len(events); k++ {
+		if f := events[k]; f.Kind == record.Deliver && f.Timer == "" && f.From == record.External && f.To == events[i].To &&
+			f.Cause >= 0 && f.Cause < len(events) && events[f.Cause].Kind == record.Send {
+			sends = append(sends, f.Cause)
+		}
+	}
+	return sends
 }
 
 // roundForm is what a swapRound takes into the round of a timer.

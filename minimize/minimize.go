@@ -72,7 +72,10 @@
 //     give it the round together with the external messages the timer's
 //     actor handled after it (handover.go), and, when crash-restarts are
 //     in the run's fault model, by restart moves that restart a member at
-//     a position, dropping the stale messages queued for it (restart.go).
+//     a position, dropping the stale messages queued for it (restart.go),
+//     and last by repeat moves that run a timer's round again after a
+//     cut with another actor in the timer's actor's place (a member that
+//     holds the old leader's entries leads the next term; repeat.go).
 //     After the last round, insert runs on a trace of at most 64
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced
@@ -135,10 +138,12 @@ import (
 )
 
 // DefaultBudget is the wall-clock budget when Config.Budget is 0. It is a
-// hard outer cap: on an idle 2-core machine a run of a trace of a few
-// thousand deliveries ends on its step budget (DefaultSteps) in about half
-// of it.
-const DefaultBudget = time.Minute
+// hard outer cap, three times what a run needs: on an idle 2-core machine
+// a run of a trace of a few thousand deliveries ends on its step budget
+// (DefaultSteps) within a minute, and a machine slowed down up to three
+// times by other work still gives the same result (Result.OutOfTime says
+// when the cap ended a run instead).
+const DefaultBudget = 3 * time.Minute
 
 // DefaultSteps is the work budget of a trace of fewer than 5,000
 // deliveries when Config.Steps is 0, counted in steps: one step is one
@@ -222,6 +227,12 @@ type Result struct {
 	Pace []PacePoint
 	// Interrupted reports that ctx was cancelled; Trace is the best so far.
 	Interrupted bool
+	// OutOfTime reports that the wall-clock budget (Config.Budget) ended
+	// the run before its step budget did: Trace is the best found in that
+	// time, and a faster or less loaded machine, or a larger budget, may
+	// find a smaller one. Without it the result depends only on the trace
+	// and the step budget.
+	OutOfTime bool
 }
 
 // ErrNotReproduced is returned when the input trace does not reproduce its
@@ -380,10 +391,11 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 
 	stop := m.startProgress()
 	runErr := m.pipeline(deadline)
+	outOfTime := ctx.Err() == nil && deadline.Err() != nil
 	cancel()
 	stop()
 
-	res := &Result{Interrupted: ctx.Err() != nil}
+	res := &Result{Interrupted: ctx.Err() != nil, OutOfTime: outOfTime}
 	if runErr != nil && !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
 		return nil, runErr
 	}

@@ -130,6 +130,7 @@ func (m *minimizer) retargetWith(ctx context.Context, reorders bool) error {
 		if restarts {
 			out = append(out, restartEdits(base.Events)...) // restart.go
 		}
+		out = append(out, repeatEdits(base.Events)...) // repeat.go
 		return out
 	}, false)
 }

@@ -57,7 +57,8 @@ const (
 	// own: reorder moves led by external events addressed to another
 	// actor and ended by timers fired at another actor (retarget.go),
 	// alone or with the external messages handled after them
-	// (handover.go).
+	// (handover.go), and timer rounds repeated later by another actor
+	// (repeat.go).
 	StageRetarget = "retarget"
 	// StageInsert replaces a suffix of the best trace by a cheaper one
 	// that an exhaustive search finds, inserting deliveries and external

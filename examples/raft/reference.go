@@ -110,6 +110,21 @@ func (b *builder) bootstrap(ids ...int) {
 	}
 }
 
+// bootstrapOf sends each member of ids a Bootstrap listing members and
+// delivers it.
+func (b *builder) bootstrapOf(members []int, ids ...int) {
+	list := make([]record.ActorID, len(members))
+	for i, m := range members {
+		list[i] = r(m)
+	}
+	for _, i := range ids {
+		b.apply(record.SendEvent(r(i), Bootstrap{Members: list}))
+	}
+	for _, i := range ids {
+		b.deliver(0, i, is[Bootstrap])
+	}
+}
+
 // command sends a client command to member i and delivers it.
 func (b *builder) command(i, cmd int) {
 	b.apply(record.SendEvent(r(i), ClientCommand{Cmd: cmd}))
@@ -257,24 +272,30 @@ func references() map[string]func(*builder) {
 			b.elect(2, 3, 4)                 // raft-2: leader of term 3
 			b.command(2, 301)                // before InitLeader: assertion fails
 		},
-		// raft-1 leads term 1 and appends x alone; raft-2 leads term 2 and
-		// replicates y to raft-3; raft-3 leads term 3 and sends raft-1 its
-		// second entry, which raft-1 cannot check against its first.
+		// A three-member cluster. raft-2 leads term 1 and appends x to
+		// raft-3 only; raft-3 leads term 2 with raft-1's vote and appends
+		// y. Its first appends (prev=1/t1) reach raft-1's empty log and are
+		// acknowledged; the heartbeat (prev=2) is rejected and the resend
+		// (prev=1/t1, y) stores y at raft-1's index 2 over the y the bug put
+		// at index 1: raft-1 [y y] vs raft-3 [x y].
 		Bug58b: func(b *builder) {
-			b.start(1, 2, 4)
-			b.bootstrap(1, 2, 4)
-			b.elect(1, 2, 4) // raft-1: leader of term 1
-			b.command(1, 101)
+			b.start(1, 2)
+			b.bootstrapOf([]int{1, 2, 3}, 1, 2)
+			b.elect(2, 1) // raft-2: leader of term 1
 			b.start(3)
-			b.bootstrap(3)
-			b.elect(2, 3, 4) // raft-2: leader of term 2
+			b.bootstrapOf([]int{1, 2, 3}, 3)
 			b.command(2, 201)
-			b.deliver(2, 3, appendWith(0))
 			b.deliver(2, 3, appendWith(1)) // raft-3: [201]
-			b.elect(3, 1, 4)               // raft-3: leader of term 3
+			b.elect(3, 1)                  // raft-3: leader of term 2
 			b.command(3, 301)
 			b.deliver(3, 1, appendWith(0))
-			b.deliver(3, 1, appendWith(1)) // raft-1: [101 301] vs [201 301]
+			b.deliver(3, 1, appendWith(1)) // raft-1: [301] at index 1
+			b.deliver(1, 3, is[AppendEntriesResponse])
+			b.deliver(1, 3, is[AppendEntriesResponse])
+			b.fire(3, "heartbeat")
+			b.deliver(3, 1, appendWith(0)) // prev=2: rejected
+			b.deliver(1, 3, is[AppendEntriesResponse])
+			b.deliver(3, 1, appendWith(1)) // raft-1: [301 301] vs [201 301]
 		},
 		// raft-1 leads term 1 with three entries; raft-3 stores two and
 		// raft-2 one, so the matchIndex values 3,1,2,0 are all different
