@@ -142,15 +142,7 @@ const (
 func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := slices.Clone(bp)
-		swap := func(a record.ActorID) record.ActorID {
-			switch a {
-			case x:
-				return y
-			case y:
-				return x
-			}
-			return a
-		}
+		swap := record.Perm{x: y, y: x}.Of // x and y trade places
 		in := map[int]bool{i: true}
 		p[i].Event.From, p[i].Event.To = swap(p[i].Event.From), swap(p[i].Event.To)
 		for _, k := range sends {

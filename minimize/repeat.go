@@ -96,15 +96,7 @@ func repeatEdits(events []record.Event) []edit {
 // repeatFlush flush steps on its link.
 func repeatRound(i int, sends []int, x, y record.ActorID, at int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		swap := func(a record.ActorID) record.ActorID {
-			switch a {
-			case x:
-				return y
-			case y:
-				return x
-			}
-			return a
-		}
+		swap := record.Perm{x: y, y: x}.Of // x and y trade places
 		in := map[int]bool{i: true}
 		for _, k := range sends {
 			in[k] = true
