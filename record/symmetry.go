@@ -46,8 +46,9 @@ func (p Perm) Permutes(members []ActorID) bool {
 	return true
 }
 
-// String renders the actors p moves, in members' order of the actors
-// they move: "raft-2→raft-3 raft-3→raft-2".
+// String renders the moves of p ("from→to"; an actor mapped to itself is
+// left out) sorted as text, or "identity" when it moves none:
+// "raft-2→raft-3 raft-3→raft-2". Onto uses it as p's key.
 func (p Perm) String() string {
 	var keys []string
 	for from, to := range p {
@@ -108,13 +109,15 @@ func (s *Symmetry) Relabel(events []Event, p Perm) []Event {
 }
 
 // Onto returns the relabellings that map violation from onto violation to
-// and are symmetries of the run of events (Holds), in a fixed order,
-// fewest moved actors first: each maps the actors from names (members of
-// the run, in the order from names them) onto the actors to names, in
-// some order, and moves as few other members as it can; when that one is
-// no symmetry, the other permutations of the remaining members are tried,
-// as long as they are few (at most 5 remaining members). At most max are
-// returned.
+// and are symmetries of the run of events (Holds), at most max, in a
+// fixed order. Each maps the actors from names (members of the run, in
+// the order from names them) onto the actors to names, in some order:
+// for each such pairing, in the lexicographic order of the permutations
+// of to's actors, the completion that moves as few other members as it
+// can comes first, then, when at most 5 members are left unpaired, the
+// other completions (permutations of those members). None is returned
+// when from and to are the same, name no member, name different numbers
+// of members, or more than 4.
 func (s *Symmetry) Onto(o Options, members []ActorID, events []Event, from, to string, max int) []Perm {
 	a, b := NamedActors(from, members), NamedActors(to, members)
 	if from == to || len(a) == 0 || len(a) != len(b) || len(a) > 4 {
@@ -135,17 +138,11 @@ func (s *Symmetry) Onto(o Options, members []ActorID, events []Event, from, to s
 		return len(out) >= max
 	}
 	for _, order := range permutations(len(b)) {
+		// a and b name distinct members (NamedActors), so partial is one
+		// to one.
 		partial := Perm{}
-		ok := true
 		for i, x := range a {
-			y := b[order[i]]
-			if prev, dup := partial[x]; dup && prev != y {
-				ok = false
-			}
-			partial[x] = y
-		}
-		if !ok || !injective(partial) {
-			continue
+			partial[x] = b[order[i]]
 		}
 		if try(closeChains(partial, members)) {
 			return out
@@ -292,17 +289,6 @@ func freeImages(p Perm, members []ActorID) []ActorID {
 		}
 	}
 	return out
-}
-
-func injective(p Perm) bool {
-	seen := map[ActorID]bool{}
-	for _, v := range p {
-		if seen[v] {
-			return false
-		}
-		seen[v] = true
-	}
-	return true
 }
 
 // permutations returns the permutations of 0..n-1 in lexicographic order,
