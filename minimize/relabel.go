@@ -3,6 +3,7 @@ package minimize
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -33,9 +34,9 @@ import (
 // (Symmetry.Onto: the actors the fingerprints name mapped onto each
 // other, as few other actors moved as possible), and checks the
 // relabelled prefix, cut at that step, as a candidate (a TFB check, whose
-// first schedule follows the relabelled prefix as it is), its leading
-// starts and external sends first put back in the members' order
-// (inMemberOrder), then as it is. A check keeps
+// first schedule follows the relabelled prefix as it is), its runs of
+// consecutive starts and of consecutive external sends first put back in
+// the members' order (memberOrdered), then as it is. A check keeps
 // the run only up to the first step at which the target violation occurs,
 // exactly, so a success is a trace of the target fingerprint, exact and
 // replayable like every check's, and it is kept when it is smaller. The
@@ -53,15 +54,6 @@ import (
 
 // relabelPerms caps the relabellings tried per violation.
 const relabelPerms = 4
-
-// relabelCut is one candidate of the relabel stage: the best trace's
-// prefix up to the step at which violation from occurred, relabelled by
-// perm.
-type relabelCut struct {
-	from   string
-	perm   record.Perm
-	events []record.Event
-}
 
 // relabelStage runs the relabel stage, named name, when the system
 // declares a symmetry and the best trace changed since *last (which it
@@ -90,16 +82,21 @@ func (m *minimizer) relabelStage(ctx context.Context, name string, last **record
 const relabelShare = 100
 
 // relabelCuts replays best exactly and returns the relabel stage's
-// candidates, with the steps of the replay.
-func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) ([]relabelCut, int64, error) {
+// candidates, in the order they are checked, with the steps of the
+// replay: for each violation other than the target, in the order the run
+// reports them, and each relabelling Symmetry.Onto gives for it, best's
+// prefix up to that violation's step relabelled, with its runs of starts
+// and of external sends in the members' order first (when they are not
+// already), then as it is.
+func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) ([][]record.Event, int64, error) {
 	sym := m.sys.Symmetry
 	d, err := record.NewDriver(best.Setup(m.sys), best.Events, record.Follow{Want: record.Want(m.target)})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("relabel: replaying the best trace: %w", err)
 	}
 	members := m.sys.Members(m.resolved)
 	seen := map[string]bool{}
-	var cuts []relabelCut
+	var cuts [][]record.Event
 	var steps int64
 	for {
 		o, err := d.Next(ctx)
@@ -107,7 +104,7 @@ func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) ([]rela
 			break
 		}
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, fmt.Errorf("relabel: replaying the best trace: %w", err)
 		}
 		steps++
 		if o.Found || o.Divergence != nil || d.Stopped() {
@@ -121,23 +118,23 @@ func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) ([]rela
 		prefix := best.Events[:o.Step+1]
 		for _, p := range sym.Onto(m.resolved, members, best.Events, v.Fingerprint, m.target, relabelPerms) {
 			raw := sym.Relabel(prefix, p)
-			if c := inMemberOrder(raw, members); c != nil {
-				cuts = append(cuts, relabelCut{from: v.Fingerprint, perm: p, events: c})
+			if c := memberOrdered(raw, members); c != nil {
+				cuts = append(cuts, c)
 			}
-			cuts = append(cuts, relabelCut{from: v.Fingerprint, perm: p, events: raw})
+			cuts = append(cuts, raw)
 		}
 	}
 	return cuts, steps, nil
 }
 
-// inMemberOrder returns events with every run of consecutive starts, and
+// memberOrdered returns events with every run of consecutive starts, and
 // every run of consecutive external sends, put in the order of the
 // members they concern (stable), or nil when they are in that order
 // already. A relabelled trace then starts its members, and sends them
 // their configuration, in the order the input did (start raft-1, raft-2,
 // raft-3, not raft-1, raft-3, raft-2); the relabel stage checks this
 // candidate first and the relabelled trace as it is after it.
-func inMemberOrder(events []record.Event, members []record.ActorID) []record.Event {
+func memberOrdered(events []record.Event, members []record.ActorID) []record.Event {
 	rank := func(e *record.Event) int {
 		id := e.To
 		if e.Kind == record.Start {
@@ -168,9 +165,9 @@ func inMemberOrder(events []record.Event, members []record.ActorID) []record.Eve
 
 // relabel checks the candidates in order and keeps the first that
 // reproduces the target, if it is smaller than the best trace.
-func (m *minimizer) relabel(ctx context.Context, cuts []relabelCut) error {
+func (m *minimizer) relabel(ctx context.Context, cuts [][]record.Event) error {
 	_, tr, err := m.first(ctx, len(cuts), dpor.TFB, m.cfg.MaxSchedules, func(fp *fingerprint.Fingerprinter, i int) (dpor.Plan, bool) {
-		return dpor.FromEvents(fp, cuts[i].events), true
+		return dpor.FromEvents(fp, cuts[i]), true
 	})
 	if err != nil || tr == nil {
 		return err
