@@ -470,8 +470,8 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
 }
 
 // flush returns the index in sim.InFlight() of the head of st's FIFO
-// queue when it is not of st's type and a message of st's type waits
-// behind it, else -1 (Step.Flush).
+// queue when it is not of st's type, a message of st's type waits behind
+// it and st's receiver is running, else -1 (Step.Flush).
 func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step) int {
 	pend := sim.InFlight()
 	first := -1

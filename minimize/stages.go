@@ -44,8 +44,9 @@ const (
 	// StageRelabel relabels the best trace's prefix by a symmetry of the
 	// system's actors when its run breaks the target's invariant with
 	// other actors first, cut there (relabel.go); it runs at the start of
-	// every round, as RoundStage(StageRelabel, n), and once after the
-	// rounds, whenever the best trace changed and has such a violation.
+	// every round, as RoundStage(StageRelabel, n), once after the rounds
+	// and once more before round-form, whenever the best trace changed
+	// and has such a violation.
 	StageRelabel = "relabel"
 	// StageShrinkSearch runs once after the rounds, on an allowance of its
 	// own: a group of identical external messages loses a component, the
@@ -53,21 +54,24 @@ const (
 	// finds the rest; the removal stages then re-minimize
 	// (shrinksearch.go).
 	StageShrinkSearch = "shrink-search"
-	// StageRetarget runs once after the rounds, on an allowance of its
-	// own: reorder moves led by external events addressed to another
-	// actor and ended by timers fired at another actor (retarget.go),
-	// alone or with the external messages handled after them
-	// (handover.go), and timer rounds repeated later by another actor
-	// (repeat.go).
+	// StageRetarget runs after the rounds, on an allowance of its own,
+	// the first of the late stages (late.go; again as
+	// RoundStage(StageRetarget, n), with its own moves only): reorder
+	// moves led by external events addressed to another actor and ended
+	// by timers fired at another actor (retarget.go), alone or with the
+	// external messages handled after them (handover.go), and timer
+	// rounds repeated later by another actor (repeat.go).
 	StageRetarget = "retarget"
 	// StageInsert replaces a suffix of the best trace by a cheaper one
 	// that an exhaustive search finds, inserting deliveries and external
-	// events the trace lacks (insert.go); it runs once, after the last
-	// round, on short traces.
+	// events the trace lacks (insert.go); it runs after retarget, on
+	// short traces, and again as RoundStage(StageInsert, n) in the late
+	// stages' later passes (late.go).
 	StageInsert = "insert"
 	// StageNear replaces a suffix of the best trace by the cheapest one an
-	// exact search over forked runs finds (near.go); it runs once, after
-	// insert, for systems whose runs fork.
+	// exact search over forked runs finds (near.go); it runs after
+	// insert, for systems whose runs fork, and again as
+	// RoundStage(StageNear, n) in the late stages' later passes (late.go).
 	StageNear = "near"
 	// StageRoundForm rewrites the schedule into lockstep rounds where it
 	// still reproduces the violation (roundform.go); it runs once, after the
