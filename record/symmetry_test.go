@@ -7,7 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-var fourMembers = []record.ActorID{"n-1", "n-2", "n-3", "n-4"}
+// fourMembers are the members of the toy runs.
+func fourMembers() []record.ActorID { return []record.ActorID{"n-1", "n-2", "n-3", "n-4"} }
 
 func TestPermOfAllPermutes(t *testing.T) {
 	p := record.Perm{"n-2": "n-3", "n-3": "n-2"}
@@ -15,9 +16,9 @@ func TestPermOfAllPermutes(t *testing.T) {
 	assert.Equal(t, record.ActorID("n-1"), p.Of("n-1"), "an actor p does not list keeps its name")
 	assert.Equal(t, []record.ActorID{"n-1", "n-3", "n-2"}, p.All([]record.ActorID{"n-1", "n-2", "n-3"}))
 	assert.Nil(t, p.All(nil))
-	assert.True(t, p.Permutes(fourMembers))
-	assert.False(t, record.Perm{"n-2": "n-3"}.Permutes(fourMembers), "n-3 would have two preimages")
-	assert.False(t, record.Perm{"n-2": "x", "x": "n-2"}.Permutes(fourMembers), "x is no member")
+	assert.True(t, p.Permutes(fourMembers()))
+	assert.False(t, record.Perm{"n-2": "n-3"}.Permutes(fourMembers()), "n-3 would have two preimages")
+	assert.False(t, record.Perm{"n-2": "x", "x": "n-2"}.Permutes(fourMembers()), "x is no member")
 	assert.Equal(t, "n-2→n-3 n-3→n-2", p.String())
 	assert.Equal(t, "identity", record.Perm{"n-1": "n-1"}.String())
 }
@@ -43,7 +44,7 @@ func pairSymmetry() *record.Symmetry {
 			return m
 		},
 		Violation: func(fp string, p record.Perm) (string, bool) {
-			ids := record.NamedActors(fp, fourMembers)
+			ids := record.NamedActors(fp, fourMembers())
 			if len(ids) != 2 {
 				return "", false
 			}
@@ -58,17 +59,17 @@ func pairSymmetry() *record.Symmetry {
 
 func TestOntoFindsTheFewestMovesThatHold(t *testing.T) {
 	s := pairSymmetry()
-	got := s.Onto(nil, fourMembers, nil, "Inv(n-1,n-3)", "Inv(n-1,n-2)", 4)
+	got := s.Onto(nil, fourMembers(), nil, "Inv(n-1,n-3)", "Inv(n-1,n-2)", 4)
 	// n-1→n-1, n-3→n-2 closed by n-2→n-3; then n-1→n-2, n-3→n-1 closed
 	// by n-2→n-3 (a 3-cycle). Completions that move n-4 do not hold.
 	assert.Equal(t, []record.Perm{
 		{"n-1": "n-1", "n-3": "n-2", "n-2": "n-3"},
 		{"n-1": "n-2", "n-3": "n-1", "n-2": "n-3"},
 	}, got)
-	assert.Len(t, s.Onto(nil, fourMembers, nil, "Inv(n-1,n-3)", "Inv(n-1,n-2)", 1), 1, "at most max")
-	assert.Empty(t, s.Onto(nil, fourMembers, nil, "Inv(n-1,n-4)", "Inv(n-1,n-2)", 4), "n-4 may not move")
-	assert.Empty(t, s.Onto(nil, fourMembers, nil, "Inv(n-1,n-2)", "Inv(n-1,n-2)", 4), "the target itself")
-	assert.Empty(t, s.Onto(nil, fourMembers, nil, "Other(n-1)", "Inv(n-1,n-2)", 4), "another number of actors")
+	assert.Len(t, s.Onto(nil, fourMembers(), nil, "Inv(n-1,n-3)", "Inv(n-1,n-2)", 1), 1, "at most max")
+	assert.Empty(t, s.Onto(nil, fourMembers(), nil, "Inv(n-1,n-4)", "Inv(n-1,n-2)", 4), "n-4 may not move")
+	assert.Empty(t, s.Onto(nil, fourMembers(), nil, "Inv(n-1,n-2)", "Inv(n-1,n-2)", 4), "the target itself")
+	assert.Empty(t, s.Onto(nil, fourMembers(), nil, "Other(n-1)", "Inv(n-1,n-2)", 4), "another number of actors")
 }
 
 func TestRelabelEvents(t *testing.T) {

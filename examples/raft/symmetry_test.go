@@ -10,12 +10,13 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-var swap23 = record.Perm{"raft-2": "raft-3", "raft-3": "raft-2"}
+// swap23 exchanges raft-2 and raft-3.
+func swap23() record.Perm { return record.Perm{"raft-2": "raft-3", "raft-3": "raft-2"} }
 
 func TestSymmetryHoldsWhenBootstrapListsAreEqual(t *testing.T) {
 	o := record.Options{OptMembers: "4"}
 	evs := append(Setup(o), record.SendEvent("raft-2", ClientCommand{Cmd: 1}))
-	assert.True(t, symmetric(o, evs, swap23))
+	assert.True(t, symmetric(o, evs, swap23()))
 	assert.True(t, symmetric(o, evs, record.Perm{"raft-1": "raft-4", "raft-4": "raft-1"}))
 	assert.False(t, symmetric(o, evs, record.Perm{"raft-2": "raft-5", "raft-5": "raft-2"}), "raft-5 is no member")
 }
@@ -26,7 +27,7 @@ func TestSymmetryDoesNotHoldWhenBootstrapListsDiffer(t *testing.T) {
 	// raft-3's Bootstrap lists only three members: raft-2 and raft-3 are
 	// no longer interchangeable, raft-1 and raft-2 still are.
 	evs[6] = record.SendEvent("raft-3", Bootstrap{Members: []record.ActorID{"raft-1", "raft-2", "raft-3"}})
-	assert.False(t, symmetric(o, evs, swap23))
+	assert.False(t, symmetric(o, evs, swap23()))
 	assert.True(t, symmetric(o, evs, record.Perm{"raft-1": "raft-2", "raft-2": "raft-1"}))
 	// Every member lists raft-1, raft-2 and raft-3: exchanging raft-3 and
 	// raft-4 changes who is listed.
@@ -40,7 +41,7 @@ func TestSymmetryDoesNotHoldWhenBootstrapListsDiffer(t *testing.T) {
 	evs = Setup(o)
 	evs = append(evs[:3:3], evs[4:]...)
 	assert.False(t, symmetric(o, evs, record.Perm{"raft-3": "raft-4", "raft-4": "raft-3"}))
-	assert.True(t, symmetric(o, evs, swap23))
+	assert.True(t, symmetric(o, evs, swap23()))
 }
 
 func TestSymmetryDoesNotHoldForBootstrapListsOutOfOrder(t *testing.T) {
@@ -49,7 +50,7 @@ func TestSymmetryDoesNotHoldForBootstrapListsOutOfOrder(t *testing.T) {
 	for i := 3; i < 6; i++ {
 		evs[i] = record.SendEvent(evs[i].To, Bootstrap{Members: []record.ActorID{"raft-2", "raft-1", "raft-3"}})
 	}
-	assert.False(t, symmetric(o, evs, swap23), "a member iterates its list in order")
+	assert.False(t, symmetric(o, evs, swap23()), "a member iterates its list in order")
 }
 
 func TestRelabelMessageRelabelsEveryActorField(t *testing.T) {
@@ -66,6 +67,7 @@ func TestRelabelMessageRelabelsEveryActorField(t *testing.T) {
 
 	// Every field of a message type that holds actor IDs is relabelled:
 	// fill each such field with raft-1 and look for raft-2 after.
+	var named []string // the message types with actor fields
 	for _, m := range messages() {
 		v := reflect.New(reflect.TypeOf(m)).Elem()
 		actorFields := 0
@@ -92,8 +94,11 @@ func TestRelabelMessageRelabelsEveryActorField(t *testing.T) {
 		}
 		if actorFields == 0 {
 			assert.Equal(t, v.Interface(), out.Interface(), "%T names no actor", m)
+		} else {
+			named = append(named, reflect.TypeOf(m).Name())
 		}
 	}
+	assert.Subset(t, named, []string{"Bootstrap", "RequestVote", "AppendEntries"}, "the loop saw the types that name actors")
 }
 
 func TestRelabelViolation(t *testing.T) {
