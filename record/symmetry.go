@@ -94,7 +94,9 @@ type Symmetry struct {
 // receivers and messages of deliveries and external sends, the actors of
 // starts, kills and restarts, the sides of partitions and heals. Message
 // IDs and causal links stay as they are (a run of the relabelled schedule
-// assigns its own).
+// assigns its own), and so do timer keys and the condition names of
+// wait-until markers: a system whose conditions name actors must make
+// Holds false for the relabellings that move them.
 func (s *Symmetry) Relabel(events []Event, p Perm) []Event {
 	out := make([]Event, len(events))
 	for i, e := range events {
