@@ -105,7 +105,7 @@ func repeatRound(i int, sends []int, x, y record.ActorID, at int) edit {
 		wild := false
 		for k, st := range bp[:at] {
 			e := st.Event
-			if in[k] && e.Kind == record.Send || e.Kind == record.Deliver && e.From == record.External && in[e.Cause] {
+			if (in[k] && e.Kind == record.Send) || (e.Kind == record.Deliver && e.From == record.External && in[e.Cause]) {
 				wild = true // handed over: sent again in the round
 				continue
 			}
