@@ -22,21 +22,24 @@ import (
 
 // minimizeStats is the JSON written by --stats.
 type minimizeStats struct {
-	System      string                `json:"system"`
-	Input       string                `json:"input"`
-	Output      string                `json:"output"`
-	Strategy    string                `json:"strategy"`
-	Budget      float64               `json:"budget_seconds"`
-	Workers     int                   `json:"workers"`
-	Violation   string                `json:"violation"`
-	Interrupted bool                  `json:"interrupted"`
-	Stages      []minimize.StageStats `json:"stages"`
-	Final       minimize.StageStats   `json:"final"`
-	Schedules   int64                 `json:"schedules"`
-	Steps       int64                 `json:"steps"`
-	Seconds     float64               `json:"seconds"`
-	PerSecond   float64               `json:"schedules_per_second"`
-	Pace        []minimize.PacePoint  `json:"pace"`
+	System      string  `json:"system"`
+	Input       string  `json:"input"`
+	Output      string  `json:"output"`
+	Strategy    string  `json:"strategy"`
+	Budget      float64 `json:"budget_seconds"`
+	Workers     int     `json:"workers"`
+	Violation   string  `json:"violation"`
+	Interrupted bool    `json:"interrupted"`
+	// OutOfTime: the wall-clock budget, not the step budget, ended the run
+	// (minimize.Result.OutOfTime).
+	OutOfTime bool                  `json:"out_of_time"`
+	Stages    []minimize.StageStats `json:"stages"`
+	Final     minimize.StageStats   `json:"final"`
+	Schedules int64                 `json:"schedules"`
+	Steps     int64                 `json:"steps"`
+	Seconds   float64               `json:"seconds"`
+	PerSecond float64               `json:"schedules_per_second"`
+	Pace      []minimize.PacePoint  `json:"pace"`
 	// RoundForm sums the result up in rounds (for systems whose messages
 	// carry a round): deliveries in round form and the residue.
 	RoundForm *rounds.Totals `json:"round_form,omitempty"`
@@ -182,7 +185,7 @@ const minimizeMemoryLimit = 768 << 20
 func writeStats(path, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
 	rf *rounds.Totals) error {
 	st := minimizeStats{System: system, Input: in, Output: out, Strategy: strategy, Budget: budget.Seconds(),
-		Workers: workers, Violation: violation, Interrupted: res.Interrupted, Stages: res.Stages,
+		Workers: workers, Violation: violation, Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, Stages: res.Stages,
 		Final: res.Final, Pace: res.Pace, RoundForm: rf}
 	for _, s := range res.Stages {
 		st.Schedules += s.Schedules

@@ -19,6 +19,7 @@ func TestMinimizeCommand(t *testing.T) {
 	stats := filepath.Join(t.TempDir(), "s.json")
 	code, out, errs := run(t, "minimize", in, "--budget", "30s", "--stats", stats, "-j", "2")
 	require.Equal(t, 0, code, out+errs)
+	assert.NotContains(t, out, "out of time")
 	minPath := strings.TrimSuffix(in, ".trace") + ".min.trace"
 	require.Contains(t, out, "│ "+minimize.StageDdminExternals+" ")
 	require.True(t, strings.HasSuffix(out, in+": 7 deliveries and 6 externals → 3 deliveries and 4 externals (two-tokens)\nwrote "+minPath+"\n"), out)
@@ -96,8 +97,16 @@ func TestMinimizeStepsBoundTheWork(t *testing.T) {
 // says that the budget, not the step budget, ended it.
 func TestMinimizeSaysWhenOutOfTime(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.trace")
-	code, stdout, errs := run(t, "minimize", "../examples/traces/raft-45.trace", "--budget", "300ms", "-o", out, "-j", "1")
+	stats := filepath.Join(t.TempDir(), "s.json")
+	code, stdout, errs := run(t, "minimize", "../examples/traces/raft-45.trace", "--budget", "300ms", "-o", out, "-j", "1", "--stats", stats)
 	require.Equal(t, 0, code, stdout+errs)
+	var st struct {
+		OutOfTime bool `json:"out_of_time"`
+	}
+	b, err := os.ReadFile(stats)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &st))
+	assert.True(t, st.OutOfTime, "the stats say the budget ended the run")
 	require.True(t, strings.HasSuffix(stdout, "\nwrote "+out+"\nout of time: the wall-clock budget (--budget 300ms) ended the run before its step budget; "+
 		"the result depends on this machine's speed and load, and a larger --budget gives the step budget's result\n"), stdout)
 	code, stdout, errs = run(t, "replay", out)
