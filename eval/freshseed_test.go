@@ -33,7 +33,7 @@ func TestBestKnownIsTheSmallerOfReferenceAndMinTrace(t *testing.T) {
 	assert.Equal(t, "shipped .min.trace", of)
 	s, of, err = eval.BestKnown("../examples/traces", "raft-58b", cat)
 	require.NoError(t, err)
-	assert.Equal(t, eval.Size{Deliveries: 20, Externals: 8}, s)
+	assert.Equal(t, eval.Size{Deliveries: 9, Externals: 8}, s)
 	assert.Equal(t, "reference", of)
 	_, _, err = eval.BestKnown(t.TempDir(), "raft-46", cat)
 	require.ErrorContains(t, err, "neither raft-46.reference.trace nor raft-46.min.trace")

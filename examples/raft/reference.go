@@ -272,30 +272,21 @@ func references() map[string]func(*builder) {
 			b.elect(2, 3, 4)                 // raft-2: leader of term 3
 			b.command(2, 301)                // before InitLeader: assertion fails
 		},
-		// A three-member cluster. raft-2 leads term 1 and appends x to
-		// raft-3 only; raft-3 leads term 2 with raft-1's vote and appends
-		// y. Its first appends (prev=1/t1) reach raft-1's empty log and are
-		// acknowledged; the heartbeat (prev=2) is rejected and the resend
-		// (prev=1/t1, y) stores y at raft-1's index 2 over the y the bug put
-		// at index 1: raft-1 [y y] vs raft-3 [x y].
+		// A three-member cluster; raft-3 starts late. raft-1 leads term
+		// 1 and takes command x while raft-3 is down, so its appends to
+		// raft-3 are lost; then it takes y, and its append of y
+		// (prevLogIndex 1, the ambiguous index) lands on raft-3's empty
+		// log: raft-3 [1:y] vs raft-1 [1:x 1:y], two different entries of
+		// term 1 at index 1.
 		Bug58b: func(b *builder) {
 			b.start(1, 2)
 			b.bootstrapOf([]int{1, 2, 3}, 1, 2)
-			b.elect(2, 1) // raft-2: leader of term 1
+			b.elect(1, 2) // raft-1: leader of term 1
+			b.command(1, 101)
 			b.start(3)
 			b.bootstrapOf([]int{1, 2, 3}, 3)
-			b.command(2, 201)
-			b.deliver(2, 3, appendWith(1)) // raft-3: [201]
-			b.elect(3, 1)                  // raft-3: leader of term 2
-			b.command(3, 301)
-			b.deliver(3, 1, appendWith(0))
-			b.deliver(3, 1, appendWith(1)) // raft-1: [301] at index 1
-			b.deliver(1, 3, is[AppendEntriesResponse])
-			b.deliver(1, 3, is[AppendEntriesResponse])
-			b.fire(3, "heartbeat")
-			b.deliver(3, 1, appendWith(0)) // prev=2: rejected
-			b.deliver(1, 3, is[AppendEntriesResponse])
-			b.deliver(3, 1, appendWith(1)) // raft-1: [301 301] vs [201 301]
+			b.command(1, 102)
+			b.deliver(1, 3, appendWith(1)) // raft-3: [102] at index 1
 		},
 		// raft-1 leads term 1 with three entries; raft-3 stores two and
 		// raft-2 one, so the matchIndex values 3,1,2,0 are all different
