@@ -42,7 +42,9 @@ type lateStage struct {
 	share   int64
 	applies func(*record.Trace) bool
 	run     func(context.Context) error
-	left    *record.Trace // the best trace when it last ended
+	// again, when set, runs instead of run in the passes after the first.
+	again func(context.Context) error
+	left  *record.Trace // the best trace when it last ended
 }
 
 // lateStages runs the late stages: a first pass in the order retarget,
@@ -50,38 +52,34 @@ type lateStage struct {
 // moves only) while a stage has a best trace it has not left.
 func (m *minimizer) lateStages(ctx context.Context) error {
 	always := func(*record.Trace) bool { return true }
-	retarget := &lateStage{name: StageRetarget, share: retargetShare, applies: always, run: m.retarget}
-	insert := &lateStage{name: StageInsert, share: insertShare, applies: m.inserts, run: m.insert}
-	near := &lateStage{name: StageNear, share: nearShare, applies: func(*record.Trace) bool { return m.nears(ctx) }, run: m.near}
 	// In the later passes retarget runs its own moves only: the reorder
 	// moves belong to the rounds.
-	again := func(ctx context.Context) error { return m.retargetWith(ctx, false) }
-	return m.runLate(ctx, []*lateStage{retarget, insert, near}, []*lateStage{insert, near, retarget},
-		map[*lateStage]func(context.Context) error{retarget: again})
+	retarget := &lateStage{name: StageRetarget, share: retargetShare, applies: always, run: m.retarget,
+		again: func(ctx context.Context) error { return m.retargetWith(ctx, false) }}
+	insert := &lateStage{name: StageInsert, share: insertShare, applies: m.inserts, run: m.insert}
+	near := &lateStage{name: StageNear, share: nearShare, applies: func(*record.Trace) bool { return m.nears(ctx) }, run: m.near}
+	return m.runLate(ctx, []*lateStage{retarget, insert, near}, []*lateStage{insert, near, retarget})
 }
 
 // runLate runs the stages of first once each, in order, then passes over
-// later (the same stages in another order; a stage in rerun runs that
-// function instead in those passes), for at most maxLatePasses passes in
+// later (the same stages in another order; a stage's again, when set,
+// runs instead of its run in those passes), for at most maxLatePasses passes in
 // all: a stage runs when it applies and the best trace is not the one it
 // left, while the later passes have used less than
 // Config.Steps/lateShare steps. A pass in which no stage ran is the last.
-func (m *minimizer) runLate(ctx context.Context, first, later []*lateStage, rerun map[*lateStage]func(context.Context) error) error {
-	runOne := func(s *lateStage, name string) error {
+func (m *minimizer) runLate(ctx context.Context, first, later []*lateStage) error {
+	runOne := func(s *lateStage, name string, run func(context.Context) error) error {
 		if !s.applies(m.snapshotBest()) {
 			return nil
 		}
-		err := m.runStage(ctx, name, m.steps.Load()+m.cfg.Steps/s.share, s.run)
+		err := m.runStage(ctx, name, m.steps.Load()+m.cfg.Steps/s.share, run)
 		s.left = m.snapshotBest()
 		return err
 	}
 	for _, s := range first {
-		if err := runOne(s, s.name); err != nil {
+		if err := runOne(s, s.name, s.run); err != nil {
 			return err
 		}
-	}
-	for s, run := range rerun {
-		s.run = run
 	}
 	end := m.steps.Load() + m.cfg.Steps/lateShare
 	for pass := 2; pass <= maxLatePasses; pass++ {
@@ -94,7 +92,11 @@ func (m *minimizer) runLate(ctx context.Context, first, later []*lateStage, reru
 				return nil
 			}
 			ran = true
-			if err := runOne(s, RoundStage(s.name, pass)); err != nil {
+			run := s.run
+			if s.again != nil {
+				run = s.again
+			}
+			if err := runOne(s, RoundStage(s.name, pass), run); err != nil {
 				return err
 			}
 		}

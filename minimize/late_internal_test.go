@@ -53,7 +53,7 @@ func stageNames(m *minimizer) []string {
 // TestLateStagesRunAgainWhileOneChangesTheBestTrace replays the route of
 // raft-58a unseen seed 7139 with fake stages: retarget improves, insert
 // finds nothing, near improves; in the second pass insert improves on
-// near's trace, near finds nothing, retarget (its rerun function)
+// near's trace, near finds nothing, retarget (its again function)
 // improves; in the third pass insert and near find nothing, retarget is
 // skipped (the best trace is the one it left), and there is no fourth.
 func TestLateStagesRunAgainWhileOneChangesTheBestTrace(t *testing.T) {
@@ -69,10 +69,10 @@ func TestLateStagesRunAgainWhileOneChangesTheBestTrace(t *testing.T) {
 		}
 		return nil
 	}
-	require.NoError(t, m.runLate(context.Background(), []*lateStage{r, i, n}, []*lateStage{i, n, r},
-		map[*lateStage]func(context.Context) error{r: again}))
+	r.again = again
+	require.NoError(t, m.runLate(context.Background(), []*lateStage{r, i, n}, []*lateStage{i, n, r}))
 	assert.Equal(t, []string{"retarget", "insert", "near", "insert-2", "near-2", "retarget-2", "insert-3", "near-3"}, stageNames(m))
-	assert.Equal(t, 1, reran, "the later passes run retarget's rerun function")
+	assert.Equal(t, 1, reran, "the later passes run retarget's again function")
 	assert.Same(t, ts[4], m.snapshotBest())
 
 	// Nothing changes after the first pass's last change: no second pass.
@@ -80,7 +80,7 @@ func TestLateStagesRunAgainWhileOneChangesTheBestTrace(t *testing.T) {
 	r = fakeLate(m, "retarget", 4, map[*record.Trace]*record.Trace{ts[0]: ts[1]}, 0)
 	i = fakeLate(m, "insert", 10, nil, 0)
 	n = fakeLate(m, "near", 10, nil, 0)
-	require.NoError(t, m.runLate(context.Background(), []*lateStage{r, i, n}, []*lateStage{i, n, r}, nil))
+	require.NoError(t, m.runLate(context.Background(), []*lateStage{r, i, n}, []*lateStage{i, n, r}))
 	assert.Equal(t, []string{"retarget", "insert", "near"}, stageNames(m))
 
 	// The later passes start stages only while they have used less than
@@ -90,7 +90,7 @@ func TestLateStagesRunAgainWhileOneChangesTheBestTrace(t *testing.T) {
 	r = fakeLate(m, "retarget", 4, nil, 0)
 	i = fakeLate(m, "insert", 10, map[*record.Trace]*record.Trace{ts[1]: ts[2]}, m.cfg.Steps/lateShare)
 	n = fakeLate(m, "near", 10, map[*record.Trace]*record.Trace{ts[0]: ts[1]}, 0)
-	require.NoError(t, m.runLate(context.Background(), []*lateStage{r, i, n}, []*lateStage{i, n, r}, nil))
+	require.NoError(t, m.runLate(context.Background(), []*lateStage{r, i, n}, []*lateStage{i, n, r}))
 	assert.Equal(t, []string{"retarget", "insert", "near", "insert-2"}, stageNames(m))
 	assert.Same(t, ts[2], m.snapshotBest())
 }
