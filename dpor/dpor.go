@@ -437,7 +437,7 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
 		if !head {
 			return -1
 		}
-		return c.flush(sim, gen, st)
+		return c.flush(sim, gen, st, pend)
 	}
 	exact, typed := -1, -1
 	for i := range pend {
@@ -469,11 +469,10 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
 	return typed
 }
 
-// flush returns the index in sim.InFlight() of the head of st's FIFO
-// queue when it is not of st's type, a message of st's type waits behind
-// it and st's receiver is running, else -1 (Step.Flush).
-func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step) int {
-	pend := sim.InFlight()
+// flush returns the index in pend (sim.InFlight()) of the head of st's
+// FIFO queue when it is not of st's type, a message of st's type waits
+// behind it and st's receiver is running, else -1 (Step.Flush).
+func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step, pend []record.Pending) int {
 	first := -1
 	for i := range pend {
 		p := &pend[i]
