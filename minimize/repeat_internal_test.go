@@ -97,3 +97,51 @@ func TestRepeatEscapesRaft58bSeed911(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.Reproduced)
 }
+
+// TestRepeatRoundResendsSendsFromBeforeTheTimer: an external message sent
+// before the timer but delivered to its actor after it is handed over too;
+// the prefix loses the send, so the round must send it again (readdressed
+// to y, before the timer fires at y), or the move would silently drop the
+// message and keep a delivery nothing sends.
+func TestRepeatRoundResendsSendsFromBeforeTheTimer(t *testing.T) {
+	ev := []record.Event{
+		record.StartEvent("a"),     // 0
+		record.StartEvent("b"),     // 1
+		record.StartEvent("c"),     // 2
+		record.SendEvent("a", nil), // 3: a client's message to a, before the timer
+		{Kind: record.Deliver, From: "a", To: "a", Timer: "t", Cause: -1}, // 4: a's timer
+		{Kind: record.Deliver, From: "a", To: "b", Cause: 4},              // 5: a asks b
+		{Kind: record.Deliver, From: record.External, To: "a", Cause: 3},  // 6
+		{Kind: record.Deliver, From: "a", To: "c", Cause: 6},              // 7: what a sends for it
+	}
+	require.Equal(t, []int{3}, handedSends(ev, 4))
+	bp := dpor.FromEvents(fingerprint.New(nil), ev)
+	// a's round repeated by b, cut before 7 (the latest cut).
+	p := repeatRound(4, []int{3}, "a", "b", 7)(nil, bp)
+	var sends, dels []record.ActorID
+	for _, st := range p {
+		switch {
+		case st.Event.Kind == record.Send:
+			sends = append(sends, st.Event.To)
+		case st.Event.Kind == record.Deliver && st.Event.From == record.External && !st.Flush:
+			dels = append(dels, st.Event.To)
+		}
+	}
+	assert.Equal(t, []record.ActorID{"b"}, sends, "the message is sent again, to b")
+	assert.Equal(t, []record.ActorID{"b"}, dels, "and delivered to b")
+	type step struct {
+		kind     record.Kind
+		from, to record.ActorID
+	}
+	var got []step
+	for _, st := range p[3:] {
+		if !st.Flush {
+			got = append(got, step{st.Event.Kind, st.Event.From, st.Event.To})
+		}
+	}
+	assert.Equal(t, []step{
+		{record.Deliver, "a", "a"}, {record.Deliver, "a", "b"}, // the prefix: a's round, the client's message gone
+		{record.Send, "", "b"}, {record.Deliver, "b", "b"}, {record.Deliver, "b", "a"}, // the round: the message to b first, then b's timer
+		{record.Deliver, record.External, "b"}, {record.Deliver, "b", "c"},
+	}, got)
+}
