@@ -1,6 +1,8 @@
 package minimize
 
 import (
+	"slices"
+
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
@@ -91,9 +93,10 @@ func repeatEdits(events []record.Event) []edit {
 // timer at i with x and y trading places: the timer, the external sends
 // at sends (readdressed, and moved: the prefix loses them and their
 // deliveries, its deliveries after the first one it loses become
-// wildcards) and the deliveries of their causal cones (later timer
-// firings excluded), in trace order, each delivery a wildcard after
-// repeatFlush flush steps on its link.
+// wildcards; those sent before the timer are sent again first, just
+// before the timer fires at y) and the deliveries of their causal cones
+// (later timer firings excluded), in trace order, each delivery a
+// wildcard after repeatFlush flush steps on its link.
 func repeatRound(i int, sends []int, x, y record.ActorID, at int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		swap := record.Perm{x: y, y: x}.Of // x and y trade places
@@ -113,6 +116,15 @@ func repeatRound(i int, sends []int, x, y record.ActorID, at int) edit {
 				st.Wildcard = true
 			}
 			p = append(p, st)
+		}
+		// The handed-over messages sent before the timer (the prefix lost
+		// them): sent again, to y, as the round starts, in trace order.
+		for _, k := range slices.Sorted(slices.Values(sends)) {
+			if k < i && bp[k].Event.Kind == record.Send {
+				st := bp[k]
+				st.Event.To = swap(st.Event.To)
+				p = append(p, st)
+			}
 		}
 		for k := i; k < len(bp); k++ {
 			st := bp[k]

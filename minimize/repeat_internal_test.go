@@ -141,7 +141,7 @@ func TestRepeatRoundResendsSendsFromBeforeTheTimer(t *testing.T) {
 	}
 	assert.Equal(t, []step{
 		{record.Deliver, "a", "a"}, {record.Deliver, "a", "b"}, // the prefix: a's round, the client's message gone
-		{record.Send, "", "b"}, {record.Deliver, "b", "b"}, {record.Deliver, "b", "a"}, // the round: the message to b first, then b's timer
+		{record.Send, record.External, "b"}, {record.Deliver, "b", "b"}, {record.Deliver, "b", "a"}, // the round: the message to b first, then b's timer
 		{record.Deliver, record.External, "b"}, {record.Deliver, "b", "c"},
 	}, got)
 }
