@@ -65,13 +65,13 @@ func (m *minimizer) relabelStage(ctx context.Context, name string, last **record
 		return nil
 	}
 	*last = best
-	cuts, steps, err := m.relabelCuts(ctx, best)
-	if err != nil || len(cuts) == 0 {
+	cuts, same, steps, err := m.relabelCuts(ctx, best)
+	if err != nil || len(cuts)+len(same) == 0 {
 		return err
 	}
 	return m.runStage(ctx, name, m.steps.Load()+m.cfg.Steps/relabelShare, func(ctx context.Context) error {
 		m.steps.Add(steps)
-		return m.relabel(ctx, cuts)
+		return m.relabel(ctx, best, cuts, same)
 	})
 }
 
@@ -87,26 +87,43 @@ const relabelShare = 100
 // reports them, and each relabelling Symmetry.Onto gives for it, best's
 // prefix up to that violation's step relabelled, with its runs of starts
 // and of external sends in the members' order first (when they are not
-// already), then as it is.
-func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) ([][]record.Event, int64, error) {
+// already), then as it is (cuts); then the same for the violations that
+// may occur at the target's own step (same, see sameStep).
+func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) (cuts, same [][]record.Event, steps int64, err error) {
 	sym := m.sys.Symmetry
 	d, err := record.NewDriver(best.Setup(m.sys), best.Events, record.Follow{Want: record.Want(m.target)})
 	if err != nil {
-		return nil, 0, fmt.Errorf("relabel: replaying the best trace: %w", err)
+		return nil, nil, 0, fmt.Errorf("relabel: replaying the best trace: %w", err)
 	}
 	members := m.sys.Members(m.resolved)
 	seen := map[string]bool{}
-	var cuts [][]record.Event
-	var steps int64
+	relabelled := func(prefix []record.Event, from string) [][]record.Event {
+		var out [][]record.Event
+		for _, p := range sym.Onto(m.resolved, members, best.Events, from, m.target, relabelPerms) {
+			raw := sym.Relabel(prefix, p)
+			if c := memberOrdered(raw, members); c != nil {
+				out = append(out, c)
+			}
+			out = append(out, raw)
+		}
+		return out
+	}
 	for {
 		o, err := d.Next(ctx)
 		if errors.Is(err, record.ErrScheduleEnd) || errors.Is(err, record.ErrHalted) {
 			break
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("relabel: replaying the best trace: %w", err)
+			return nil, nil, 0, fmt.Errorf("relabel: replaying the best trace: %w", err)
 		}
 		steps++
+		if o.Found {
+			for _, fp := range sameStep(sym, members, m.target) {
+				if !seen[fp] {
+					same = append(same, relabelled(best.Events[:o.Step+1], fp)...)
+				}
+			}
+		}
 		if o.Found || o.Divergence != nil || d.Stopped() {
 			break
 		}
@@ -115,16 +132,72 @@ func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) ([][]re
 			continue
 		}
 		seen[v.Fingerprint] = true
-		prefix := best.Events[:o.Step+1]
-		for _, p := range sym.Onto(m.resolved, members, best.Events, v.Fingerprint, m.target, relabelPerms) {
-			raw := sym.Relabel(prefix, p)
-			if c := memberOrdered(raw, members); c != nil {
-				cuts = append(cuts, c)
-			}
-			cuts = append(cuts, raw)
+		cuts = append(cuts, relabelled(best.Events[:o.Step+1], v.Fingerprint)...)
+	}
+	return cuts, same, steps, nil
+}
+
+// sameStep returns the fingerprints the target's violation takes under
+// the relabellings of members (each once, the target left out, in the
+// order of the permutations, members' order first): the violations of
+// the same invariant with other actors, which may break at the target's
+// step too without the run reporting them (an invariant reports one
+// violation per step).
+//
+// The relabel stage checks best's prefix up to the target's step
+// relabelled by each symmetry that maps such a violation onto the target,
+// as a move (with its descent, reorder.go): when the other violation did
+// break at that step, the relabelled run breaks the target there, along
+// the other violation's route, and the descent removes what only the
+// target's old route needed. On raft-58b unseen fuzz seed 7191 the late
+// stages end at 27 deliveries (E:8) with LogMatching(raft-1,raft-3), where
+// LogMatching(raft-1,raft-4) breaks at the same step on a route 6
+// deliveries shorter: raft-3 must copy an entry from raft-4, raft-4 need
+// not copy raft-3's.
+func sameStep(sym *record.Symmetry, members []record.ActorID, target string) []string {
+	var out []string
+	seen := map[string]bool{target: true}
+	for _, order := range permutationsOf(len(members)) {
+		p := record.Perm{}
+		for i, k := range order {
+			p[members[i]] = members[k]
+		}
+		if fp, ok := sym.Violation(target, p); ok && !seen[fp] {
+			seen[fp] = true
+			out = append(out, fp)
 		}
 	}
-	return cuts, steps, nil
+	return out
+}
+
+// maxSameStepMembers bounds the members sameStep permutes (n! of them).
+const maxSameStepMembers = 6
+
+// permutationsOf returns the permutations of 0..n-1 in lexicographic
+// order, the identity first (none for n > maxSameStepMembers).
+func permutationsOf(n int) [][]int {
+	if n > maxSameStepMembers {
+		return nil
+	}
+	var out [][]int
+	cur := make([]int, n)
+	used := make([]bool, n)
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			out = append(out, slices.Clone(cur))
+			return
+		}
+		for v := range n {
+			if !used[v] {
+				used[v], cur[k] = true, v
+				rec(k + 1)
+				used[v] = false
+			}
+		}
+	}
+	rec(0)
+	return out
 }
 
 // memberOrdered returns events with every run of consecutive starts, and
@@ -163,11 +236,26 @@ func memberOrdered(events []record.Event, members []record.ActorID) []record.Eve
 	return out
 }
 
-// relabel checks the candidates in order and keeps the first that
-// reproduces the target, if it is smaller than the best trace.
-func (m *minimizer) relabel(ctx context.Context, cuts [][]record.Event) error {
-	_, tr, err := m.first(ctx, len(cuts), dpor.TFB, m.cfg.MaxSchedules, func(fp *fingerprint.Fingerprinter, i int) (dpor.Plan, bool) {
-		return dpor.FromEvents(fp, cuts[i]), true
+// relabel checks the candidates cuts in order and keeps the first that
+// reproduces the target, if it is smaller than the best trace; when none
+// does, it tries the candidates same in order as moves (check and
+// descent, tryMove) and keeps the first whose descent ends smaller than
+// best.
+func (m *minimizer) relabel(ctx context.Context, best *record.Trace, cuts, same [][]record.Event) error {
+	if len(cuts) > 0 {
+		_, tr, err := m.first(ctx, len(cuts), dpor.TFB, m.cfg.MaxSchedules, func(fp *fingerprint.Fingerprinter, i int) (dpor.Plan, bool) {
+			return dpor.FromEvents(fp, cuts[i]), true
+		})
+		if err != nil {
+			return err
+		}
+		if tr != nil {
+			m.offer(tr)
+			return nil
+		}
+	}
+	_, tr, err := m.firstTrace(ctx, len(same), reorderChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
+		return m.tryMove(ctx, c, best, dpor.FromEvents(c.Fingerprinter(), same[i]))
 	})
 	if err != nil || tr == nil {
 		return err
