@@ -53,7 +53,9 @@
 //     before the target:
 //     the prefix up to that point, relabelled by a symmetry that maps
 //     that violation onto the target, is checked and kept when it
-//     reproduces the target (relabel.go).
+//     reproduces the target; a violation that may break at the target's
+//     own step is tried the same way as a move, with a descent
+//     (relabel.go).
 //     When the rounds end, for systems whose runs fork soundly, the
 //     shrink-search stage runs once when the best trace has a group of
 //     identical external messages that can lose a component (a Bootstrap

@@ -42,6 +42,12 @@ import (
 // replayable like every check's, and it is kept when it is smaller. The
 // removal rounds then go on from it.
 //
+// An invariant reports one violation per step, so another tuple may
+// break at the target's own step, unreported; the stage then also tries
+// the prefix up to the target's step relabelled by each symmetry that
+// maps such a violation onto the target (sameStep), as a move: checked,
+// followed by a descent, kept when the descent ends smaller.
+//
 // The stage runs at the start of every round, once after the rounds and
 // once more before round-form, whenever the best trace changed since it
 // last looked, on an allowance of its own. Its replay of the best trace
