@@ -131,7 +131,11 @@ func (m *minimizer) retargetWith(ctx context.Context, reorders bool) error {
 			out = append(out, restartEdits(base.Events)...) // restart.go
 		}
 		out = append(out, repeatEdits(base.Events)...) // repeat.go
-		// resend.go; a replay that fails (ctx) leaves its moves out.
+		// resend.go, when the stage has steps left (its replay counts);
+		// a replay that fails (ctx) leaves its moves out.
+		if m.steps.Load() >= m.limit.Load() {
+			return out
+		}
 		if rs, steps, err := m.resendEdits(ctx, base); err == nil {
 			m.steps.Add(steps)
 			out = append(out, rs...)
