@@ -53,9 +53,9 @@
 //     before the target:
 //     the prefix up to that point, relabelled by a symmetry that maps
 //     that violation onto the target, is checked and kept when it
-//     reproduces the target; a violation that may break at the target's
-//     own step is tried the same way as a move, with a descent
-//     (relabel.go).
+//     reproduces the target; in the last look, a violation that may
+//     break at the target's own step is tried the same way as a move,
+//     with a descent (relabel.go).
 //     When the rounds end, for systems whose runs fork soundly, the
 //     shrink-search stage runs once when the best trace has a group of
 //     identical external messages that can lose a component (a Bootstrap
@@ -495,7 +495,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	portfolio := false           // whether internals-first has run
 	var relabelled *record.Trace // the last trace the relabel stage looked at
 	for round := 2; ctx.Err() == nil && !m.spent(); round++ {
-		if err := m.relabelStage(ctx, RoundStage(StageRelabel, round), &relabelled); err != nil {
+		if err := m.relabelStage(ctx, RoundStage(StageRelabel, round), &relabelled, false); err != nil {
 			return err
 		}
 		before := m.snapshotBest()
@@ -543,7 +543,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := m.relabelStage(ctx, StageRelabel, &relabelled); err != nil {
+	if err := m.relabelStage(ctx, StageRelabel, &relabelled, false); err != nil {
 		return err
 	}
 	if m.shrinkSearches(ctx) {
@@ -554,7 +554,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	if err := m.lateStages(ctx); err != nil { // late.go: retarget, insert, near
 		return err
 	}
-	if err := m.relabelStage(ctx, StageRelabel, &relabelled); err != nil {
+	if err := m.relabelStage(ctx, StageRelabel, &relabelled, true); err != nil {
 		return err
 	}
 	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)

@@ -15,7 +15,7 @@ func RunRelabelStage(ctx context.Context, sys *record.System, best *record.Trace
 		return nil, "", err
 	}
 	var last *record.Trace
-	if err := m.relabelStage(ctx, StageRelabel, &last); err != nil {
+	if err := m.relabelStage(ctx, StageRelabel, &last, true); err != nil {
 		return nil, "", err
 	}
 	name := ""
