@@ -26,16 +26,16 @@ func TestMergeEditsMoveALaterRoundsExternalsIntoTheFirst(t *testing.T) {
 		record.StartEvent("a"), // 0
 		record.StartEvent("b"), // 1
 		{Kind: record.Deliver, From: "a", To: "a", Timer: "e", Msg: advance{}, Cause: -1}, // 2: a's first round
-		{Kind: record.Deliver, From: "a", To: "b", Msg: mfwd{}, Cause: 2},                  // 3
+		{Kind: record.Deliver, From: "a", To: "b", Msg: mfwd{}, Cause: 2},                 // 3
 		record.SendEvent("a", mcmd{1}),                                                    // 4
-		{Kind: record.Deliver, From: record.External, To: "a", Msg: mcmd{1}, Cause: 4},     // 5: handled in round 1
-		record.RestartEvent("a"),                                                         // 6: a loses its role
+		{Kind: record.Deliver, From: record.External, To: "a", Msg: mcmd{1}, Cause: 4},    // 5: handled in round 1
+		record.RestartEvent("a"),                                                          // 6: a loses its role
 		record.SendEvent("a", mcmd{2}),                                                    // 7
 		{Kind: record.Deliver, From: "a", To: "a", Timer: "e", Msg: advance{}, Cause: 2},  // 8: a's second round
-		{Kind: record.Deliver, From: "a", To: "b", Msg: mfwd{}, Cause: 8},                  // 9: its cone
-		{Kind: record.Deliver, From: "b", To: "a", Msg: mfwd{}, Cause: 9},                  // 10: its cone
-		{Kind: record.Deliver, From: record.External, To: "a", Msg: mcmd{2}, Cause: 7},     // 11: handled in round 2
-		{Kind: record.Deliver, From: "a", To: "b", Msg: mfwd{}, Cause: 11},                 // 12: what a sends for it
+		{Kind: record.Deliver, From: "a", To: "b", Msg: mfwd{}, Cause: 8},                 // 9: its cone
+		{Kind: record.Deliver, From: "b", To: "a", Msg: mfwd{}, Cause: 9},                 // 10: its cone
+		{Kind: record.Deliver, From: record.External, To: "a", Msg: mcmd{2}, Cause: 7},    // 11: handled in round 2
+		{Kind: record.Deliver, From: "a", To: "b", Msg: mfwd{}, Cause: 11},                // 12: what a sends for it
 		{Kind: record.Deliver, From: "b", To: "b", Timer: "e", Msg: advance{}, Cause: -1}, // 13: b's round, none handled
 	}
 	rounds := clockRounds(ev, "a")
@@ -84,17 +84,17 @@ func TestMergeEditsMoveALaterRoundsExternalsIntoTheFirst(t *testing.T) {
 
 func TestSinkEditsSendAForwardedExternalToTheChainsEnd(t *testing.T) {
 	ev := []record.Event{
-		record.StartEvent("a"),        // 0
-		record.StartEvent("b"),        // 1
-		record.StartEvent("c"),        // 2
+		record.StartEvent("a"),         // 0
+		record.StartEvent("b"),         // 1
+		record.StartEvent("c"),         // 2
 		record.SendEvent("a", mcmd{1}), // 3
-		{Kind: record.Deliver, From: record.External, To: "a", Msg: mcmd{1}, Cause: 3}, // 4
-		{Kind: record.Deliver, From: "c", To: "b", Msg: mfwd{}, Cause: -1},             // 5
-		{Kind: record.Deliver, From: "a", To: "b", Msg: mcmd{1}, Cause: 4},             // 6: forwarded
-		{Kind: record.Deliver, From: "a", To: "c", Msg: mfwd{}, Cause: 4},              // 7: not the same type
-		{Kind: record.Deliver, From: "b", To: "c", Msg: mcmd{1}, Cause: 6},             // 8: forwarded again
-		{Kind: record.Deliver, From: "c", To: "a", Msg: mfwd{}, Cause: 8},              // 9
-		record.SendEvent("c", mcmd{2}),                                                 // 10: not forwarded
+		{Kind: record.Deliver, From: record.External, To: "a", Msg: mcmd{1}, Cause: 3},  // 4
+		{Kind: record.Deliver, From: "c", To: "b", Msg: mfwd{}, Cause: -1},              // 5
+		{Kind: record.Deliver, From: "a", To: "b", Msg: mcmd{1}, Cause: 4},              // 6: forwarded
+		{Kind: record.Deliver, From: "a", To: "c", Msg: mfwd{}, Cause: 4},               // 7: not the same type
+		{Kind: record.Deliver, From: "b", To: "c", Msg: mcmd{1}, Cause: 6},              // 8: forwarded again
+		{Kind: record.Deliver, From: "c", To: "a", Msg: mfwd{}, Cause: 8},               // 9
+		record.SendEvent("c", mcmd{2}),                                                  // 10: not forwarded
 		{Kind: record.Deliver, From: record.External, To: "c", Msg: mcmd{2}, Cause: 10}, // 11
 	}
 	d0, chain := forwardChain(ev, 3)
