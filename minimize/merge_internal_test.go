@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
@@ -162,4 +163,33 @@ func TestSinkEscapesRaft58aSeed7139(t *testing.T) {
 	// append to raft-3 goes out.
 	_, plain := firstMove(t, m, c, tr, []edit{retarget(20, "raft-4")})
 	assert.Nil(t, plain)
+}
+
+// TestMergeStageReachesTheBestKnownSize runs the merge stage on the two
+// fixtures: the move that helps, its descent and the removal stages after
+// it take both to 19 deliveries (E:12), raft-58a's best known size, with
+// the same trace and steps with 1 and 2 workers.
+func TestMergeStageReachesTheBestKnownSize(t *testing.T) {
+	for _, path := range []string{"testdata/raft-58a-merge.trace", "testdata/raft-58a-sink.trace"} {
+		t.Run(path, func(t *testing.T) {
+			tr, sys, err := record.ReadFile(path, record.NewCatalog(raft.System()))
+			require.NoError(t, err)
+			run := func(workers int) *minimizer {
+				m, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), workers)
+				require.NoError(t, err)
+				m.limit.Store(m.cfg.Steps / mergeShare)
+				require.NoError(t, m.mergeStage(context.Background()))
+				return m
+			}
+			two := run(2)
+			best := two.snapshotBest()
+			assert.Equal(t, [2]int{19, 12}, [2]int{best.Header.Deliveries, best.Header.Externals})
+			rep, err := replay.Run(context.Background(), sys, best)
+			require.NoError(t, err)
+			assert.True(t, rep.Reproduced)
+			one := run(1)
+			assert.Equal(t, best.Events, one.snapshotBest().Events)
+			assert.Equal(t, two.steps.Load(), one.steps.Load(), "the same steps")
+		})
+	}
 }
