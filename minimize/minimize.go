@@ -76,6 +76,13 @@
 //     and last by repeat moves that run a timer's round again after a
 //     cut with another actor in the timer's actor's place (a member that
 //     holds the old leader's entries leads the next term; repeat.go).
+//     Then the merge stage runs once, on an allowance of its own (a
+//     tenth of the step budget): sink moves send a forwarded external
+//     message to the last actor of its forwarding chain, where it arrived
+//     (sink.go), and merge moves move an actor's later round of external
+//     handling into an earlier one, leaving the later round's timer cone
+//     out (merge.go); a move that helps is followed by the removal
+//     stages of a round.
 //     After the last round, insert runs on a trace of at most 64
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced
@@ -90,10 +97,10 @@
 //     whatever is pending, the suffix's external events each applied or
 //     left out), with cuts tried from the end back (near.go). It has an
 //     allowance of its own (a tenth of the step budget).
-//     Retarget, insert and near are the late stages (late.go): while one
-//     of them changes the best trace, they run again, insert, near, then
-//     retarget with its own moves only, as insert-2, near-2,
-//     retarget-2, ..., each skipped when the best trace is the one it
+//     Retarget, merge, insert and near are the late stages (late.go):
+//     while one of them changes the best trace, they run again, insert,
+//     near, retarget with its own moves only, then merge, as insert-2,
+//     near-2, retarget-2, merge-2, ..., each skipped when the best trace is the one it
 //     left, for at most three passes in all and, after the first, while
 //     the later passes have used less than half the step budget.
 //  11. round-form: for systems whose messages carry a round, the schedule

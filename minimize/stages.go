@@ -62,6 +62,14 @@ const (
 	// external messages handled after them (handover.go), and timer
 	// rounds repeated later by another actor (repeat.go).
 	StageRetarget = "retarget"
+	// StageMerge runs after retarget, on an allowance of its own, and
+	// again as RoundStage(StageMerge, n) in the late stages' later passes
+	// (late.go): an external message forwarded along a chain is sent to
+	// the chain's last receiver where it arrived (sink.go), and an actor's
+	// later round of external handling is merged into an earlier one,
+	// the later round's timer cone left out (merge.go); each move is
+	// followed by a descent, and one that helps by the removal stages.
+	StageMerge = "merge"
 	// StageInsert replaces a suffix of the best trace by a cheaper one
 	// that an exhaustive search finds, inserting deliveries and external
 	// events the trace lacks (insert.go); it runs after retarget, on
