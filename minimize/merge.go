@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -206,8 +207,8 @@ func mergeMove(at int, moved []int, drop map[int]bool, drained bool) edit {
 // mergeStage runs the merge stage: the sink moves (sink.go), then the
 // merge moves of the best trace, in order, each checked and followed by a
 // descent (reorder.go); the first that ends smaller than the best trace
-// replaces it, the removal stages of a round re-minimize it on an
-// allowance of their own (as after shrink-search), and the moves of the
+// replaces it, shrink-contents and the removal stages of a round
+// re-minimize it on an allowance of their own (afterMerge), and the moves of the
 // new best trace are tried, until none improves it.
 func (m *minimizer) mergeStage(ctx context.Context) error {
 	for {
@@ -224,11 +225,33 @@ func (m *minimizer) mergeStage(ctx context.Context) error {
 			return err
 		}
 		limit, used := m.limit.Load(), m.steps.Load()
-		if err := m.afterShrinkSearch(ctx); err != nil { // shrinksearch.go
+		if err := m.afterMerge(ctx); err != nil {
 			return err
 		}
 		m.limit.Store(limit + m.steps.Load() - used)
 	}
+}
+
+// afterMerge runs shrink-contents and the removal stages of a round on
+// the best trace, at the first schedule budget per check, on an allowance
+// of their own (Config.Steps/shrinkFollowShare, as after shrink-search).
+// Content shrinking comes first: a merged trace often needs fewer members
+// (raft-58a seed 8708: 36 (E:14) -> 23 (E:14) at once, the Bootstrap
+// member list losing the member only the later round needed).
+func (m *minimizer) afterMerge(ctx context.Context) error {
+	m.limit.Store(m.steps.Load() + m.cfg.Steps/shrinkFollowShare)
+	escalation := m.escalation
+	m.escalation = 1
+	defer func() { m.escalation = escalation }()
+	for _, run := range []func(context.Context) error{m.shrinkContents, m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime} {
+		if err := run(ctx); err != nil {
+			if errors.Is(err, errStepBudget) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // mergeMoves lists the moves of the merge stage: the sink moves, then the

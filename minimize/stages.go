@@ -68,7 +68,8 @@ const (
 	// the chain's last receiver where it arrived (sink.go), and an actor's
 	// later round of external handling is merged into an earlier one,
 	// the later round's timer cone left out (merge.go); each move is
-	// followed by a descent, and one that helps by the removal stages.
+	// followed by a descent, and one that helps by shrink-contents and
+	// the removal stages.
 	StageMerge = "merge"
 	// StageInsert replaces a suffix of the best trace by a cheaper one
 	// that an exhaustive search finds, inserting deliveries and external
