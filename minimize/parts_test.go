@@ -24,13 +24,11 @@ func TestVariants(t *testing.T) {
 		msg  record.Message
 		want []record.Message
 	}{
-		{"int to zero and half", cmd{Count: 8}, []record.Message{cmd{Count: 0}, cmd{Count: 4}}},
-		{"int one only to zero", cmd{Count: 1}, []record.Message{cmd{Count: 0}}},
-		{"string to empty and half", cmd{Name: "abcd"}, []record.Message{cmd{Name: ""}, cmd{Name: "ab"}}},
-		{"slice loses each element, last first, then elements shrink", cmd{Args: []int{1, 2}},
-			[]record.Message{cmd{Args: []int{1}}, cmd{Args: []int{2}}, cmd{Args: []int{0, 2}}, cmd{Args: []int{1, 0}}, cmd{Args: []int{1, 1}}}},
+		{"integers and strings are renamed, not varied", cmd{Count: 8, Name: "abcd"}, nil},
+		{"slice loses each element, last first", cmd{Args: []int{1, 2}},
+			[]record.Message{cmd{Args: []int{1}}, cmd{Args: []int{2}}}},
 		{"masked and unexported fields stay", cmd{Seq: 3, inner: 4}, nil},
-		{"pointer", &cmd{Count: 2}, []record.Message{&cmd{Count: 0}, &cmd{Count: 1}}},
+		{"pointer", &cmd{Args: []int{2}}, []record.Message{&cmd{Args: []int{}}}},
 		{"shrinkable uses its components", raft.Bootstrap{Members: []record.ActorID{"a", "b"}},
 			[]record.Message{raft.Bootstrap{Members: []record.ActorID{"a"}}, raft.Bootstrap{Members: []record.ActorID{"b"}}}},
 	} {
@@ -53,7 +51,7 @@ func valueWeightOf(m record.Message) uint64 {
 func TestVariantsDoNotAlias(t *testing.T) {
 	orig := cmd{Args: []int{1, 2, 3}}
 	vs := variants(orig)
-	require.Len(t, vs, 3+5, "three without one element; 1 to 0, 2 to 0 or 1, 3 to 0 or 1")
+	require.Len(t, vs, 3, "three without one element")
 	for _, v := range vs {
 		args := v.(cmd).Args
 		require.NotEmpty(t, args)

@@ -19,17 +19,21 @@ const maxVariants = 48
 // bootstrap message every member receives) lose the same component all
 // together, which keeps them consistent, and keep more than half of the
 // components of the largest such message in the input. Other messages are shrunk by
-// reflection: a slice loses an element, an integer becomes 0 or half, a
-// string becomes empty or half as long. The deliveries of a changed message
-// are matched with its new fingerprint.
+// reflection: a slice loses an element, and the integers and strings are
+// renamed (rename.go): a value becomes smaller in every message that holds
+// it in the same field, and never equal to another value of that field, so
+// values that differed still differ (two commands stay two commands). The
+// deliveries of a changed message are matched with its new fingerprint.
 func (m *minimizer) shrinkContents(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, m.shrinkEdits)
 }
 
 // shrinkEdits lists the content shrinking edits of base, in order: the
-// group edits (groupEdits), then the variants of every other message.
+// group edits (groupEdits), then for every other message its variants and
+// the renames of the values it is the first to hold (renameEdits).
 func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 	es, groups := m.groupEdits(base, false)
+	rn := newRenamer(base)
 	for i, e := range base.Events {
 		if e.Kind != record.Send || e.Msg == nil {
 			continue
@@ -39,6 +43,9 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 		}
 		for _, v := range variants(e.Msg) {
 			es = append(es, replacement(map[int]record.Message{i: v}))
+		}
+		for _, r := range rn.renamesAt(i) {
+			es = append(es, replacement(r))
 		}
 	}
 	return es
@@ -185,39 +192,16 @@ func variants(msg record.Message) []record.Message {
 	return out
 }
 
-// shrinkValue returns copies of v, each smaller in one place. Values that
-// cannot be copied safely (unexported fields, maps, interfaces) are left
-// alone.
+// shrinkValue returns copies of v, each with one slice element fewer.
+// Integers and strings are not changed here but renamed across messages
+// (rename.go). Values that cannot be copied safely (unexported fields,
+// maps, interfaces) are left alone.
 func shrinkValue(v reflect.Value, depth int) []reflect.Value {
 	if depth > 4 || !v.IsValid() {
 		return nil
 	}
 	var out []reflect.Value
 	switch v.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if x := v.Int(); x != 0 {
-			out = append(out, newInt(v.Type(), 0))
-			if x/2 != 0 {
-				out = append(out, newInt(v.Type(), x/2))
-			}
-		}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if x := v.Uint(); x != 0 {
-			z := reflect.New(v.Type()).Elem()
-			out = append(out, z)
-			if x/2 != 0 {
-				h := reflect.New(v.Type()).Elem()
-				h.SetUint(x / 2)
-				out = append(out, h)
-			}
-		}
-	case reflect.String:
-		if s := v.String(); s != "" {
-			out = append(out, newString(v.Type(), ""))
-			if len(s) > 1 {
-				out = append(out, newString(v.Type(), s[:len(s)/2]))
-			}
-		}
 	case reflect.Slice:
 		n := v.Len()
 		for k := n - 1; k >= 0 && len(out) < maxVariants; k-- {
@@ -237,7 +221,7 @@ func shrinkValue(v reflect.Value, depth int) []reflect.Value {
 	case reflect.Struct:
 		t := v.Type()
 		for f := 0; f < t.NumField(); f++ {
-			if !t.Field(f).IsExported() || t.Field(f).Tag.Get("demi") == "-" {
+			if !copyableField(t.Field(f)) {
 				continue
 			}
 			for _, fv := range shrinkValue(v.Field(f), depth+1) {
@@ -258,18 +242,6 @@ func shrinkValue(v reflect.Value, depth int) []reflect.Value {
 		}
 	}
 	return out
-}
-
-func newInt(t reflect.Type, x int64) reflect.Value {
-	v := reflect.New(t).Elem()
-	v.SetInt(x)
-	return v
-}
-
-func newString(t reflect.Type, s string) reflect.Value {
-	v := reflect.New(t).Elem()
-	v.SetString(s)
-	return v
 }
 
 // weight measures the contents of a trace's external messages, to order

@@ -101,7 +101,7 @@ var minimized = map[string][2]int{
 	etcdraft.BugApplyBeforeCommit:   {6, 3},
 	etcdraft.BugSkipSnapshotPersist: {11, 6},
 	etcdraft.BugHardStateFirst:      {11, 5},
-	etcdraft.BugLeaderLocalRead:     {12, 6},
+	etcdraft.BugLeaderLocalRead:     {12, 5},
 }
 
 // TestMinimizedTraces checks every shipped minimized trace: it replays the

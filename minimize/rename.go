@@ -1,0 +1,252 @@
+package minimize
+
+import (
+	"reflect"
+
+	"github.com/demi-project/demi/record"
+)
+
+// Renaming the scalar values of external messages.
+//
+// shrink-contents makes the integers and strings of external messages
+// smaller (the paper's Observation #5), but the values of one field across
+// messages are not independent: two client commands with different values
+// are two different log entries, and with equal values two entries of one
+// term are the same entry. Shrinking every value to 0 on its own would make
+// them equal, and a violation that needs two different entries of one
+// leader (raft-58b's one-leader route: the leader's log holds 101 and 102
+// at indices 0 and 1, a member holds 102 at index 0) would then need a
+// second leader.
+//
+// So a value is renamed rather than shrunk: a rename replaces a value x
+// of one domain (the message type and the field path, the elements of a
+// slice sharing one) by a smaller y in every external message that holds x
+// there, and y is never a value the domain already holds. The equalities
+// among the values of a domain are those of the input trace, and the values
+// end as 0, 1, 2, ... in the order their renames succeed (for integers) or
+// as short distinct strings.
+
+// renamer lists the renames of one trace's external messages.
+type renamer struct {
+	base *record.Trace
+	// used holds the values of each domain.
+	used map[string]map[any]bool
+	// first holds the (domain, value) pairs by the index of the Send event
+	// that holds them first, in field order.
+	first map[int][]domainValue
+}
+
+type domainValue struct {
+	domain string
+	value  reflect.Value
+}
+
+func newRenamer(base *record.Trace) *renamer {
+	r := &renamer{base: base, used: map[string]map[any]bool{}, first: map[int][]domainValue{}}
+	for i, e := range base.Events {
+		if !renamable(e) {
+			continue
+		}
+		forLeaves(reflect.ValueOf(e.Msg), record.TypeName(e.Msg), 0, func(domain string, v reflect.Value) {
+			u := r.used[domain]
+			if u == nil {
+				u = map[any]bool{}
+				r.used[domain] = u
+			}
+			if !u[v.Interface()] {
+				u[v.Interface()] = true
+				r.first[i] = append(r.first[i], domainValue{domain, v})
+			}
+		})
+	}
+	return r
+}
+
+// renamable reports whether e is the Send of an external message whose
+// values may be renamed: a Shrinkable message shrinks by its components
+// only (a configuration's member names are actor IDs).
+func renamable(e record.Event) bool {
+	if e.Kind != record.Send || e.Msg == nil {
+		return false
+	}
+	_, ok := e.Msg.(record.Shrinkable)
+	return !ok
+}
+
+// renamesAt returns the renames of the values the Send at index i is the
+// first to hold, each as the messages it replaces by Send index: for each
+// value, to the smallest value the domain does not hold (0, 1, ... for
+// integers; the empty string) and to half of it, if smaller and not held.
+func (r *renamer) renamesAt(i int) []map[int]record.Message {
+	var out []map[int]record.Message
+	for _, dv := range r.first[i] {
+		for _, to := range r.targets(dv) {
+			repl := map[int]record.Message{}
+			for j, e := range r.base.Events {
+				if j < i || !renamable(e) {
+					continue
+				}
+				changed := false
+				nv := renameLeaves(reflect.ValueOf(e.Msg), record.TypeName(e.Msg), dv.domain, dv.value.Interface(), to, 0, &changed)
+				if changed {
+					repl[j] = nv.Interface().(record.Message)
+				}
+			}
+			out = append(out, repl)
+		}
+	}
+	return out
+}
+
+// targets lists the values dv.value may be renamed to: smaller ones its
+// domain does not hold.
+func (r *renamer) targets(dv domainValue) []reflect.Value {
+	u, v, t := r.used[dv.domain], dv.value, dv.value.Type()
+	var out []reflect.Value
+	add := func(y reflect.Value) {
+		if u[y.Interface()] {
+			return
+		}
+		for _, o := range out {
+			if o.Interface() == y.Interface() {
+				return
+			}
+		}
+		out = append(out, y)
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		x := v.Int()
+		mag := x
+		if mag < 0 {
+			mag = -mag
+		}
+		// The smallest free value is at most len(u), as u holds x.
+		for y := int64(0); y < mag && y <= int64(len(u)); y++ {
+			if !u[newInt(t, y).Interface()] {
+				add(newInt(t, y))
+				break
+			}
+		}
+		if x/2 != x {
+			add(newInt(t, x/2))
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		x := v.Uint()
+		for y := uint64(0); y < x && y <= uint64(len(u)); y++ {
+			if !u[newUint(t, y).Interface()] {
+				add(newUint(t, y))
+				break
+			}
+		}
+		if x/2 != x {
+			add(newUint(t, x/2))
+		}
+	case reflect.String:
+		s := v.String()
+		if s != "" {
+			add(newString(t, ""))
+		}
+		if len(s) > 1 {
+			add(newString(t, s[:len(s)/2]))
+		}
+	}
+	return out
+}
+
+// forLeaves calls f with every integer and string of v and its domain (path
+// names v), in field order, over the values shrinkValue may copy: exported
+// fields not tagged demi:"-", slice elements and pointers, to depth 4.
+func forLeaves(v reflect.Value, path string, depth int, f func(domain string, v reflect.Value)) {
+	if depth > 4 || !v.IsValid() {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
+		f(path, v)
+	case reflect.Slice:
+		for k := 0; k < v.Len(); k++ {
+			forLeaves(v.Index(k), path+"[]", depth+1, f)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			if copyableField(t.Field(i)) {
+				forLeaves(v.Field(i), path+"."+t.Field(i).Name, depth+1, f)
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			forLeaves(v.Elem(), path, depth+1, f)
+		}
+	}
+}
+
+// renameLeaves returns a copy of v (path names it) in which every leaf of
+// domain equal to from is to; it sets *changed if one was. Parts it does
+// not copy are shared with v, as in shrinkValue's copies.
+func renameLeaves(v reflect.Value, path, domain string, from any, to reflect.Value, depth int, changed *bool) reflect.Value {
+	if depth > 4 || !v.IsValid() {
+		return v
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
+		if path == domain && v.Interface() == from {
+			*changed = true
+			return to
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for k := 0; k < v.Len(); k++ {
+			s.Index(k).Set(renameLeaves(v.Index(k), path+"[]", domain, from, to, depth+1, changed))
+		}
+		return s
+	case reflect.Struct:
+		t := v.Type()
+		c := reflect.New(t).Elem()
+		c.Set(v)
+		for i := 0; i < t.NumField(); i++ {
+			if copyableField(t.Field(i)) {
+				c.Field(i).Set(renameLeaves(v.Field(i), path+"."+t.Field(i).Name, domain, from, to, depth+1, changed))
+			}
+		}
+		return c
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(renameLeaves(v.Elem(), path, domain, from, to, depth+1, changed))
+		return p
+	}
+	return v
+}
+
+// copyableField reports whether content shrinking may change the field:
+// exported and not tagged demi:"-".
+func copyableField(f reflect.StructField) bool {
+	return f.IsExported() && f.Tag.Get("demi") != "-"
+}
+
+func newInt(t reflect.Type, x int64) reflect.Value {
+	v := reflect.New(t).Elem()
+	v.SetInt(x)
+	return v
+}
+
+func newUint(t reflect.Type, x uint64) reflect.Value {
+	v := reflect.New(t).Elem()
+	v.SetUint(x)
+	return v
+}
+
+func newString(t reflect.Type, s string) reflect.Value {
+	v := reflect.New(t).Elem()
+	v.SetString(s)
+	return v
+}
