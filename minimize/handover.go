@@ -115,6 +115,18 @@ func handedSends(events []record.Event, i int) []int {
 	return sends
 }
 
+// allThenEach returns the groups a move tries for the events ks: all of
+// them together first, then, when there are several, each alone, in order.
+func allThenEach(ks []int) [][]int {
+	groups := [][]int{ks}
+	if len(ks) > 1 {
+		for _, k := range ks {
+			groups = append(groups, []int{k})
+		}
+	}
+	return groups
+}
+
 // roundForm is what a swapRound takes into the round of a timer.
 type roundForm int
 

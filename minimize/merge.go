@@ -79,13 +79,7 @@ func mergeEdits(events []record.Event) []edit {
 						drop[k] = true
 					}
 				}
-				groups := [][]int{b.handled}
-				if len(b.handled) > 1 {
-					for _, d := range b.handled {
-						groups = append(groups, []int{d})
-					}
-				}
-				for _, g := range groups {
+				for _, g := range allThenEach(b.handled) {
 					moved := movedWith(events, g, at)
 					out = append(out, mergeMove(at, moved, drop, false), mergeMove(at, moved, drop, true))
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/perm"
 	"github.com/demi-project/demi/record"
 )
 
@@ -201,25 +202,7 @@ func permutationsOf(n int) [][]int {
 	if n > maxSameStepMembers {
 		return nil
 	}
-	var out [][]int
-	cur := make([]int, n)
-	used := make([]bool, n)
-	var rec func(k int)
-	rec = func(k int) {
-		if k == n {
-			out = append(out, slices.Clone(cur))
-			return
-		}
-		for v := range n {
-			if !used[v] {
-				used[v], cur[k] = true, v
-				rec(k + 1)
-				used[v] = false
-			}
-		}
-	}
-	rec(0)
-	return out
+	return perm.Orders(n)
 }
 
 // memberOrdered returns events with every run of consecutive starts, and

@@ -69,12 +69,7 @@ func repeatEdits(events []record.Event) []edit {
 			continue
 		}
 		sends := handedSends(events, i)
-		groups := [][]int{sends}
-		if len(sends) > 1 {
-			for _, k := range sends {
-				groups = append(groups, []int{k})
-			}
-		}
+		groups := allThenEach(sends)
 		for _, y := range actors {
 			if y == e.To {
 				continue

@@ -77,12 +77,7 @@ func (m *minimizer) resendEdits(ctx context.Context, base *record.Trace) ([]edit
 			continue
 		}
 		sends := handedSends(events, i)
-		groups := [][]int{sends}
-		if len(sends) > 1 {
-			for _, k := range sends {
-				groups = append(groups, []int{k})
-			}
-		}
+		groups := allThenEach(sends)
 		for _, y := range actors {
 			if y == e.To || !slices.Contains(st.running, y) {
 				continue

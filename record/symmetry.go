@@ -3,6 +3,8 @@ package record
 import (
 	"slices"
 	"strings"
+
+	"github.com/demi-project/demi/internal/perm"
 )
 
 // Perm is a relabelling of actors: a permutation of a run's members, each
@@ -139,7 +141,7 @@ func (s *Symmetry) Onto(o Options, members []ActorID, events []Event, from, to s
 		out = append(out, p)
 		return len(out) >= max
 	}
-	for _, order := range permutations(len(b)) {
+	for _, order := range perm.Orders(len(b)) {
 		// a and b name distinct members (NamedActors), so partial is one
 		// to one.
 		partial := Perm{}
@@ -154,7 +156,7 @@ func (s *Symmetry) Onto(o Options, members []ActorID, events []Event, from, to s
 			continue
 		}
 		images := freeImages(partial, members)
-		for _, ord := range permutations(len(rest)) {
+		for _, ord := range perm.Orders(len(rest)) {
 			p := Perm{}
 			for k, v := range partial {
 				p[k] = v
@@ -290,29 +292,5 @@ func freeImages(p Perm, members []ActorID) []ActorID {
 			out = append(out, id)
 		}
 	}
-	return out
-}
-
-// permutations returns the permutations of 0..n-1 in lexicographic order,
-// the identity first.
-func permutations(n int) [][]int {
-	var out [][]int
-	cur := make([]int, n)
-	used := make([]bool, n)
-	var rec func(k int)
-	rec = func(k int) {
-		if k == n {
-			out = append(out, slices.Clone(cur))
-			return
-		}
-		for v := 0; v < n; v++ {
-			if !used[v] {
-				used[v], cur[k] = true, v
-				rec(k + 1)
-				used[v] = false
-			}
-		}
-	}
-	rec(0)
 	return out
 }
