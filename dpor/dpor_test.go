@@ -211,7 +211,7 @@ func TestNoDivergeAbortsNewTransitions(t *testing.T) {
 	}
 	require.NoError(t, sim.Deliver(fromB))
 	orig := sim.Trace(sim.Check())
-	allowed, err := dpor.Observe(sys, nil, 0, orig.Events, nil)
+	allowed, err := dpor.Observe(sys, nil, 0, orig.Events, orig.Header.Violation, nil)
 	require.NoError(t, err)
 
 	plan := dpor.FromEvents(fp, orig.Events)

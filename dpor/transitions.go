@@ -22,13 +22,16 @@ func (t *Transitions) has(k uint64) bool {
 
 // Observe replays events exactly on a fresh run (a record.Driver, the
 // invariant checked only at the end) and collects the transitions of its
-// deliveries.
-func Observe(sys *record.System, opts record.Options, seed uint64, events []record.Event, user fingerprint.Func) (*Transitions, error) {
+// deliveries. want is the violation the events end in (nil for none): a
+// handler that panics with it at the last step ends the run as recorded,
+// where any other panic is a divergence.
+func Observe(sys *record.System, opts record.Options, seed uint64, events []record.Event, want *record.Violation, user fingerprint.Func) (*Transitions, error) {
 	c := &Checker{fp: fingerprint.For(sys, user)}
 	gen := c.nextGen()
 	t := &Transitions{set: map[uint64]struct{}{}}
 	d, err := record.NewDriver(record.Setup{System: sys, Options: opts, Seed: seed}, events, record.Follow{
 		CheckEvery: record.CheckAtEnd,
+		Want:       want,
 		Observe: func(sim *record.Sim, o *record.Outcome) bool {
 			if o.Delivered.ID != 0 {
 				t.set[c.transition(gen, sim, o.Event, &o.Delivered)] = struct{}{}

@@ -446,7 +446,7 @@ func (m *minimizer) newChecks() error {
 	var allowed *dpor.Transitions
 	if m.mode == dpor.NoDiverge {
 		var err error
-		allowed, err = dpor.Observe(m.sys, m.opts, m.seed, m.best.Events, m.cfg.Fingerprint)
+		allowed, err = dpor.Observe(m.sys, m.opts, m.seed, m.best.Events, m.best.Header.Violation, m.cfg.Fingerprint)
 		if err != nil {
 			return fmt.Errorf("minimize: %w", err)
 		}
