@@ -2,7 +2,6 @@ package minimize
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -233,19 +232,7 @@ func (m *minimizer) mergeStage(ctx context.Context) error {
 // (raft-58a seed 8708: 36 (E:14) -> 23 (E:14) at once, the Bootstrap
 // member list losing the member only the later round needed).
 func (m *minimizer) afterMerge(ctx context.Context) error {
-	m.limit.Store(m.steps.Load() + m.cfg.Steps/shrinkFollowShare)
-	escalation := m.escalation
-	m.escalation = 1
-	defer func() { m.escalation = escalation }()
-	for _, run := range []func(context.Context) error{m.shrinkContents, m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime} {
-		if err := run(ctx); err != nil {
-			if errors.Is(err, errStepBudget) {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return m.followUp(ctx, m.shrinkContents)
 }
 
 // mergeMoves lists the moves of the merge stage: the sink moves, then the

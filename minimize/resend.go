@@ -217,7 +217,7 @@ func resendRound(i int, sends []int, x, y record.ActorID, tm *record.Pending, ca
 		moved := map[record.MsgID]bool{} // delivered early by the move
 		deliver := func(q record.Pending) dpor.Step {
 			moved[q.ID] = true
-			return dpor.Step{Event: record.Event{Kind: record.Deliver, ID: q.ID, From: q.From, To: q.To, Msg: q.Msg, Timer: q.Timer, Cause: q.Cause}, FP: fp.Of(q.Msg), Wildcard: true}
+			return dpor.Step{Event: q.Delivery(), FP: fp.Of(q.Msg), Wildcard: true}
 		}
 		p := make(dpor.Plan, 0, len(bp)*(repeatFlush+2))
 		for k, st := range bp[:i] {
@@ -231,7 +231,7 @@ func resendRound(i int, sends []int, x, y record.ActorID, tm *record.Pending, ca
 		}
 		t := bp[i]
 		if tm != nil {
-			t.Event = record.Event{Kind: record.Deliver, ID: tm.ID, From: tm.From, To: tm.To, Msg: tm.Msg, Timer: tm.Timer, Cause: tm.Cause}
+			t.Event = tm.Delivery()
 			t.FP = fp.Of(tm.Msg)
 		} else {
 			t.Event.From, t.Event.To = swap(t.Event.From), swap(t.Event.To)

@@ -85,11 +85,20 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 // afterShrinkSearch runs the removal stages of a round on the best trace,
 // at the first schedule budget per check, on an allowance of their own.
 func (m *minimizer) afterShrinkSearch(ctx context.Context) error {
+	return m.followUp(ctx)
+}
+
+// followUp runs first, then the removal stages of a round, on the best
+// trace after a stage has found a smaller one: at the first schedule
+// budget per check, on an allowance of their own
+// (Config.Steps/shrinkFollowShare). A stage that ends the allowance ends
+// the follow-up, without error.
+func (m *minimizer) followUp(ctx context.Context, first ...func(context.Context) error) error {
 	m.limit.Store(m.steps.Load() + m.cfg.Steps/shrinkFollowShare)
 	escalation := m.escalation
 	m.escalation = 1
 	defer func() { m.escalation = escalation }()
-	for _, run := range []func(context.Context) error{m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime} {
+	for _, run := range append(first, m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime) {
 		if err := run(ctx); err != nil {
 			if errors.Is(err, errStepBudget) {
 				return nil

@@ -21,6 +21,11 @@ type Pending struct {
 	from, to int32 // sender's and receiver's slot (len(members) for External); to < 0: removed
 }
 
+// Delivery returns the event that delivers p.
+func (p *Pending) Delivery() Event {
+	return Event{Kind: Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer, Cause: p.Cause}
+}
+
 // gone reports whether p is a hole left by a removed message (see Sim.pend).
 func (p *Pending) gone() bool { return p.to < 0 }
 
