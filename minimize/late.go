@@ -59,8 +59,10 @@ func (m *minimizer) lateStages(ctx context.Context) error {
 		again: func(ctx context.Context) error { return m.retargetWith(ctx, false) }}
 	insert := &lateStage{name: StageInsert, share: insertShare, applies: m.inserts, run: m.insert}
 	near := &lateStage{name: StageNear, share: nearShare, applies: func(*record.Trace) bool { return m.nears(ctx) }, run: m.near}
+	// displaced.go: the trace internals-first displaced, retargeted once.
+	displaced := &lateStage{name: StageRetargetDisplaced, share: retargetShare, applies: func(*record.Trace) bool { return m.displaces() }, run: m.retargetDisplaced}
 	merge := &lateStage{name: StageMerge, share: mergeShare, applies: func(t *record.Trace) bool { return len(mergeMoves(t.Events)) > 0 }, run: m.mergeStage} // merge.go
-	return m.runLate(ctx, []*lateStage{retarget, merge, insert, near}, []*lateStage{insert, near, retarget, merge})
+	return m.runLate(ctx, []*lateStage{retarget, displaced, merge, insert, near}, []*lateStage{insert, near, retarget, merge})
 }
 
 // runLate runs the stages of first once each, in order, then passes over

@@ -286,6 +286,11 @@ type minimizer struct {
 	dropped []record.Event
 	// reordered is the last best trace on which every reorder move failed.
 	reordered *record.Trace
+	// displaced is the best trace that internals-first's result replaced
+	// (nil if it replaced none), and displacedReordered whether every
+	// reorder move had failed on it (retarget-displaced, displaced.go).
+	displaced          *record.Trace
+	displacedReordered bool
 
 	start     time.Time
 	budget    time.Duration
