@@ -40,8 +40,8 @@ import (
 // another member v of the run (the "late" member), builds the plan:
 //
 //   - the trace up to d, without v's start unit (its start and the
-//     external messages sent and delivered to it before i) and without
-//     the deliveries from or to v;
+//     external messages sent to it before d, with their deliveries) and
+//     without the deliveries from or to v;
 //   - v's start unit, moved here; a member the trace never starts gets
 //     an inserted one, a copy of the first other started member's unit
 //     (its start and configuration) with v in that member's place;
@@ -181,8 +181,8 @@ func deliveryOf(events []record.Event, s, after int) int {
 }
 
 // startUnit returns the indices of v's start unit in events: its first
-// start and the external sends to v before index before whose deliveries
-// also come before it, with those deliveries; nil when v does not start
+// start and the external sends to v before index before, with their
+// deliveries (wherever they are), sorted; nil when v does not start
 // before before.
 func startUnit(events []record.Event, v record.ActorID, before int) []int {
 	start := slices.IndexFunc(events[:before], func(e record.Event) bool { return e.Kind == record.Start && e.Actor == v })
@@ -190,9 +190,9 @@ func startUnit(events []record.Event, v record.ActorID, before int) []int {
 		return nil
 	}
 	unit := []int{start}
-	for k := start + 1; k < before; k++ {
+	for k := 0; k < before; k++ {
 		if s := events[k]; s.Kind == record.Send && s.To == v {
-			if dk := deliveryOf(events, k, k); dk >= 0 && dk < before {
+			if dk := deliveryOf(events, k, k); dk >= 0 {
 				unit = append(unit, k, dk)
 			}
 		}
@@ -205,20 +205,22 @@ func startUnit(events []record.Event, v record.ActorID, before int) []int {
 // top): the round of the timer at i, whose actor x handles its first
 // external message at d, takes the message of the send at k (delivered at
 // dk), and v starts after d. It reports false when v's start cannot be
-// moved there (v starts after i, or a member the trace never starts has
+// moved there (v starts after d, or a member the trace never starts has
 // no unit to copy).
 func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk int, x, v record.ActorID, wildFrom int) (gatherPlan, bool) {
 	var unit []record.Event
 	skip := map[int]bool{k: true, dk: true}
 	wildFrom = min(wildFrom, d+1)
 	if slices.Contains(started, v) {
-		idx := startUnit(events, v, i)
+		idx := startUnit(events, v, d)
 		if idx == nil {
 			return gatherPlan{}, false
 		}
 		for _, j := range idx {
-			skip[j] = true
-			unit = append(unit, events[j])
+			if j != k && j != dk {
+				skip[j] = true
+				unit = append(unit, events[j])
+			}
 		}
 		wildFrom = min(wildFrom, idx[0])
 	} else {
@@ -229,12 +231,15 @@ func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk i
 				break
 			}
 		}
-		idx := startUnit(events, from, i)
+		idx := startUnit(events, from, d)
 		if idx == nil {
 			return gatherPlan{}, false
 		}
 		for _, j := range idx {
 			e := events[j]
+			if j == k || j == dk {
+				continue
+			}
 			if e.Kind == record.Start {
 				e.Actor = v
 			} else {
