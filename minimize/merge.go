@@ -235,8 +235,9 @@ func (m *minimizer) afterMerge(ctx context.Context) error {
 	return m.followUp(ctx, m.shrinkContents)
 }
 
-// mergeMoves lists the moves of the merge stage: the sink moves, then the
-// merge moves.
+// mergeMoves lists the moves of the merge stage: the sink moves, the
+// merge moves, then the candidacy merges (mergecand.go).
 func mergeMoves(events []record.Event) []edit {
-	return append(sinkEdits(events), mergeEdits(events)...)
+	out := append(sinkEdits(events), mergeEdits(events)...)
+	return append(out, candidacyEdits(events)...)
 }
