@@ -16,13 +16,13 @@ func TestCandidacyEditsLeaveARoundOutForTheReceiversNext(t *testing.T) {
 		record.StartEvent("b"), // 1
 		record.StartEvent("c"), // 2
 		{Kind: record.Deliver, From: "a", To: "a", Timer: "e", Msg: advance{}, Cause: -1}, // 3: a's round
-		record.SendEvent("a", mcmd{1}),                                                    // 4
+		record.SendEvent("a", mcmd{1}), // 4
 		{Kind: record.Deliver, From: record.External, To: "a", Msg: mcmd{1}, Cause: 4},    // 5: handled: not a candidacy
 		{Kind: record.Deliver, From: "b", To: "b", Timer: "e", Msg: advance{}, Cause: -1}, // 6: b's round, none handled
 		{Kind: record.Deliver, From: "b", To: "c", Msg: mfwd{}, Cause: 6},                 // 7: its cone reaches c
 		{Kind: record.Deliver, From: "a", To: "c", Msg: mfwd{}, Cause: 5},                 // 8: c's delivery in between
 		{Kind: record.Deliver, From: "c", To: "a", Msg: mfwd{}, Cause: 8},                 // 9: its answer
-		record.RestartEvent("b"),                                                          // 10: b's restart
+		record.RestartEvent("b"), // 10: b's restart
 		{Kind: record.Deliver, From: "c", To: "c", Timer: "e", Msg: advance{}, Cause: -1}, // 11: c's next round
 		{Kind: record.Deliver, From: "c", To: "b", Msg: mfwd{}, Cause: 11},                // 12
 	}
