@@ -236,8 +236,10 @@ func (m *minimizer) afterMerge(ctx context.Context) error {
 }
 
 // mergeMoves lists the moves of the merge stage: the sink moves, the
-// merge moves, then the candidacy merges (mergecand.go).
+// merge moves, the candidacy merges (mergecand.go), then the carried
+// restarts (mergecarry.go).
 func mergeMoves(events []record.Event) []edit {
 	out := append(sinkEdits(events), mergeEdits(events)...)
-	return append(out, candidacyEdits(events)...)
+	out = append(out, candidacyEdits(events)...)
+	return append(out, carryEdits(events)...)
 }

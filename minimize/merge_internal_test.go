@@ -132,7 +132,7 @@ func TestMergeEscapesRaft58aSeed8749(t *testing.T) {
 	tr, m, c := raftMinimizer(t, "testdata/raft-58a-merge.trace")
 	require.Equal(t, [2]int{29, 13}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
 	edits := mergeMoves(tr.Events)
-	require.Len(t, edits, 12, "no sink move; raft-2's three rounds give 3 pairs: terms 1 and 3 (two commands: both, then each alone), 1 and 5, 3 and 5, each plain and drained; then 2 candidacy merges")
+	require.Len(t, edits, 13, "no sink move; raft-2's three rounds give 3 pairs: terms 1 and 3 (two commands: both, then each alone), 1 and 5, 3 and 5, each plain and drained; then 2 candidacy merges and 1 carried restart")
 	k, nt := firstMove(t, m, c, tr, edits)
 	require.NotNil(t, nt)
 	assert.Equal(t, 1, k, "the first improving move: both term-3 commands into term 1, drained (plain does not reproduce)")
