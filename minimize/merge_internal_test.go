@@ -165,12 +165,13 @@ func TestSinkEscapesRaft58aSeed7139(t *testing.T) {
 	assert.Nil(t, plain)
 }
 
-// TestMergeStageReachesTheBestKnownSize runs the merge stage on the two
-// fixtures: the move that helps, its descent and the removal stages after
-// it take both to 19 deliveries (E:12), raft-58a's best known size, with
+// TestMergeStageReachesTheBestKnownSize runs the merge stage on the four
+// fixtures (merge, sink, candidacy merge, carried restart): the move that
+// helps, its descent and the removal stages after it take each to 19
+// deliveries (E:12), raft-58a's best known size, with
 // the same trace and steps with 1 and 2 workers.
 func TestMergeStageReachesTheBestKnownSize(t *testing.T) {
-	for _, path := range []string{"testdata/raft-58a-merge.trace", "testdata/raft-58a-sink.trace"} {
+	for _, path := range []string{"testdata/raft-58a-merge.trace", "testdata/raft-58a-sink.trace", "testdata/raft-58a-candidacy.trace", "testdata/raft-58a-carry.trace"} {
 		t.Run(path, func(t *testing.T) {
 			tr, sys, err := record.ReadFile(path, record.NewCatalog(raft.System()))
 			require.NoError(t, err)
