@@ -7,7 +7,8 @@ import (
 )
 
 // The late stages (retarget, merge, insert, near) run once each after the
-// rounds, in that order. Each changes the route of the best trace in its own way
+// rounds, in that order (with retarget-displaced after retarget when
+// internals-first replaced a best trace, displaced.go). Each changes the route of the best trace in its own way
 // (moves and their descents; a suffix replaced by the cheapest one a
 // bounded search finds, inserted events included; a suffix replaced by an
 // exact search over forked runs), and what one of them finds is often
@@ -48,7 +49,8 @@ type lateStage struct {
 }
 
 // lateStages runs the late stages: a first pass in the order retarget,
-// merge, insert, near, then passes in the order insert, near, retarget
+// retarget-displaced (displaced.go, when internals-first replaced a best
+// trace), merge, insert, near, then passes in the order insert, near, retarget
 // (its own moves only), merge while a stage has a best trace it has not
 // left.
 func (m *minimizer) lateStages(ctx context.Context) error {
@@ -59,8 +61,10 @@ func (m *minimizer) lateStages(ctx context.Context) error {
 		again: func(ctx context.Context) error { return m.retargetWith(ctx, false) }}
 	insert := &lateStage{name: StageInsert, share: insertShare, applies: m.inserts, run: m.insert}
 	near := &lateStage{name: StageNear, share: nearShare, applies: func(*record.Trace) bool { return m.nears(ctx) }, run: m.near}
+	// displaced.go: the trace internals-first displaced, retargeted once.
+	displaced := &lateStage{name: StageRetargetDisplaced, share: retargetShare, applies: func(*record.Trace) bool { return m.displaces() }, run: m.retargetDisplaced}
 	merge := &lateStage{name: StageMerge, share: mergeShare, applies: func(t *record.Trace) bool { return len(mergeMoves(t.Events)) > 0 }, run: m.mergeStage} // merge.go
-	return m.runLate(ctx, []*lateStage{retarget, merge, insert, near}, []*lateStage{insert, near, retarget, merge})
+	return m.runLate(ctx, []*lateStage{retarget, displaced, merge, insert, near}, []*lateStage{insert, near, retarget, merge})
 }
 
 // runLate runs the stages of first once each, in order, then passes over

@@ -78,6 +78,12 @@
 //     and last by repeat moves that run a timer's round again after a
 //     cut with another actor in the timer's actor's place (a member that
 //     holds the old leader's entries leads the next term; repeat.go).
+//     When internals-first's result replaced the best trace, the
+//     retarget-displaced stage runs once after it, on an allowance of its
+//     own (a quarter of the step budget): the retarget stage's moves on
+//     the trace internals-first replaced, whose route retarget may
+//     shorten further; its result replaces the best trace when it has
+//     fewer deliveries plus externals (displaced.go).
 //     Then the merge stage runs once, on an allowance of its own (a
 //     tenth of the step budget): sink moves send a forwarded external
 //     message to the last actor of its forwarding chain, where it arrived
@@ -289,6 +295,11 @@ type minimizer struct {
 	dropped []record.Event
 	// reordered is the last best trace on which every reorder move failed.
 	reordered *record.Trace
+	// displaced is the best trace that internals-first's result replaced
+	// (nil if it replaced none), and displacedReordered whether every
+	// reorder move had failed on it (retarget-displaced, displaced.go).
+	displaced          *record.Trace
+	displacedReordered bool
 
 	start     time.Time
 	budget    time.Duration

@@ -50,7 +50,8 @@ func (m *minimizer) internalsFirst(start *record.Trace) func(ctx context.Context
 		// the best trace (not one lighter in contents alone), so that a
 		// trace both orders minimize equally well keeps the result of the
 		// first.
-		if b := f.snapshotBest(); total(b) < total(m.snapshotBest()) {
+		if b, best := f.snapshotBest(), m.snapshotBest(); total(b) < total(best) {
+			m.displaced, m.displacedReordered = best, m.reordered == best
 			m.offer(b)
 		}
 		return err

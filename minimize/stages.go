@@ -62,6 +62,11 @@ const (
 	// external messages handled after them (handover.go), and timer
 	// rounds repeated later by another actor (repeat.go).
 	StageRetarget = "retarget"
+	// StageRetargetDisplaced runs once after retarget, on an allowance of
+	// its own, when internals-first's result replaced the best trace: the
+	// retarget stage's moves on the trace it replaced, kept when smaller
+	// than the best trace (displaced.go).
+	StageRetargetDisplaced = "retarget-displaced"
 	// StageMerge runs after retarget, on an allowance of its own, and
 	// again as RoundStage(StageMerge, n) in the late stages' later passes
 	// (late.go): an external message forwarded along a chain is sent to
