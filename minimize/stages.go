@@ -54,6 +54,13 @@ const (
 	// finds the rest; the removal stages then re-minimize
 	// (shrinksearch.go).
 	StageShrinkSearch = "shrink-search"
+	// StageGather runs after the rounds, on an allowance of its own, the
+	// first of the late stages (late.go; again as RoundStage(StageGather,
+	// n), last in their later passes): an actor's round takes a later
+	// external message of the type it handled, and another member starts
+	// after the round's first one, the plan relabelled by every symmetry
+	// of the members (gather.go); each move is followed by a descent.
+	StageGather = "gather"
 	// StageRetarget runs after the rounds, on an allowance of its own,
 	// the first of the late stages (late.go; again as
 	// RoundStage(StageRetarget, n), with its own moves only): reorder
