@@ -97,8 +97,11 @@
 //     message to the last actor of its forwarding chain, where it arrived
 //     (sink.go), and merge moves move an actor's later round of external
 //     handling into an earlier one, leaving the later round's timer cone
-//     out (merge.go); a move that helps is followed by shrink-contents
-//     and the removal stages of a round.
+//     out (merge.go), candidacy merges leave out a round that handles
+//     nothing with what it made its receiver refuse (mergecand.go), and
+//     carried restarts hand a round to an actor restarted just before it,
+//     the restart moved past the round (mergecarry.go); a move that helps
+//     is followed by shrink-contents and the removal stages of a round.
 //     After the last round, insert runs on a trace of at most 64
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced

@@ -77,9 +77,12 @@ const (
 	// StageMerge runs after retarget, on an allowance of its own, and
 	// again as RoundStage(StageMerge, n) in the late stages' later passes
 	// (late.go): an external message forwarded along a chain is sent to
-	// the chain's last receiver where it arrived (sink.go), and an actor's
+	// the chain's last receiver where it arrived (sink.go), an actor's
 	// later round of external handling is merged into an earlier one,
-	// the later round's timer cone left out (merge.go); each move is
+	// the later round's timer cone left out (merge.go), a round that
+	// handles nothing is left out with what it made its receiver refuse
+	// (mergecand.go), and a round is handed to an actor restarted just
+	// before it, the restart moved past it (mergecarry.go); each move is
 	// followed by a descent, and one that helps by shrink-contents and
 	// the removal stages.
 	StageMerge = "merge"
