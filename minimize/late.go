@@ -6,9 +6,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The late stages (retarget, merge, insert, near) run once each after the
-// rounds, in that order (with retarget-displaced after retarget when
-// internals-first replaced a best trace, displaced.go). Each changes the route of the best trace in its own way
+// The late stages (gather, retarget, merge, insert, near) run once each
+// after the rounds, in that order (with retarget-displaced after retarget
+// when internals-first replaced a best trace, displaced.go). Each changes the route of the best trace in its own way
 // (moves and their descents; a suffix replaced by the cheapest one a
 // bounded search finds, inserted events included; a suffix replaced by an
 // exact search over forked runs), and what one of them finds is often
@@ -19,8 +19,9 @@ import (
 // leader's appends), from which retarget's moves reach 30 (E:14).
 //
 // So after the first pass the late stages run again, insert, near, then
-// retarget and merge (the stages that search a suffix first: they are
-// cheaper), as "insert-2", "near-2", "retarget-2", "merge-2", ... for at most maxLatePasses passes
+// retarget, merge and gather (the stages that search a suffix first: they
+// are cheaper), as "insert-2", "near-2", "retarget-2", "merge-2",
+// "gather-2", ... for at most maxLatePasses passes
 // in all. A stage is skipped when the best trace is the one it left (it
 // ran on it or produced it: running it again would find what it found),
 // and a pass in which no stage runs ends them. Each stage has its own
@@ -48,11 +49,11 @@ type lateStage struct {
 	left  *record.Trace // the best trace when it last ended
 }
 
-// lateStages runs the late stages: a first pass in the order retarget,
-// retarget-displaced (displaced.go, when internals-first replaced a best
-// trace), merge, insert, near, then passes in the order insert, near, retarget
-// (its own moves only), merge while a stage has a best trace it has not
-// left.
+// lateStages runs the late stages: a first pass in the order gather,
+// retarget, retarget-displaced (displaced.go, when internals-first
+// replaced a best trace), merge, insert, near, then passes in the order
+// insert, near, retarget (its own moves only), merge, gather while a
+// stage has a best trace it has not left.
 func (m *minimizer) lateStages(ctx context.Context) error {
 	always := func(*record.Trace) bool { return true }
 	// In the later passes retarget runs its own moves only: the reorder
@@ -63,8 +64,9 @@ func (m *minimizer) lateStages(ctx context.Context) error {
 	near := &lateStage{name: StageNear, share: nearShare, applies: func(*record.Trace) bool { return m.nears(ctx) }, run: m.near}
 	// displaced.go: the trace internals-first displaced, retargeted once.
 	displaced := &lateStage{name: StageRetargetDisplaced, share: retargetShare, applies: func(*record.Trace) bool { return m.displaces() }, run: m.retargetDisplaced}
-	merge := &lateStage{name: StageMerge, share: mergeShare, applies: func(t *record.Trace) bool { return len(mergeMoves(t.Events)) > 0 }, run: m.mergeStage} // merge.go
-	return m.runLate(ctx, []*lateStage{retarget, displaced, merge, insert, near}, []*lateStage{insert, near, retarget, merge})
+	merge := &lateStage{name: StageMerge, share: mergeShare, applies: func(t *record.Trace) bool { return len(mergeMoves(t.Events)) > 0 }, run: m.mergeStage}        // merge.go
+	gather := &lateStage{name: StageGather, share: gatherShare, applies: func(t *record.Trace) bool { return len(m.gatherEdits(t.Events)) > 0 }, run: m.gatherStage} // gather.go
+	return m.runLate(ctx, []*lateStage{gather, retarget, displaced, merge, insert, near}, []*lateStage{insert, near, retarget, merge, gather})
 }
 
 // runLate runs the stages of first once each, in order, then passes over

@@ -235,8 +235,11 @@ func (m *minimizer) afterMerge(ctx context.Context) error {
 	return m.followUp(ctx, m.shrinkContents)
 }
 
-// mergeMoves lists the moves of the merge stage: the sink moves, then the
-// merge moves.
+// mergeMoves lists the moves of the merge stage: the sink moves, the
+// merge moves, the candidacy merges (mergecand.go), then the carried
+// restarts (mergecarry.go).
 func mergeMoves(events []record.Event) []edit {
-	return append(sinkEdits(events), mergeEdits(events)...)
+	out := append(sinkEdits(events), mergeEdits(events)...)
+	out = append(out, candidacyEdits(events)...)
+	return append(out, carryEdits(events)...)
 }

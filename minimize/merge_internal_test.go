@@ -132,7 +132,7 @@ func TestMergeEscapesRaft58aSeed8749(t *testing.T) {
 	tr, m, c := raftMinimizer(t, "testdata/raft-58a-merge.trace")
 	require.Equal(t, [2]int{29, 13}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
 	edits := mergeMoves(tr.Events)
-	require.Len(t, edits, 10, "no sink move; raft-2's three rounds give 3 pairs: terms 1 and 3 (two commands: both, then each alone), 1 and 5, 3 and 5, each plain and drained")
+	require.Len(t, edits, 13, "no sink move; raft-2's three rounds give 3 pairs: terms 1 and 3 (two commands: both, then each alone), 1 and 5, 3 and 5, each plain and drained; then 2 candidacy merges and 1 carried restart")
 	k, nt := firstMove(t, m, c, tr, edits)
 	require.NotNil(t, nt)
 	assert.Equal(t, 1, k, "the first improving move: both term-3 commands into term 1, drained (plain does not reproduce)")
@@ -165,12 +165,13 @@ func TestSinkEscapesRaft58aSeed7139(t *testing.T) {
 	assert.Nil(t, plain)
 }
 
-// TestMergeStageReachesTheBestKnownSize runs the merge stage on the two
-// fixtures: the move that helps, its descent and the removal stages after
-// it take both to 19 deliveries (E:12), raft-58a's best known size, with
+// TestMergeStageReachesTheBestKnownSize runs the merge stage on the four
+// fixtures (merge, sink, candidacy merge, carried restart): the move that
+// helps, its descent and the removal stages after it take each to 19
+// deliveries (E:12), raft-58a's best known size, with
 // the same trace and steps with 1 and 2 workers.
 func TestMergeStageReachesTheBestKnownSize(t *testing.T) {
-	for _, path := range []string{"testdata/raft-58a-merge.trace", "testdata/raft-58a-sink.trace"} {
+	for _, path := range []string{"testdata/raft-58a-merge.trace", "testdata/raft-58a-sink.trace", "testdata/raft-58a-candidacy.trace", "testdata/raft-58a-carry.trace"} {
 		t.Run(path, func(t *testing.T) {
 			tr, sys, err := record.ReadFile(path, record.NewCatalog(raft.System()))
 			require.NoError(t, err)
@@ -192,4 +193,30 @@ func TestMergeStageReachesTheBestKnownSize(t *testing.T) {
 			assert.Equal(t, two.steps.Load(), one.steps.Load(), "the same steps")
 		})
 	}
+}
+
+// TestCandidacyMergeEscapesRaft58aSeed10936 checks the candidacy merges on
+// the result main (147e7d2) gives for raft-58a unseen fuzz seed 10936: 28
+// deliveries (E:13). raft-2's failed term-2 candidacy reaches raft-3,
+// which then rejects raft-4's three term-1 appends; raft-2 is restarted,
+// and raft-3 wins term 3 with its vote. No merge or sink move gets below
+// 28. Left out with raft-2's restart and raft-3's three appends and
+// rejects (quiet), raft-2's candidacy is merged into raft-3's.
+func TestCandidacyMergeEscapesRaft58aSeed10936(t *testing.T) {
+	tr, m, c := raftMinimizer(t, "testdata/raft-58a-candidacy.trace")
+	require.Equal(t, [2]int{28, 13}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
+	_, nt := firstMove(t, m, c, tr, append(sinkEdits(tr.Events), mergeEdits(tr.Events)...))
+	require.Nil(t, nt, "no merge or sink move helps")
+	edits := candidacyEdits(tr.Events)
+	k, nt := firstMove(t, m, c, tr, edits)
+	require.NotNil(t, nt)
+	assert.Equal(t, 0, k, "raft-2's term-2 round merged into raft-3's, quiet")
+	assert.Equal(t, [2]int{19, 12}, [2]int{nt.Header.Deliveries, nt.Header.Externals}, "the best known size, from the move and its descent alone")
+	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
+	rep, err := replay.Run(context.Background(), m.sys, nt)
+	require.NoError(t, err)
+	assert.True(t, rep.Reproduced)
+	// The plain form (raft-3's appends and rejects kept) is no help.
+	_, plain := firstMove(t, m, c, tr, edits[1:2])
+	assert.Nil(t, plain)
 }

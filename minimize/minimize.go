@@ -63,6 +63,14 @@
 //     and the optimal package's exact search looks for the rest, and the
 //     removal stages of a round re-minimize what it finds (shrinksearch.go;
 //     an allowance of its own, a tenth of the step budget).
+//     Then the gather stage runs once, on an allowance of its own (a
+//     twentieth of the step budget): an actor's round (its timer and the
+//     external messages it then handles) takes a later external message
+//     of the same type, which another round took, and another member's
+//     start moves after the round's first message, or is inserted there
+//     for a member the trace never starts; the plan is also tried
+//     relabelled by every symmetry of the members (one leader taking two
+//     client commands, the victim started after the first one; gather.go).
 //     Then the retarget stage runs once, on an allowance of
 //     its own (a quarter of the step budget): the reorder stage's moves,
 //     led by retarget moves that address an external event to another
@@ -89,8 +97,11 @@
 //     message to the last actor of its forwarding chain, where it arrived
 //     (sink.go), and merge moves move an actor's later round of external
 //     handling into an earlier one, leaving the later round's timer cone
-//     out (merge.go); a move that helps is followed by shrink-contents
-//     and the removal stages of a round.
+//     out (merge.go), candidacy merges leave out a round that handles
+//     nothing with what it made its receiver refuse (mergecand.go), and
+//     carried restarts hand a round to an actor restarted just before it,
+//     the restart moved past the round (mergecarry.go); a move that helps
+//     is followed by shrink-contents and the removal stages of a round.
 //     After the last round, insert runs on a trace of at most 64
 //     deliveries whose input has external events to insert (client
 //     commands, crash-restarts): a suffix of the best trace is replaced
@@ -105,10 +116,11 @@
 //     whatever is pending, the suffix's external events each applied or
 //     left out), with cuts tried from the end back (near.go). It has an
 //     allowance of its own (a tenth of the step budget).
-//     Retarget, merge, insert and near are the late stages (late.go):
-//     while one of them changes the best trace, they run again, insert,
-//     near, retarget with its own moves only, then merge, as insert-2,
-//     near-2, retarget-2, merge-2, ..., each skipped when the best trace is the one it
+//     Gather, retarget, merge, insert and near are the late stages
+//     (late.go): while one of them changes the best trace, they run
+//     again, insert, near, retarget with its own moves only, merge, then
+//     gather, as insert-2, near-2, retarget-2, merge-2, gather-2, ...,
+//     each skipped when the best trace is the one it
 //     left, for at most three passes in all and, after the first, while
 //     the later passes have used less than half the step budget.
 //  11. round-form: for systems whose messages carry a round, the schedule

@@ -63,14 +63,16 @@ func TestRenamesOfSliceElementsAndPointers(t *testing.T) {
 	assert.Equal(t, []map[int]record.Message{{1: cmd{Count: 0}}, {1: cmd{Count: 1}}}, r.renamesAt(1))
 }
 
-// TestShrinkContentsKeepsCommandsDistinct runs shrink-contents on the
-// shipped raft-58b result with its two client commands set to 5 and 7.
+// TestShrinkContentsKeepsCommandsDistinct runs shrink-contents on a
+// two-leader raft-58b result (the shipped raft-58b.min.trace before the
+// gather stage, examples/raft/testdata/raft-58b-two-leaders.trace) with its
+// two client commands set to 5 and 7.
 // Its route needs no particular values, so shrinking each to 0 on its own
 // would reproduce too; renaming ends at 0 and 1 instead, so the entries
 // of the two commands stay two different entries, which a one-leader route
 // (examples/traces/raft-58b.reference.trace) needs.
 func TestShrinkContentsKeepsCommandsDistinct(t *testing.T) {
-	m := stageMinimizer(t, "../examples/traces/raft-58b.min.trace", 1)
+	m := stageMinimizer(t, "../examples/raft/testdata/raft-58b-two-leaders.trace", 1)
 	size := []int{m.best.Header.Deliveries, m.best.Header.Externals}
 	next := 5
 	for i, e := range m.best.Events {

@@ -54,6 +54,13 @@ const (
 	// finds the rest; the removal stages then re-minimize
 	// (shrinksearch.go).
 	StageShrinkSearch = "shrink-search"
+	// StageGather runs after the rounds, on an allowance of its own, the
+	// first of the late stages (late.go; again as RoundStage(StageGather,
+	// n), last in their later passes): an actor's round takes a later
+	// external message of the type it handled, and another member starts
+	// after the round's first one, the plan relabelled by every symmetry
+	// of the members (gather.go); each move is followed by a descent.
+	StageGather = "gather"
 	// StageRetarget runs after the rounds, on an allowance of its own,
 	// the first of the late stages (late.go; again as
 	// RoundStage(StageRetarget, n), with its own moves only): reorder
@@ -70,9 +77,12 @@ const (
 	// StageMerge runs after retarget, on an allowance of its own, and
 	// again as RoundStage(StageMerge, n) in the late stages' later passes
 	// (late.go): an external message forwarded along a chain is sent to
-	// the chain's last receiver where it arrived (sink.go), and an actor's
+	// the chain's last receiver where it arrived (sink.go), an actor's
 	// later round of external handling is merged into an earlier one,
-	// the later round's timer cone left out (merge.go); each move is
+	// the later round's timer cone left out (merge.go), a round that
+	// handles nothing is left out with what it made its receiver refuse
+	// (mergecand.go), and a round is handed to an actor restarted just
+	// before it, the restart moved past it (mergecarry.go); each move is
 	// followed by a descent, and one that helps by shrink-contents and
 	// the removal stages.
 	StageMerge = "merge"

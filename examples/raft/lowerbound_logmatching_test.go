@@ -50,7 +50,9 @@ func TestLogMatchingBoundOneLeaderTwoCommands(t *testing.T) {
 }
 
 // TestLogMatchingBoundAlongMinTrace pins the bound (deliveries plus
-// external events) at every state of raft-58b.min.trace with its commands
+// external events) at every state of testdata/raft-58b-two-leaders.trace
+// (the shipped raft-58b.min.trace until the gather stage took it to the
+// one-leader route, 21 deliveries (E:8), two leaders) with its commands
 // set to Cmd 0 (sameCommands; the route does not need them different):
 // there, two different entries need two terms, and the bound counts the
 // election of the missing one. A change to the LogMatching bound shows
@@ -58,7 +60,7 @@ func TestLogMatchingBoundOneLeaderTwoCommands(t *testing.T) {
 // TestLowerBoundAdmissible checks).
 func TestLogMatchingBoundAlongMinTrace(t *testing.T) {
 	cat := record.NewCatalog(raft.System())
-	tr, sys, err := record.ReadFile(filepath.Join(tracesDir, "raft-58b.min.trace"), cat)
+	tr, sys, err := record.ReadFile(filepath.Join("testdata", "raft-58b-two-leaders.trace"), cat)
 	require.NoError(t, err)
 	sameCommands(tr)
 	bounds, costs := boundAlong(t, sys, tr, true)
