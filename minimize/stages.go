@@ -61,8 +61,8 @@ const (
 	// after the round's first one, the plan relabelled by every symmetry
 	// of the members (gather.go); each move is followed by a descent.
 	StageGather = "gather"
-	// StageRetarget runs after the rounds, on an allowance of its own,
-	// the first of the late stages (late.go; again as
+	// StageRetarget runs after gather, on an allowance of its own, the
+	// second of the late stages (late.go; again as
 	// RoundStage(StageRetarget, n), with its own moves only): reorder
 	// moves led by external events addressed to another actor and ended
 	// by timers fired at another actor (retarget.go), alone or with the
