@@ -117,11 +117,15 @@ func clockRounds(events []record.Event, x record.ActorID) []clockRound {
 	return out
 }
 
-// timerConeOf returns the timer firing at i and the deliveries of its
-// causal cone (every delivery of a message it, or a delivery in the cone,
-// sent), clock-advancing timer firings excluded.
-func timerConeOf(events []record.Event, i int) map[int]bool {
+// timerConeOf returns the timer firing at i, the events of more, and the
+// deliveries after i of their causal cone (every delivery of a message
+// one of them, or a delivery in the cone, sent), clock-advancing timer
+// firings excluded.
+func timerConeOf(events []record.Event, i int, more ...int) map[int]bool {
 	in := map[int]bool{i: true}
+	for _, s := range more {
+		in[s] = true
+	}
 	for k := i + 1; k < len(events); k++ {
 		e := events[k]
 		if e.Kind != record.Deliver || !in[e.Cause] {

@@ -94,20 +94,11 @@ func restartBefore(events []record.Event, y record.ActorID, i int) int {
 // i and of the messages of the send events sends (later clock-advancing
 // timers excluded), or i.
 func roundEnd(events []record.Event, i int, sends []int) int {
-	in := map[int]bool{i: true}
-	for _, s := range sends {
-		in[s] = true
-	}
 	end := i
-	for k := i + 1; k < len(events); k++ {
-		e := events[k]
-		if e.Kind != record.Deliver || !in[e.Cause] {
-			continue
+	for k := range timerConeOf(events, i, sends...) {
+		if k > end && events[k].Kind == record.Deliver {
+			end = k
 		}
-		if _, adv := clockOf(e); adv && e.Timer != "" {
-			continue
-		}
-		in[k], end = true, k
 	}
 	return end
 }
