@@ -111,6 +111,12 @@ func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 		}
 	}
 	var out, handed []gatherPlan
+	// The trace as a plan for swapRound, which reads only the events (no
+	// fingerprints) and returns a copy: built once for every handover.
+	bp := make(dpor.Plan, len(events))
+	for k, f := range events {
+		bp[k].Event = f
+	}
 	for i, e := range events {
 		if e.Kind != record.Deliver || e.Timer == "" {
 			continue
@@ -124,15 +130,7 @@ func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 			if a == e.To {
 				continue
 			}
-			bp := make(dpor.Plan, len(events))
-			for k, f := range events {
-				bp[k].Event = f
-			}
-			sw := swapRound(i, sends, e.To, a, fullRound)(nil, bp)
-			ev := make([]record.Event, len(sw))
-			for k, st := range sw {
-				ev[k] = st.Event
-			}
+			ev := swapRound(i, sends, e.To, a, fullRound)(nil, bp).Events() // swapRound clones bp
 			handed = append(handed, roundPlans(ev, started, late, i, sends, a, i)...)
 		}
 	}
@@ -298,13 +296,10 @@ func (m *minimizer) gatherPerms(events []record.Event, members []record.ActorID)
 		return out
 	}
 	for _, order := range permutationsOf(len(members)) {
-		p := record.Perm{}
-		moves := false
-		for i, k := range order {
-			p[members[i]] = members[k]
-			moves = moves || i != k
+		if slices.IsSorted(order) {
+			continue // the identity, tried first as nil
 		}
-		if moves && sym.Holds(m.resolved, events, p) {
+		if p := permOf(members, order); sym.Holds(m.resolved, events, p) {
 			out = append(out, p)
 		}
 	}

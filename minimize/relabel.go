@@ -181,11 +181,7 @@ func sameStep(sym *record.Symmetry, members []record.ActorID, target string) []s
 	var out []string
 	seen := map[string]bool{target: true}
 	for _, order := range permutationsOf(len(members)) {
-		p := record.Perm{}
-		for i, k := range order {
-			p[members[i]] = members[k]
-		}
-		if fp, ok := sym.Violation(target, p); ok && !seen[fp] {
+		if fp, ok := sym.Violation(target, permOf(members, order)); ok && !seen[fp] {
 			seen[fp] = true
 			out = append(out, fp)
 		}
@@ -195,6 +191,16 @@ func sameStep(sym *record.Symmetry, members []record.ActorID, target string) []s
 
 // maxSameStepMembers bounds the members sameStep permutes (n! of them).
 const maxSameStepMembers = 6
+
+// permOf returns the permutation of members that maps members[i] to
+// members[order[i]].
+func permOf(members []record.ActorID, order []int) record.Perm {
+	p := record.Perm{}
+	for i, k := range order {
+		p[members[i]] = members[k]
+	}
+	return p
+}
 
 // permutationsOf returns the permutations of 0..n-1 in lexicographic
 // order, the identity first (none for n > maxSameStepMembers).
