@@ -323,10 +323,17 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 	}
 }
 
+// gatherStageEdits lists the moves of the gather stage: the gather moves
+// of events, then its stand-in moves (standin.go).
+func (m *minimizer) gatherStageEdits(events []record.Event) []edit {
+	return append(m.gatherEdits(events), m.standInEdits(events)...)
+}
+
 // gatherStage runs the gather stage: the gather moves of the best trace,
-// in order, each checked and followed by a descent (reorder.go); the
-// first that ends smaller than the best trace replaces it, and the moves
-// of the new best trace are tried, until none improves it.
+// then its stand-in moves (standin.go), in order, each checked and
+// followed by a descent (reorder.go); the first that ends smaller than
+// the best trace replaces it, and the moves of the new best trace are
+// tried, until none improves it.
 func (m *minimizer) gatherStage(ctx context.Context) error {
-	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherEdits(base.Events) }, false)
+	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherStageEdits(base.Events) }, false)
 }

@@ -64,8 +64,8 @@ func (m *minimizer) lateStages(ctx context.Context) error {
 	near := &lateStage{name: StageNear, share: nearShare, applies: func(*record.Trace) bool { return m.nears(ctx) }, run: m.near}
 	// displaced.go: the trace internals-first displaced, retargeted once.
 	displaced := &lateStage{name: StageRetargetDisplaced, share: retargetShare, applies: func(*record.Trace) bool { return m.displaces() }, run: m.retargetDisplaced}
-	merge := &lateStage{name: StageMerge, share: mergeShare, applies: func(t *record.Trace) bool { return len(mergeMoves(t.Events)) > 0 }, run: m.mergeStage}        // merge.go
-	gather := &lateStage{name: StageGather, share: gatherShare, applies: func(t *record.Trace) bool { return len(m.gatherEdits(t.Events)) > 0 }, run: m.gatherStage} // gather.go
+	merge := &lateStage{name: StageMerge, share: mergeShare, applies: func(t *record.Trace) bool { return len(mergeMoves(t.Events)) > 0 }, run: m.mergeStage}             // merge.go
+	gather := &lateStage{name: StageGather, share: gatherShare, applies: func(t *record.Trace) bool { return len(m.gatherStageEdits(t.Events)) > 0 }, run: m.gatherStage} // gather.go, standin.go
 	return m.runLate(ctx, []*lateStage{gather, retarget, displaced, merge, insert, near}, []*lateStage{insert, near, retarget, merge, gather})
 }
 
