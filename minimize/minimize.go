@@ -544,14 +544,20 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			// reorder (reorder.go) before granting more schedules.
 			if reordered != before {
 				reordered = before
-				// The first reorder stage may use half of what remains,
-				// so that internals-first (portfolio.go), which follows
-				// it once, still has steps to run.
-				share := 1.0
-				if !portfolio {
-					share = 0.5
+				// A reorder stage may use half of what remains. A later
+				// one may use all of it once one of its moves has helped;
+				// one whose moves all failed within that half leaves the
+				// rest to the rounds that follow with more schedules per
+				// check, which cost far fewer steps than a reorder of the
+				// same trace. The first one stays within its half, so
+				// that internals-first (portfolio.go), which follows it
+				// once, still has steps to run.
+				half := m.shareOf(0.5)
+				full := half
+				if portfolio {
+					full = m.shareOf(1)
 				}
-				if err := m.runStage(ctx, RoundStage(StageReorder, round), m.shareOf(share), m.reorder); err != nil {
+				if err := m.runStage(ctx, RoundStage(StageReorder, round), half, m.reorderUpTo(full)); err != nil {
 					return err
 				}
 				if !portfolio {
