@@ -42,4 +42,3 @@ func TestReorderThatHelpsMayUseAllThatRemains(t *testing.T) {
 	assert.Equal(t, full, m.limit.Load(), "the limit rose once a move helped")
 	assert.Same(t, best, m.reordered, "every move failed on the stage's last trace")
 }
-
