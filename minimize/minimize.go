@@ -38,7 +38,9 @@
 //     per check by 4, up to 64; the rounds end after a round at the
 //     largest budget that finds nothing, or when the step budget is spent. Before the schedules per check
 //     grow, reorder-N tries, once per trace, moves that reorder rather
-//     than remove (reorder.go); when one helps, another round follows.
+//     than remove (reorder.go), on half of the remaining steps (a later
+//     one on all of them once a move has helped); when one helps,
+//     another round follows.
 //     After the first reorder stage, internals-first runs once: a second
 //     first pass from the trace after provenance, in the other order
 //     (clock clusters and ddmin over the deliveries before the external
