@@ -38,7 +38,9 @@
 //     per check by 4, up to 64; the rounds end after a round at the
 //     largest budget that finds nothing, or when the step budget is spent. Before the schedules per check
 //     grow, reorder-N tries, once per trace, moves that reorder rather
-//     than remove (reorder.go); when one helps, another round follows.
+//     than remove (reorder.go), on half of the remaining steps (a later
+//     one on all of them once a move has helped); when one helps,
+//     another round follows.
 //     After the first reorder stage, internals-first runs once: a second
 //     first pass from the trace after provenance, in the other order
 //     (clock clusters and ddmin over the deliveries before the external
@@ -544,14 +546,20 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			// reorder (reorder.go) before granting more schedules.
 			if reordered != before {
 				reordered = before
-				// The first reorder stage may use half of what remains,
-				// so that internals-first (portfolio.go), which follows
-				// it once, still has steps to run.
-				share := 1.0
-				if !portfolio {
-					share = 0.5
+				// A reorder stage may use half of what remains. A later
+				// one may use all of it once one of its moves has helped;
+				// one whose moves all failed within that half leaves the
+				// rest to the rounds that follow with more schedules per
+				// check, which cost far fewer steps than a reorder of the
+				// same trace. The first one stays within its half, so
+				// that internals-first (portfolio.go), which follows it
+				// once, still has steps to run.
+				half := m.shareOf(0.5)
+				full := half
+				if portfolio {
+					full = m.shareOf(1)
 				}
-				if err := m.runStage(ctx, RoundStage(StageReorder, round), m.shareOf(share), m.reorder); err != nil {
+				if err := m.runStage(ctx, RoundStage(StageReorder, round), half, m.reorderUpTo(full)); err != nil {
 					return err
 				}
 				if !portfolio {
