@@ -1,12 +1,10 @@
 package minimize
 
 import (
-	"context"
 	"testing"
 
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/record"
-	"github.com/demi-project/demi/replay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,7 +55,6 @@ func TestStandInEscapesRaft58bOutsiderLeaders(t *testing.T) {
 		{"testdata/raft-58b-outsider.trace", [2]int{23, 8}, 30, [2]int{22, 8}},
 		{"testdata/raft-58b-outsider-leader.trace", [2]int{12, 10}, 18, [2]int{9, 8}},
 	}
-	ctx := context.Background()
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
 			tr, sys, err := record.ReadFile(tc.path, record.NewCatalog(raft.System()))
@@ -74,22 +71,7 @@ func TestStandInEscapesRaft58bOutsiderLeaders(t *testing.T) {
 			require.Equal(t, 1, k)
 			assert.Equal(t, tc.moved, [2]int{nt.Header.Deliveries, nt.Header.Externals})
 
-			var steps [2]int64
-			var best [2]*record.Trace
-			for w := 1; w <= 2; w++ {
-				sm, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), w)
-				require.NoError(t, err)
-				sm.limit.Store(sm.cfg.Steps / gatherShare)
-				require.NoError(t, sm.gatherStage(ctx))
-				best[w-1], steps[w-1] = sm.snapshotBest(), sm.steps.Load()
-			}
-			assert.Equal(t, [2]int{9, 8}, [2]int{best[0].Header.Deliveries, best[0].Header.Externals})
-			assert.Equal(t, best[0].Events, best[1].Events, "the same trace with 1 and 2 workers")
-			assert.Equal(t, steps[0], steps[1], "the same steps")
-			assert.Equal(t, tr.Header.Violation.Fingerprint, best[0].Header.Violation.Fingerprint)
-			rep, err := replay.Run(ctx, sys, best[0])
-			require.NoError(t, err)
-			assert.True(t, rep.Reproduced)
+			gatherStageReachesTheOptimum(t, sys, tr)
 		})
 	}
 }
