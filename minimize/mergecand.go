@@ -1,8 +1,9 @@
 package minimize
 
 import (
-	"github.com/demi-project/demi/dpor"
-	"github.com/demi-project/demi/fingerprint"
+	"maps"
+	"slices"
+
 	"github.com/demi-project/demi/record"
 )
 
@@ -80,9 +81,9 @@ func candidacyEdits(events []record.Event) []edit {
 					}
 				}
 				if len(quiet) > len(drop) {
-					out = append(out, dropFrom(r.timer, quiet))
+					out = append(out, removal(slices.Sorted(maps.Keys(quiet)), r.timer+1))
 				}
-				out = append(out, dropFrom(r.timer, drop))
+				out = append(out, removal(slices.Sorted(maps.Keys(drop)), r.timer+1))
 			}
 		}
 	}
@@ -121,22 +122,4 @@ func nextClockTimer(events []record.Event, z record.ActorID, d int) int {
 		}
 	}
 	return -1
-}
-
-// dropFrom leaves out the events in drop and makes every delivery after i
-// a wildcard.
-func dropFrom(i int, drop map[int]bool) edit {
-	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := make(dpor.Plan, 0, len(bp))
-		for k, st := range bp {
-			if drop[k] {
-				continue
-			}
-			if k > i && st.Event.Kind == record.Deliver {
-				st.Wildcard = true
-			}
-			p = append(p, st)
-		}
-		return p
-	}
 }

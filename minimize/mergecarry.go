@@ -1,8 +1,6 @@
 package minimize
 
 import (
-	"slices"
-
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
@@ -105,18 +103,11 @@ func roundEnd(events []record.Event, i int, sends []int) int {
 
 // carryRestart hands the round of the timer at i with the external
 // messages of sends from x to y (a full handover) and moves the restart at
-// r to just after end; the deliveries after r are wildcards.
+// r to just after end (reorder.go's moveTo); the deliveries from r on are
+// wildcards.
 func carryRestart(i int, sends []int, x, y record.ActorID, r, end int) edit {
 	return func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := swapRound(i, sends, x, y, fullRound)(fp, bp) // the same positions: full drops nothing
-		moved := p[r]
-		p = slices.Delete(p, r, r+1)
-		p = slices.Insert(p, end, moved) // end shifted by one: right after the round's last delivery
-		for k := r; k < len(p); k++ {
-			if p[k].Event.Kind == record.Deliver {
-				p[k].Wildcard = true
-			}
-		}
-		return p
+		return moveTo(r, end+1)(fp, p)
 	}
 }
