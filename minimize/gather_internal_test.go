@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
 	"github.com/stretchr/testify/assert"
@@ -105,10 +104,8 @@ func TestGatherEscapesRaft58bTwoLeaderRoutes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
-			tr, sys, err := record.ReadFile(tc.path, record.NewCatalog(raft.System()))
-			require.NoError(t, err)
+			tr, m, c := raftMinimizer(t, tc.path)
 			require.Equal(t, tc.size, [2]int{tr.Header.Deliveries, tr.Header.Externals})
-			_, m, c := raftMinimizer(t, tc.path)
 			edits := m.gatherEdits(tr.Events)
 			require.Len(t, edits, tc.moves)
 			k, nt := firstMove(t, m, c, tr, edits)
@@ -116,7 +113,7 @@ func TestGatherEscapesRaft58bTwoLeaderRoutes(t *testing.T) {
 			assert.Equal(t, tc.first, k)
 			assert.Equal(t, [2]int{9, 8}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
 
-			gatherStageReachesTheOptimum(t, sys, tr)
+			gatherStageReachesTheOptimum(t, m.sys, tr)
 		})
 	}
 }
@@ -126,9 +123,7 @@ func TestGatherEscapesRaft58bTwoLeaderRoutes(t *testing.T) {
 // fixture the plan as it is breaks another pair, so no move helps.
 func TestGatherWithoutASymmetryTriesThePlansAsTheyAre(t *testing.T) {
 	tr, m, c := raftMinimizer(t, "testdata/raft-58b-gather.trace")
-	sys := *m.sys
-	sys.Symmetry = nil
-	m.sys = &sys
+	withoutSymmetry(m)
 	edits := m.gatherEdits(tr.Events)
 	require.Len(t, edits, 9, "one per plan")
 	k, nt := firstMove(t, m, c, tr, edits[:3])
@@ -158,4 +153,12 @@ func gatherStageReachesTheOptimum(t *testing.T, sys *record.System, tr *record.T
 	rep, err := replay.Run(context.Background(), sys, best[0])
 	require.NoError(t, err)
 	assert.True(t, rep.Reproduced)
+}
+
+// withoutSymmetry makes m's system one without record.Symmetry (a copy:
+// the shared raft.System is left as it is).
+func withoutSymmetry(m *minimizer) {
+	sys := *m.sys
+	sys.Symmetry = nil
+	m.sys = &sys
 }

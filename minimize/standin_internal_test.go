@@ -57,10 +57,8 @@ func TestStandInEscapesRaft58bOutsiderLeaders(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
-			tr, sys, err := record.ReadFile(tc.path, record.NewCatalog(raft.System()))
-			require.NoError(t, err)
+			tr, m, c := raftMinimizer(t, tc.path)
 			require.Equal(t, tc.size, [2]int{tr.Header.Deliveries, tr.Header.Externals})
-			_, m, c := raftMinimizer(t, tc.path)
 			gathers := m.gatherEdits(tr.Events)
 			require.Len(t, gathers, tc.gather)
 			k, _ := firstMove(t, m, c, tr, gathers)
@@ -71,7 +69,7 @@ func TestStandInEscapesRaft58bOutsiderLeaders(t *testing.T) {
 			require.Equal(t, 1, k)
 			assert.Equal(t, tc.moved, [2]int{nt.Header.Deliveries, nt.Header.Externals})
 
-			gatherStageReachesTheOptimum(t, sys, tr)
+			gatherStageReachesTheOptimum(t, m.sys, tr)
 		})
 	}
 }
@@ -80,8 +78,6 @@ func TestStandInEscapesRaft58bOutsiderLeaders(t *testing.T) {
 // record.Symmetry (nothing relabels its messages) has no stand-in move.
 func TestStandInNeedsASymmetry(t *testing.T) {
 	tr, m, _ := raftMinimizer(t, "testdata/raft-58b-outsider.trace")
-	sys := *m.sys
-	sys.Symmetry = nil
-	m.sys = &sys
+	withoutSymmetry(m)
 	assert.Empty(t, m.standInEdits(tr.Events))
 }
