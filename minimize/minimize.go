@@ -589,6 +589,11 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 			return err
 		}
 	}
+	if m.shrinkDisplaces(ctx) { // shrinkdisplaced.go
+		if err := m.runStage(ctx, StageShrinkSearchDisplaced, max(m.steps.Load()+m.cfg.Steps/shrinkSearchShare, m.cfg.Steps), m.shrinkSearchDisplaced); err != nil {
+			return err
+		}
+	}
 	if err := m.lateStages(ctx); err != nil { // late.go: retarget, insert, near
 		return err
 	}

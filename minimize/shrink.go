@@ -32,7 +32,7 @@ func (m *minimizer) shrinkContents(ctx context.Context) error {
 // group edits (groupEdits), then for every other message its variants and
 // the renames of the values it is the first to hold (renameEdits).
 func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
-	es, groups := m.groupEdits(base, false)
+	es, groups := m.groupEdits(base, false, false)
 	rn := newRenamer(base)
 	for i, e := range base.Events {
 		if e.Kind != record.Send || e.Msg == nil {
@@ -55,9 +55,11 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 // external message of a group of identical Shrinkable ones (the same full
 // fingerprint, such as the Bootstrap every member receives), groups in
 // the order of their first message, components in componentOrder; a
-// group of one message is listed too unless several. It also returns the
-// external messages' indices by full fingerprint.
-func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[uint64][]int) {
+// group of one message is listed too unless several, and a component
+// whose removal stops naming an actor the violation names is left out
+// when keepNamed. It also returns the external messages' indices by full
+// fingerprint.
+func (m *minimizer) groupEdits(base *record.Trace, several, keepNamed bool) ([]edit, map[uint64][]int) {
 	var es []edit
 	groups := map[uint64][]int{}
 	var order []uint64
@@ -86,7 +88,12 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 		if len(g) > 1 && sh.Components()-1 <= m.minComponents(base.Events[g[0]].Msg) {
 			continue
 		}
-		for _, c := range m.componentOrder(base, sh) {
+		first, last := m.componentSplit(base, sh)
+		order := append(first, last...)
+		if keepNamed {
+			order = first
+		}
+		for _, c := range order {
 			repl := map[int]record.Message{}
 			for _, i := range g {
 				repl[i] = base.Events[i].Msg.(record.Shrinkable).WithoutComponent(c)
@@ -107,17 +114,16 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 // removing another member drops everything of that member (a local minimum
 // of fresh raft-46 traces whose violation names the last member).
 func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []int {
-	var named []string
-	if v := base.Header.Violation; v != nil {
-		text := v.Fingerprint + " " + v.Detail
-		for _, id := range m.sys.Members(m.resolved) {
-			if mentions(text, string(id)) {
-				named = append(named, string(id))
-			}
-		}
-	}
+	first, last := m.componentSplit(base, sh)
+	return append(first, last...)
+}
+
+// componentSplit returns the components of sh from the last to the
+// first, split into those whose removal keeps naming every actor the
+// violation names (first) and the others (last); see componentOrder.
+func (m *minimizer) componentSplit(base *record.Trace, sh record.Shrinkable) (first, last []int) {
+	named := m.namedMembers(base)
 	before := fmt.Sprint(sh)
-	var first, last []int
 	for c := sh.Components() - 1; c >= 0; c-- {
 		after := fmt.Sprint(sh.WithoutComponent(c))
 		drops := false
@@ -132,7 +138,22 @@ func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []i
 			first = append(first, c)
 		}
 	}
-	return append(first, last...)
+	return first, last
+}
+
+// namedMembers returns the members the violation of base names in its
+// fingerprint or detail, in members' order.
+func (m *minimizer) namedMembers(base *record.Trace) []string {
+	var named []string
+	if v := base.Header.Violation; v != nil {
+		text := v.Fingerprint + " " + v.Detail
+		for _, id := range m.sys.Members(m.resolved) {
+			if mentions(text, string(id)) {
+				named = append(named, string(id))
+			}
+		}
+	}
+	return named
 }
 
 // minComponents is the fewest components a message of msg's type sent to

@@ -73,7 +73,7 @@ const shrinkSearchPasses = 3
 // shrinkSearches reports whether the shrink-search stage applies to the
 // best trace: it has a group edit and its runs fork soundly.
 func (m *minimizer) shrinkSearches(ctx context.Context) bool {
-	es, _ := m.groupEdits(m.snapshotBest(), true)
+	es, _ := m.groupEdits(m.snapshotBest(), true, false)
 	return len(es) > 0 && m.nears(ctx)
 }
 
@@ -113,9 +113,16 @@ func (m *minimizer) followUp(ctx context.Context, first ...func(context.Context)
 // returns the first trace smaller than base found, or nil when none is
 // within the allowance.
 func (m *minimizer) shrinkSearchFrom(ctx context.Context, base *record.Trace) (*record.Trace, error) {
-	edits, _ := m.groupEdits(base, true)
+	edits, _ := m.groupEdits(base, true, false)
+	return m.searchEdits(ctx, base, edits, base)
+}
+
+// searchEdits searches the edits of base (group edits), pass by pass, and
+// returns the first trace smaller than than found, or nil when none is
+// within the allowance.
+func (m *minimizer) searchEdits(ctx context.Context, base *record.Trace, edits []edit, than *record.Trace) (*record.Trace, error) {
 	bp := dpor.FromEvents(m.fp, base.Events)
-	total := base.Header.Deliveries + base.Header.Externals
+	size := total(than)
 	prefixes := make([][]record.Event, len(edits))
 	for k, e := range edits {
 		pre, err := m.followed(base, e(m.fp, bp))
@@ -136,8 +143,8 @@ func (m *minimizer) shrinkSearchFrom(ctx context.Context, base *record.Trace) (*
 		}
 		for cut := len(pre); cut >= max(first, 1); cut-- {
 			// Every event of the prefix counts, and the result must be
-			// smaller than base.
-			if bound := total - cut - 1; bound >= 1 {
+			// smaller than than.
+			if bound := size - cut - 1; bound >= 1 {
 				order = append(order, search{k, cut, bound})
 			}
 		}
@@ -162,7 +169,7 @@ func (m *minimizer) shrinkSearchFrom(ctx context.Context, base *record.Trace) (*
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if res.Trace != nil && smaller(res.Trace, base) {
+			if res.Trace != nil && smaller(res.Trace, than) {
 				return res.Trace, nil
 			}
 			exhausted[i] = res.Exhausted

@@ -54,6 +54,13 @@ const (
 	// finds the rest; the removal stages then re-minimize
 	// (shrinksearch.go).
 	StageShrinkSearch = "shrink-search"
+	// StageShrinkSearchDisplaced runs once after shrink-search, on what
+	// remains of the step budget (at least shrink-search's allowance),
+	// when internals-first replaced a trace whose configuration names
+	// every actor the violation names by one that leaves one out:
+	// shrink-search's searches on the replaced trace, with the group
+	// edits that keep the named actors (shrinkdisplaced.go).
+	StageShrinkSearchDisplaced = "shrink-search-displaced"
 	// StageGather runs after the rounds, on an allowance of its own, the
 	// first of the late stages (late.go; again as RoundStage(StageGather,
 	// n), last in their later passes): an actor's round takes a later
