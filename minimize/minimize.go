@@ -65,6 +65,14 @@
 //     and the optimal package's exact search looks for the rest, and the
 //     removal stages of a round re-minimize what it finds (shrinksearch.go;
 //     an allowance of its own, a tenth of the step budget).
+//     Then, when internals-first's result replaced a best trace whose
+//     configuration messages name every actor the violation names by one
+//     that leaves one of them out (an outsider leader), the
+//     shrink-search-displaced stage runs once, on what remains of the
+//     step budget (at least shrink-search's allowance): shrink-search's
+//     searches on the replaced trace, with its group edits that keep the
+//     named actors, for a trace smaller than the best one
+//     (shrinkdisplaced.go).
 //     Then the gather stage runs once, on an allowance of its own (a
 //     twentieth of the step budget): an actor's round (its timer and the
 //     external messages it then handles) takes a later external message
