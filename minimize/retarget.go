@@ -107,8 +107,10 @@ const retargetShare = 4
 
 // retarget runs the retarget stage: the reorder stage's search (reorder.go)
 // with the retarget moves of external events first, then the reorder
-// moves, then the retarget moves of timers (last, so that a trace on which
-// an earlier move helps takes the same path as before they existed). The
+// moves, then the retarget moves of timers, the handover, restart, repeat
+// and resend moves, and last the hasten moves (hasten.go) (each kind
+// after the older ones, so that a trace on which an earlier move helps
+// takes the same path as before it existed). The
 // reorder moves
 // of a trace a reorder stage has tried them all on without success are
 // left out (they would fail again); after a move improves, the moves of
@@ -133,13 +135,12 @@ func (m *minimizer) retargetWith(ctx context.Context, reorders bool) error {
 		out = append(out, repeatEdits(base.Events)...) // repeat.go
 		// resend.go, when the stage has steps left (its replay counts);
 		// a replay that fails (ctx) leaves its moves out.
-		if m.steps.Load() >= m.limit.Load() {
-			return out
+		if m.steps.Load() < m.limit.Load() {
+			if rs, steps, err := m.resendEdits(ctx, base); err == nil {
+				m.steps.Add(steps)
+				out = append(out, rs...)
+			}
 		}
-		if rs, steps, err := m.resendEdits(ctx, base); err == nil {
-			m.steps.Add(steps)
-			out = append(out, rs...)
-		}
-		return out
+		return append(out, hastenEdits(base.Events)...) // hasten.go
 	}, false)
 }
