@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/demi-project/demi/dpor"
-	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
 	"github.com/stretchr/testify/assert"
