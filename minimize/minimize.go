@@ -93,9 +93,12 @@
 //     actor handled after it (handover.go), and, when crash-restarts are
 //     in the run's fault model, by restart moves that restart a member at
 //     a position, dropping the stale messages queued for it (restart.go),
-//     and last by repeat moves that run a timer's round again after a
+//     and by repeat moves that run a timer's round again after a
 //     cut with another actor in the timer's actor's place (a member that
-//     holds the old leader's entries leads the next term; repeat.go).
+//     holds the old leader's entries leads the next term; repeat.go),
+//     and last by hasten moves that move every timer firing after a cut
+//     to the cut with the requests it sent (later terms reached by bare
+//     timeouts before the first round's votes; hasten.go).
 //     When internals-first's result replaced the best trace, the
 //     retarget-displaced stage runs once after it, on an allowance of its
 //     own (a quarter of the step budget): the retarget stage's moves on
