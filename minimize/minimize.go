@@ -592,6 +592,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	if err := m.relabelStage(ctx, StageRelabel, &relabelled, false); err != nil {
 		return err
 	}
+	if err := m.runStage(ctx, StageResample, m.steps.Load()+m.cfg.Steps/resampleShare, m.resample); err != nil { // resample.go
+		return err
+	}
 	if m.shrinkSearches(ctx) {
 		if err := m.runStage(ctx, StageShrinkSearch, m.steps.Load()+m.cfg.Steps/shrinkSearchShare, m.shrinkSearch); err != nil {
 			return err
