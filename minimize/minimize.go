@@ -58,7 +58,15 @@
 //     reproduces the target; in the last look, a violation that may
 //     break at the target's own step is tried the same way as a move,
 //     with a descent (relabel.go).
-//     When the rounds end, for systems whose runs fork soundly, the
+//     When the rounds end, the resample stage runs once, on an allowance
+//     of its own (a fortieth of the step budget): random runs of the best
+//     trace's external events (as demi fuzz makes them, the external
+//     events in their order), each stopped one delivery short of the best
+//     trace, from fixed seeds; a run that ends in the target violation,
+//     or in the target's invariant with other actors relabelled onto it
+//     by a symmetry, is a shorter trace on a route of its own, and the
+//     removal stages of a round re-minimize it (resample.go).
+//     Then, for systems whose runs fork soundly, the
 //     shrink-search stage runs once when the best trace has a group of
 //     identical external messages that can lose a component (a Bootstrap
 //     member list): the edited plan is followed as far as it still goes
