@@ -17,13 +17,14 @@ import (
 // move or an exact search near it. When the first pass has already fixed
 // the route (which terms happen, who votes twice), a much shorter route
 // of the same bug may share nothing with it but the external events.
-// Raft's raft-56 unseen fuzz seed 50186 ends the rounds at 63 deliveries
-// (E:10): six terms, each of two leaders needs both other members' votes,
-// and no removal, reorder or capped exact search (up to five times the
-// step budget) finds a shorter one, while random runs of its ten external
-// events that stop after 62 deliveries end in the same bug after a few
-// thousand runs, on routes of 30 to 40 deliveries, which the removal
-// stages and shrink-search then take to the bug's best known size.
+// Raft's raft-56 unseen fuzz seed 50186 ends the late stages at 63
+// deliveries (E:10): six terms, each of two leaders needs both other
+// members' votes, and no removal, reorder, capped exact search (up to
+// five times the step budget) or late stage finds a shorter one, while
+// random runs of its ten external events that stop after 62 deliveries
+// end in the same bug after a few thousand runs, on shorter routes of
+// their own, which the removal stages and shrink-search then take to the
+// bug's best known size.
 //
 // The stage runs random runs of the best trace's external events
 // (record.FuzzConfig.Script: the external events in their order, random
@@ -41,10 +42,13 @@ import (
 // The runs' seeds are resampleSeed, resampleSeed+1, ... in one sequence
 // for the whole stage, and each run's deliveries and external events
 // count as steps: the result depends on the input and the step budget
-// alone, not on Workers or time. The stage runs once, after the rounds
-// and the relabel stage, before shrink-search, on an allowance of its own
-// (Config.Steps/resampleShare). On a trace already at its bug's optimum
-// it finds nothing and spends that allowance.
+// alone, not on Workers or time. The stage runs once, after the late
+// stages, on an allowance of its own (Config.Steps/resampleShare), and,
+// when it found a trace, shrink-search runs again on the result
+// (shrink-search-2): the new route may lose a configuration component
+// the old one needed. Running last, it can only make the result
+// smaller: every stage before it runs as without it. On a trace already
+// at its bug's optimum it finds nothing and spends that allowance.
 
 // resampleShare: the resample stage may use Config.Steps/resampleShare
 // steps beyond the steps done when it starts.
@@ -56,6 +60,19 @@ const resampleSeed = 1
 // resampleChunk is how many random runs the stage makes between two looks
 // at its allowance.
 const resampleChunk = 256
+
+// resampleStage runs the resample stage, and shrink-search again
+// (RoundStage(StageShrinkSearch, 2)) on what it found, if anything.
+func (m *minimizer) resampleStage(ctx context.Context) error {
+	before := m.snapshotBest()
+	if err := m.runStage(ctx, StageResample, m.steps.Load()+m.cfg.Steps/resampleShare, m.resample); err != nil {
+		return err
+	}
+	if m.snapshotBest() == before || !m.shrinkSearches(ctx) {
+		return nil
+	}
+	return m.runStage(ctx, RoundStage(StageShrinkSearch, 2), m.steps.Load()+m.cfg.Steps/shrinkSearchShare, m.shrinkSearch)
+}
 
 // resample runs the resample stage on the best trace.
 func (m *minimizer) resample(ctx context.Context) error {
