@@ -136,6 +136,16 @@
 //     each skipped when the best trace is the one it
 //     left, for at most three passes in all and, after the first, while
 //     the later passes have used less than half the step budget.
+//     After the late stages, the resample stage runs once, on an allowance
+//     of its own (a fortieth of the step budget): random runs of the best
+//     trace's external events (as demi fuzz makes them, the external
+//     events in their order), each stopped one delivery short of the best
+//     trace, from fixed seeds; a run that ends in the target violation,
+//     or in the target's invariant with other actors relabelled onto it
+//     by a symmetry, is a shorter trace on a route of its own, which the
+//     removal stages of a round re-minimize, and shrink-search-2 after
+//     them (resample.go). It runs last so that it can only make the
+//     result smaller.
 //  11. round-form: for systems whose messages carry a round, the schedule
 //     is rewritten into lockstep rounds where that still reproduces the
 //     violation: whole rounds and phases removed, late deliveries turned
@@ -606,6 +616,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		}
 	}
 	if err := m.lateStages(ctx); err != nil { // late.go: retarget, insert, near
+		return err
+	}
+	if err := m.resampleStage(ctx); err != nil { // resample.go
 		return err
 	}
 	if err := m.relabelStage(ctx, StageRelabel, &relabelled, true); err != nil {

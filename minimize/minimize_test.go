@@ -137,12 +137,14 @@ func TestPaceAndStages(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	// The first pass, then whole rounds 2, 3, ..., retarget, maybe
-	// insert, maybe near, then round-form, final.
+	// insert, maybe near, resample, then round-form, final.
 	first := minimize.FirstPass()
 	require.Equal(t, first, names[:len(first)])
 	require.Equal(t, minimize.StageFinal, names[len(names)-1])
 	require.Equal(t, minimize.StageRoundForm, names[len(names)-2], "the round-form pass ends the pipeline")
 	rounds := names[len(first) : len(names)-2]
+	require.Equal(t, minimize.StageResample, rounds[len(rounds)-1], "resample follows the late stages")
+	rounds = rounds[:len(rounds)-1]
 	if rounds[len(rounds)-1] == minimize.StageNear {
 		rounds = rounds[:len(rounds)-1] // after insert, for runs that fork
 	}

@@ -2,6 +2,7 @@ package minimize_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -160,8 +161,15 @@ func TestNearStageSkipsRunsThatDoNotFork(t *testing.T) {
 	in := ladderInput(t, sys)
 	res, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: 2})
 	require.NoError(t, err)
+	var names []string
 	for _, s := range res.Stages {
 		assert.NotEqual(t, minimize.StageNear, s.Name)
+		names = append(names, s.Name)
 	}
-	assert.Equal(t, [2]int{10, 2}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals}, "only the near stage finds the lift")
+	// Without near, the late stages leave the ladder at 10 deliveries
+	// (E:2); the resample stage's random runs, which need no fork, find
+	// the lift after them.
+	last := res.Stages[slices.Index(names, minimize.StageResample)-1]
+	assert.Equal(t, [2]int{10, 2}, [2]int{last.Deliveries, last.Externals}, "the stages before resample do not find the lift")
+	assert.Equal(t, [2]int{2, 2}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals}, "resample finds the lift")
 }

@@ -54,6 +54,12 @@ const (
 	// finds the rest; the removal stages then re-minimize
 	// (shrinksearch.go).
 	StageShrinkSearch = "shrink-search"
+	// StageResample runs once after the late stages, on an allowance of
+	// its own: random runs of the best trace's external events, shorter
+	// than it, whose violation (relabelled by a symmetry if needed) is the
+	// target restart the removals; shrink-search runs again after a find,
+	// as RoundStage(StageShrinkSearch, 2) (resample.go).
+	StageResample = "resample"
 	// StageShrinkSearchDisplaced runs once after shrink-search, on what
 	// remains of the step budget (at least shrink-search's allowance),
 	// when internals-first replaced a trace whose configuration names

@@ -29,6 +29,15 @@ type FuzzConfig struct {
 	CheckEvery int
 	// WaitLimit bounds the deliveries a wait marker may take (default 200).
 	WaitLimit int
+	// Script, when set, replaces the system's setup and its random
+	// external events: the run injects these external events (a trace's
+	// starts, sends, kills, ...; deliveries in it are skipped), in this
+	// order, the first before any delivery, each later one at a step with
+	// probability ExternalProb or as soon as nothing is enabled, and
+	// delivers at random in between. MaxExternals does not apply. It is
+	// how a minimizer looks for another schedule of the same external
+	// events (package minimize, resample.go).
+	Script []Event
 }
 
 func (c FuzzConfig) withDefaults() FuzzConfig {
@@ -121,6 +130,9 @@ type fuzzer struct {
 
 func (f *fuzzer) run(ctx context.Context) (*Violation, error) {
 	s := f.sim
+	if f.cfg.Script != nil {
+		return f.runScript(ctx)
+	}
 	if s.sys.Setup != nil {
 		for _, e := range s.sys.Setup(s.opts) {
 			if v, err := f.external(e); v != nil || err != nil {
@@ -162,6 +174,51 @@ func (f *fuzzer) run(ctx context.Context) (*Violation, error) {
 				}
 			} else {
 				injected++ // count failed attempts so a stuck run ends
+			}
+		}
+	}
+	return s.Check(), nil
+}
+
+// runScript is run with FuzzConfig.Script: the script's external events
+// in order, random deliveries in between.
+func (f *fuzzer) runScript(ctx context.Context) (*Violation, error) {
+	s := f.sim
+	script := f.cfg.Script
+	next := 0
+	inject := func() (*Violation, error) {
+		for next < len(script) && script[next].Kind == Deliver {
+			next++
+		}
+		if next == len(script) {
+			return nil, nil
+		}
+		e := script[next]
+		next++
+		return f.external(e)
+	}
+	for step := 0; s.deliveries < f.cfg.MaxSteps; step++ {
+		if step&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if next < len(script) && (next == 0 || f.rng.Float64() < f.cfg.ExternalProb) {
+			if v, err := inject(); v != nil || err != nil {
+				return v, err
+			}
+			continue
+		}
+		delivered, v, err := f.deliverRandom(false)
+		if v != nil || err != nil {
+			return v, err
+		}
+		if !delivered {
+			if next == len(script) {
+				break // quiescent and nothing left to inject
+			}
+			if v, err := inject(); v != nil || err != nil {
+				return v, err
 			}
 		}
 	}
