@@ -121,15 +121,7 @@ func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) (cuts, 
 	members := m.sys.Members(m.resolved)
 	seen := map[string]bool{}
 	relabelled := func(prefix []record.Event, from string) [][]record.Event {
-		var out [][]record.Event
-		for _, p := range sym.Onto(m.resolved, members, best.Events, from, m.target, relabelPerms) {
-			raw := sym.Relabel(prefix, p)
-			if c := memberOrdered(raw, members); c != nil {
-				out = append(out, c)
-			}
-			out = append(out, raw)
-		}
-		return out
+		return m.ontoTarget(best.Events, prefix, from)
 	}
 	for {
 		o, err := d.Next(ctx)
@@ -209,6 +201,26 @@ func permutationsOf(n int) [][]int {
 		return nil
 	}
 	return perm.Orders(n)
+}
+
+// ontoTarget returns prefix relabelled by each symmetry of the run of
+// events that maps violation from onto the target (Symmetry.Onto, at most
+// relabelPerms), each in the members' order first (memberOrdered, when
+// that differs), then as it is: the relabel stage's candidates, and the
+// resample stage's for a run that broke the target's invariant with
+// other actors. The system must declare a symmetry.
+func (m *minimizer) ontoTarget(events, prefix []record.Event, from string) [][]record.Event {
+	sym := m.sys.Symmetry
+	members := m.sys.Members(m.resolved)
+	var out [][]record.Event
+	for _, p := range sym.Onto(m.resolved, members, events, from, m.target, relabelPerms) {
+		raw := sym.Relabel(prefix, p)
+		if c := memberOrdered(raw, members); c != nil {
+			out = append(out, c)
+		}
+		out = append(out, raw)
+	}
+	return out
 }
 
 // memberOrdered returns events with every run of consecutive starts, and

@@ -150,18 +150,8 @@ func (m *minimizer) resampleCandidates(run *record.Trace) [][]record.Event {
 	if v.Fingerprint == m.target {
 		return [][]record.Event{run.Events}
 	}
-	sym := m.sys.Symmetry
-	if sym == nil {
+	if m.sys.Symmetry == nil {
 		return nil
 	}
-	members := m.sys.Members(m.resolved)
-	var out [][]record.Event
-	for _, p := range sym.Onto(m.resolved, members, run.Events, v.Fingerprint, m.target, relabelPerms) {
-		raw := sym.Relabel(run.Events, p)
-		if c := memberOrdered(raw, members); c != nil {
-			out = append(out, c)
-		}
-		out = append(out, raw)
-	}
-	return out
+	return m.ontoTarget(run.Events, run.Events, v.Fingerprint)
 }
