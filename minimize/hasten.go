@@ -41,7 +41,7 @@ func hastenEdits(events []record.Event) []edit {
 	var out []edit
 	for at := len(events) - 1; at > 0; at-- {
 		if order := hastenOrder(events, at); order != nil {
-			out = append(out, hasten(at))
+			out = append(out, hasten(at, order))
 		}
 	}
 	return out
@@ -76,13 +76,14 @@ func hastenOrder(events []record.Event, at int) []int {
 	return nil
 }
 
-// hasten is the hasten move at cut at (hastenOrder); the deliveries from
-// at on are wildcards.
-func hasten(at int) edit {
+// hasten is the hasten move at cut at, whose events from at on come in
+// order (hastenOrder of the plan's events); the deliveries from at on are
+// wildcards.
+func hasten(at int, order []int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := make(dpor.Plan, 0, len(bp))
 		p = append(p, bp[:at]...)
-		for _, i := range hastenOrder(bp.Events(), at) {
+		for _, i := range order {
 			st := bp[i]
 			if !st.Event.Kind.IsExternal() {
 				st.Wildcard = true

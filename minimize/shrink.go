@@ -88,10 +88,11 @@ func (m *minimizer) groupEdits(base *record.Trace, several, keepNamed bool) ([]e
 		if len(g) > 1 && sh.Components()-1 <= m.minComponents(base.Events[g[0]].Msg) {
 			continue
 		}
-		first, last := m.componentSplit(base, sh)
-		order := append(first, last...)
+		var order []int
 		if keepNamed {
-			order = first
+			order, _ = m.componentSplit(base, sh)
+		} else {
+			order = m.componentOrder(base, sh)
 		}
 		for _, c := range order {
 			repl := map[int]record.Message{}
@@ -142,16 +143,15 @@ func (m *minimizer) componentSplit(base *record.Trace, sh record.Shrinkable) (fi
 }
 
 // namedMembers returns the members the violation of base names in its
-// fingerprint or detail, in members' order.
+// fingerprint or detail (record.NamedActors), in the order it names them.
 func (m *minimizer) namedMembers(base *record.Trace) []string {
+	v := base.Header.Violation
+	if v == nil {
+		return nil
+	}
 	var named []string
-	if v := base.Header.Violation; v != nil {
-		text := v.Fingerprint + " " + v.Detail
-		for _, id := range m.sys.Members(m.resolved) {
-			if mentions(text, string(id)) {
-				named = append(named, string(id))
-			}
-		}
+	for _, id := range record.NamedActors(v.Fingerprint+" "+v.Detail, m.sys.Members(m.resolved)) {
+		named = append(named, string(id))
 	}
 	return named
 }
