@@ -74,7 +74,7 @@ func probeSystem(n int, sem record.Semantics, b *behaviour) *record.System {
 	return &record.System{
 		Name:     "probe",
 		Doc:      "test actors that log what they receive",
-		Options:  []record.OptionSpec{{Name: "flag", Default: "false", Usage: "a bug switch", Bug: true}, {Name: "size", Default: "3"}},
+		Options:  []record.OptionSpec{{Name: "flag", Default: "false", Usage: "a bug switch", Bug: true}, {Name: "size", Default: "3", Min: 1, Max: 9}},
 		Members:  func(record.Options) []record.ActorID { return ids },
 		New:      func(id record.ActorID, _ record.Options) record.Actor { return &probe{id: id, b: b} },
 		Messages: []record.Message{Ping{}, &Pong{}, Tick{}, Boom{}},

@@ -12,7 +12,7 @@ func optionSystem() *record.System {
 	return &record.System{
 		Name: "opts",
 		Options: []record.OptionSpec{
-			{Name: "n", Default: "3"},
+			{Name: "n", Default: "3", Min: 1, Max: 100},
 			{Name: "udp", Default: "false"},
 			{Name: "bug-a", Default: "false", Bug: true},
 		},

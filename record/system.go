@@ -91,15 +91,61 @@ type OptionSpec struct {
 	// Bug marks a bug switch: a boolean option that turns on one bug.
 	Bug bool
 	// Min and Max bound an integer option (both inclusive). Values read
-	// from a trace header or a flag are untrusted: an option that sizes
-	// anything (a cluster, a weight) must state its bounds, so that a
-	// header with members=100000000 is refused before anything is built.
-	// Both zero means unbounded.
+	// from a trace header or a flag are untrusted: every integer option
+	// (one whose Default is an integer and that is not a bug switch) must
+	// state its bounds, so that a header with members=100000000 is refused
+	// before anything is built. A system that declares an integer option
+	// without bounds is refused by Resolve, and so by every command (see
+	// CheckOptions). Both zero means no bounds declared.
 	Min, Max int
 }
 
 // Bounded reports whether the option states bounds.
 func (o OptionSpec) Bounded() bool { return o.Min != 0 || o.Max != 0 }
+
+// Integer reports whether the option takes integer values: its default is
+// an integer and it is not a bug switch.
+func (o OptionSpec) Integer() bool {
+	if o.Bug {
+		return false
+	}
+	_, err := strconv.Atoi(o.Default)
+	return err == nil
+}
+
+// CheckOptions checks the system's option declarations: names unique and
+// not empty, every integer option bounded (Min <= Default <= Max), every
+// other default a boolean or a string. It is the rule that keeps untrusted
+// values out of a system: an integer option without bounds would let a
+// trace header or a flag size a cluster at a million members, so a system
+// that declares one is refused (by Resolve, hence by every command) until
+// it states them.
+func (s *System) CheckOptions() error {
+	seen := map[string]bool{}
+	for _, o := range s.Options {
+		switch {
+		case o.Name == "":
+			return fmt.Errorf("system %s declares an option without a name", s.Name)
+		case seen[o.Name]:
+			return fmt.Errorf("system %s declares option %s twice", s.Name, o.Name)
+		case o.Bug && !isBool(o.Default):
+			return fmt.Errorf("system %s: bug switch %s has default %q, want true or false", s.Name, o.Name, o.Default)
+		case o.Integer() && !o.Bounded():
+			return fmt.Errorf("system %s: integer option %s declares no bounds (set OptionSpec.Min and Max): "+
+				"demi does not trust values it cannot check", s.Name, o.Name)
+		case o.Integer() && (o.Min > o.Max || o.Default != strconv.Itoa(min(max(o.Min, atoi(o.Default)), o.Max))):
+			return fmt.Errorf("system %s: option %s has default %s outside its bounds %d to %d", s.Name, o.Name, o.Default, o.Min, o.Max)
+		case !o.Integer() && o.Bounded():
+			return fmt.Errorf("system %s: option %s states bounds but its default %q is not an integer", s.Name, o.Name, o.Default)
+		}
+		seen[o.Name] = true
+	}
+	return nil
+}
+
+func isBool(s string) bool { _, err := strconv.ParseBool(s); return err == nil }
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // Options holds option values by name. Use System.Resolve to fill defaults.
 type Options map[string]string
@@ -138,12 +184,21 @@ type Option struct {
 
 // Resolve returns a complete set of options: the defaults overridden by
 // given. Unknown names and malformed values are errors.
+//
+// The system's declarations are checked first (CheckOptions): a system
+// with an integer option that declares no bounds is refused whatever the
+// values. The given options are checked in name order, so that of several
+// bad ones the same is named every time.
 func (s *System) Resolve(given Options) (Options, error) {
+	if err := s.CheckOptions(); err != nil {
+		return nil, err
+	}
 	out := Options{}
 	for _, spec := range s.Options {
 		out[spec.Name] = spec.Default
 	}
-	for k, v := range given {
+	for _, p := range given.Pairs() {
+		k, v := p.Name, p.Value
 		i := slices.IndexFunc(s.Options, func(o OptionSpec) bool { return o.Name == k })
 		if i < 0 {
 			return nil, fmt.Errorf("system %s has no option %q", s.Name, k)
@@ -151,16 +206,16 @@ func (s *System) Resolve(given Options) (Options, error) {
 		spec := s.Options[i]
 		// Bug switches and "true"/"false" defaults are booleans; other
 		// numeric defaults (including "0" and "1") are integers.
-		if _, err := strconv.Atoi(spec.Default); err == nil && !spec.Bug {
+		if spec.Integer() {
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				return nil, fmt.Errorf("option %s: %q is not an integer", k, v)
 			}
-			if spec.Bounded() && (n < spec.Min || n > spec.Max) {
+			if n < spec.Min || n > spec.Max {
 				return nil, fmt.Errorf("option %s=%d is out of range: system %s accepts %d to %d", k, n, s.Name, spec.Min, spec.Max)
 			}
-		} else if _, err := strconv.ParseBool(spec.Default); err == nil {
-			if _, err := strconv.ParseBool(v); err != nil {
+		} else if isBool(spec.Default) {
+			if !isBool(v) {
 				return nil, fmt.Errorf("option %s: %q is not a boolean", k, v)
 			}
 		}

@@ -49,7 +49,7 @@ func (d *duo) Receive(ctx *record.Context, _ record.ActorID, msg record.Message)
 func duoSystem(panicAt int) *record.System {
 	return &record.System{
 		Name:    "duo",
-		Options: []record.OptionSpec{{Name: "start", Default: "4"}},
+		Options: []record.OptionSpec{{Name: "start", Default: "4", Min: 0, Max: 100}},
 		Members: func(record.Options) []record.ActorID { return []record.ActorID{"a", "b"} },
 		New: func(id record.ActorID, _ record.Options) record.Actor {
 			other := record.ActorID("b")

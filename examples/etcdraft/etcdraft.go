@@ -98,6 +98,18 @@ const (
 	OptReadWeight      = "read-weight"
 )
 
+// Bounds of the options (see record.OptionSpec): values from a trace
+// header or a flag are untrusted, so each option states what makes sense.
+// etcd clusters are a handful of members (every member keeps the state of
+// its peers' progress, so n members cost n² state); a snapshot interval
+// beyond a thousand writes never fires in a fuzz run; weights are
+// relative, so 1000 is plenty.
+const (
+	MaxMembers       = 9
+	MaxSnapshotEvery = 1000
+	MaxWeight        = 1000
+)
+
 const idPrefix = "etcd-"
 
 // memberID is the actor of raft ID id.
@@ -125,14 +137,14 @@ func Setup(o record.Options) []record.Event {
 // System returns the etcdraft system definition.
 func System() *record.System {
 	opts := []record.OptionSpec{
-		{Name: OptMembers, Default: "3", Usage: "number of cluster members"},
-		{Name: OptSnapshotEvery, Default: "5", Usage: "a member snapshots and compacts its log every N applied client writes (0: never)"},
+		{Name: OptMembers, Default: "3", Usage: "number of cluster members", Min: 1, Max: MaxMembers},
+		{Name: OptSnapshotEvery, Default: "5", Usage: "a member snapshots and compacts its log every N applied client writes (0: never)", Min: 0, Max: MaxSnapshotEvery},
 		{Name: OptPreVote, Default: "false", Usage: "raft's pre-vote (Config.PreVote)"},
-		{Name: OptClientWeight, Default: "10", Usage: "fuzzing weight of client requests"},
-		{Name: OptRestartWeight, Default: "1", Usage: "fuzzing weight of crash-restarts"},
-		{Name: OptKillWeight, Default: "0", Usage: "fuzzing weight of kills (or starts of killed members)"},
-		{Name: OptPartitionWeight, Default: "1", Usage: "fuzzing weight of partitions and heals between two members"},
-		{Name: OptReadWeight, Default: "0", Usage: "fuzzing weight of client reads (Get)"},
+		{Name: OptClientWeight, Default: "10", Usage: "fuzzing weight of client requests", Min: 0, Max: MaxWeight},
+		{Name: OptRestartWeight, Default: "1", Usage: "fuzzing weight of crash-restarts", Min: 0, Max: MaxWeight},
+		{Name: OptKillWeight, Default: "0", Usage: "fuzzing weight of kills (or starts of killed members)", Min: 0, Max: MaxWeight},
+		{Name: OptPartitionWeight, Default: "1", Usage: "fuzzing weight of partitions and heals between two members", Min: 0, Max: MaxWeight},
+		{Name: OptReadWeight, Default: "0", Usage: "fuzzing weight of client reads (Get)", Min: 0, Max: MaxWeight},
 	}
 	docs := map[string]string{
 		BugSendBeforePersist:   "messages are sent before the HardState and entries are written (a crash in between forgets a vote)",
