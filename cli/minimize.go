@@ -68,8 +68,9 @@ result. See docs/minimization.md.
 
 The result goes to NAME.min.trace next to the input unless -o says otherwise;
 the input is never overwritten. --strategy sts stops after delta debugging
-with STSSched (the paper's prior-work baseline); nodiverge aborts any
-schedule that makes a state transition the original run never made; tfb (the
+with STSSched (the paper's prior-work baseline); nodiverge runs the removal
+stages with every schedule aborted when it makes a state transition the
+original run never made (the paper's NoDiverge); tfb (the
 default) is the full pipeline. -j N checks candidates on N cores; the result
 does not depend on N. Ctrl-C writes the best trace found so far. --opt,
 --bug and --no-bug minimize the trace under options changed from its header

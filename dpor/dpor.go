@@ -20,17 +20,23 @@
 //     (a co-enabled, dependent delivery: deliveries to different actors
 //     commute, and Enabled already respects the network's FIFO order) whose
 //     type equals m's but whose fingerprint differs becomes a backtrack
-//     point. Backtracks wait in a priority queue (fewest deviations from the
-//     guide first, then the earliest step), not on DPOR's depth-first stack;
-//     running one replays the exact prefix, delivers the alternative instead
-//     of m, and continues with STSSched on the rest of the plan. Every
-//     executed prefix goes into an explored set, so no schedule runs twice.
-//     A check stops at the first schedule that reproduces the violation, or
-//     after its schedule budget.
-//   - NoDiverge (the paper's §6 baseline): STSSched only, and a schedule is
+//     point. Backtracks wait in a priority queue (Order: by default fewest
+//     deviations from the guide first, then the earliest step), not on
+//     DPOR's depth-first stack; running one replays the exact prefix,
+//     delivers the alternative instead of m, and continues with STSSched on
+//     the rest of the plan. Every executed prefix goes into an explored
+//     set, so no schedule runs twice. A check stops at the first schedule
+//     that reproduces the violation, or after its schedule budget.
+//   - Broad (plain DPOR's other backtrack points): co-enabled dependent
+//     messages of other types too. They rank after every type-matching
+//     backtrack of the same deviation count, and they are recorded within
+//     a room of their own, so they never take the place of a
+//     type-matching one (the paper's priority: type matches first).
+//   - NoDiverge (the paper's §6 baseline): TFB, with every schedule
 //     aborted as soon as a delivery makes a state transition the original
 //     run never made (same receiver, message fingerprint and fingerprints of
-//     the messages it sends).
+//     the messages it sends). With a budget of one schedule it is STSSched
+//     with aborts.
 //
 // The invariant is checked after every event and a schedule stops at the
 // first violation with the target fingerprint; a schedule's own recorded
@@ -56,8 +62,52 @@ type Mode uint8
 const (
 	STS       Mode = iota // the single STSSched schedule
 	TFB                   // STSSched, then type-fingerprint backtracks
-	NoDiverge             // STSSched, aborted on any unobserved transition
+	NoDiverge             // TFB, every schedule aborted on any unobserved transition
 )
+
+// Order is the order in which a check runs its backtracks, among those of
+// the same kind (type-matching before Broad ones).
+type Order uint8
+
+// The orders. DEMi's published implementation defaulted to the deepest
+// backtrack first and offered a distance order; the DPOR study of
+// demi-eval (docs/evaluation.md) measures all three.
+const (
+	// Earliest: fewest deviations from the guide first, then the
+	// earliest step.
+	Earliest Order = iota
+	// Deepest: fewest deviations first, then the latest step.
+	Deepest
+	// Distance: smallest distance from the guide first (misordered pairs
+	// plus new events, as DEMi's artifact), then the earliest step. A
+	// backtrack that delivers, at plan step k, the message a later step j
+	// would have matched exactly moves it over j-k steps (j-k misordered
+	// pairs); one that matches no later step is a new event (1).
+	Distance
+)
+
+func (o Order) String() string {
+	switch o {
+	case Earliest:
+		return "earliest"
+	case Deepest:
+		return "deepest"
+	case Distance:
+		return "distance"
+	}
+	return fmt.Sprintf("order(%d)", o)
+}
+
+// ParseOrder returns the order named s ("earliest", "deepest",
+// "distance").
+func ParseOrder(s string) (Order, error) {
+	for o := Earliest; o <= Distance; o++ {
+		if o.String() == s {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("dpor: unknown backtrack order %q (want earliest, deepest or distance)", s)
+}
 
 func (m Mode) String() string {
 	switch m {
@@ -127,8 +177,10 @@ type Config struct {
 	Allowed *Transitions
 	// Broad also sets backtrack points for co-enabled dependent messages of
 	// other types (plain DPOR), explored after the type-matching ones of
-	// the same depth: the fallback for when budget remains.
+	// the same deviation count: the fallback for when budget remains.
 	Broad bool
+	// Order is the order of the backtracks (default Earliest).
+	Order Order
 }
 
 // Result is the outcome of a check.
@@ -146,9 +198,11 @@ type Checker struct {
 	cfg   Config
 	fp    *fingerprint.Fingerprinter
 	heads []record.ActorID
-	// room is how many backtracks a schedule may still record: the queue
-	// pops fewest deviations first, then earliest, so a schedule's first
-	// backtracks are the only ones the remaining budget can reach.
+	// room is how many backtracks of each kind (type-matching, Broad) a
+	// schedule may still record under the Earliest order: the queue pops
+	// fewest deviations first, then earliest, so a schedule's first
+	// backtracks of a kind are the only ones the remaining budget can
+	// reach. Other orders record every backtrack.
 	room     int
 	fps      []fpSlot
 	explored map[uint64]struct{}
@@ -196,6 +250,9 @@ func (c *Checker) SetMode(m Mode) {
 // SetBroad turns plain-DPOR backtracks of other types on or off.
 func (c *Checker) SetBroad(b bool) { c.cfg.Broad = b }
 
+// SetOrder changes the backtrack order of later checks.
+func (c *Checker) SetOrder(o Order) { c.cfg.Order = o }
+
 // SetMaxSchedules changes the schedule budget of later checks.
 func (c *Checker) SetMaxSchedules(n int) { c.cfg.MaxSchedules = max(n, 1) }
 
@@ -219,7 +276,9 @@ type schedule struct {
 	decisions []decision
 	hashes    []uint64 // hashes[k] = hash of decisions[:k]
 	devs      int      // deviations from STSSched in its lineage
-	pushed    int      // backtracks recorded from this schedule
+	dist      int      // distance from the guide (Order Distance)
+	typed     int      // type-matching backtracks recorded from this schedule
+	broad     int      // Broad backtracks recorded from this schedule
 }
 
 type backtrack struct {
@@ -228,31 +287,40 @@ type backtrack struct {
 	alt    record.MsgID // delivered instead of the step's match
 	step   int32        // the plan step the alternative consumes
 	devs   int
+	dist   int  // parent's distance plus this deviation's
 	broad  bool // of another type than the step's match
 }
 
-type backtrackQueue []backtrack
-
-func (q backtrackQueue) Len() int { return len(q) }
-func (q backtrackQueue) Less(i, j int) bool {
-	if q[i].devs != q[j].devs {
-		return q[i].devs < q[j].devs
-	}
-	if q[i].broad != q[j].broad {
-		return !q[i].broad
-	}
-	if q[i].n != q[j].n {
-		return q[i].n < q[j].n
-	}
-	return q[i].alt < q[j].alt
+// backtrackQueue is a priority queue of backtracks in an Order.
+type backtrackQueue struct {
+	order Order
+	q     []backtrack
 }
-func (q backtrackQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *backtrackQueue) Push(x any)   { *q = append(*q, x.(backtrack)) }
+
+func (q *backtrackQueue) Len() int { return len(q.q) }
+func (q *backtrackQueue) Less(i, j int) bool {
+	a, b := &q.q[i], &q.q[j]
+	if q.order == Distance && a.dist != b.dist {
+		return a.dist < b.dist
+	}
+	if a.devs != b.devs {
+		return a.devs < b.devs
+	}
+	if a.broad != b.broad {
+		return !a.broad
+	}
+	if a.n != b.n {
+		return (a.n < b.n) != (q.order == Deepest)
+	}
+	return a.alt < b.alt
+}
+func (q *backtrackQueue) Swap(i, j int) { q.q[i], q.q[j] = q.q[j], q.q[i] }
+func (q *backtrackQueue) Push(x any)    { q.q = append(q.q, x.(backtrack)) }
 func (q *backtrackQueue) Pop() any {
-	old := *q
+	old := q.q
 	b := old[len(old)-1]
 	old[len(old)-1] = backtrack{}
-	*q = old[:len(old)-1]
+	q.q = old[:len(old)-1]
 	return b
 }
 
@@ -267,7 +335,8 @@ type altKey struct {
 func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
 	var res Result
 	clear(c.explored)
-	c.queue = c.queue[:0]
+	c.queue.q = c.queue.q[:0]
+	c.queue.order = c.cfg.Order
 	c.room = c.cfg.MaxSchedules - 1
 	events := plan.Events()
 	_, tr, err := c.run(ctx, plan, events, nil, 0, backtrack{step: -1})
@@ -276,7 +345,7 @@ func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
 		res.Trace = tr
 		return res, err
 	}
-	if c.cfg.Mode != TFB {
+	if !c.explores() {
 		return res, nil
 	}
 	for res.Schedules < c.cfg.MaxSchedules && c.queue.Len() > 0 {
@@ -298,6 +367,10 @@ func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
 	}
 	return res, nil
 }
+
+// explores reports whether checks run backtracks: TFB, and NoDiverge
+// (whose schedules abort when they diverge).
+func (c *Checker) explores() bool { return c.cfg.Mode == TFB || c.cfg.Mode == NoDiverge }
 
 // fpOf returns the fingerprint of pending message p, computed once per run.
 func (c *Checker) fpOf(gen uint32, p *record.Pending) fingerprint.FP {
@@ -323,13 +396,14 @@ func (c *Checker) fpOf(gen uint32, p *record.Pending) fingerprint.FP {
 func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, parent *schedule, n int, b backtrack) (*schedule, *record.Trace, error) {
 	gen := c.nextGen()
 	s := &schedule{}
-	if c.cfg.Mode == TFB {
+	explores := c.explores()
+	if explores {
 		s.decisions = make([]decision, 0, len(plan))
 		s.hashes = make([]uint64, 1, len(plan)+1)
 	}
 	h := uint64(0)
 	push := func(d decision) {
-		if c.cfg.Mode != TFB {
+		if !explores {
 			return
 		}
 		h = hashing.Mix(h, d.key())
@@ -347,18 +421,20 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 				return 0, false // absent: skip the step
 			}
 			m := sim.InFlight()[at]
-			if c.cfg.Mode == TFB && s.pushed < c.room {
-				c.addBacktracks(gen, sim, s, &m, fifo, int32(k))
+			if explores && c.room > 0 {
+				c.addBacktracks(gen, sim, s, &m, fifo, plan, int32(k))
 			}
 			return m.ID, true
 		},
 		Observe: func(sim *record.Sim, o *record.Outcome) bool {
-			if o.Step < 0 || o.Skipped {
-				return true // the prefix is pushed below; absent steps are not decisions
+			if o.Skipped {
+				return true // absent steps are not decisions
 			}
-			push(decision{step: int32(o.Step), id: o.Delivered.ID})
+			if o.Step >= 0 {
+				push(decision{step: int32(o.Step), id: o.Delivered.ID}) // a prefix and its alternative are pushed below
+			}
 			if c.cfg.Mode == NoDiverge && o.Delivered.ID != 0 && !c.cfg.Allowed.has(c.transition(gen, sim, o.Event, &o.Delivered)) {
-				aborted = true // diverged: abort the schedule
+				aborted = true // diverged (a backtrack's alternative too): abort the schedule
 				return false
 			}
 			return true
@@ -375,7 +451,7 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 		return s, nil, nil
 	}
 	if parent != nil {
-		s.devs = parent.devs + 1
+		s.devs, s.dist = b.devs, b.dist
 		for _, dec := range parent.decisions[:n] {
 			if dec.id == 0 {
 				_, err = d.Apply(ctx, plan[dec.step].Event)
@@ -394,6 +470,9 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 			return nil, nil, fmt.Errorf("dpor: delivering a backtrack: %w", err)
 		}
 		push(decision{step: b.step, id: b.alt})
+		if aborted {
+			return s, nil, nil
+		}
 		if d.Stopped() {
 			return result()
 		}
@@ -526,8 +605,14 @@ func (c *Checker) reroute(sim *record.Sim, gen uint32, st *Step, fifo bool) int 
 
 // addBacktracks records, for the delivery of m at plan step k, the
 // co-enabled dependent messages (same receiver) of the same type and a
-// different fingerprint, one per sender and fingerprint.
-func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *record.Pending, fifo bool, k int32) {
+// different fingerprint (and with Broad, of other types), one per sender
+// and fingerprint. Under the Earliest order each kind is recorded within
+// its own room, so Broad backtracks never crowd out type-matching ones.
+func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *record.Pending, fifo bool, plan Plan, k int32) {
+	bounded := c.cfg.Order == Earliest
+	if bounded && s.typed >= c.room && (!c.cfg.Broad || s.broad >= c.room) {
+		return
+	}
 	mf := c.fpOf(gen, m)
 	n := len(s.decisions)
 	clear(c.seen)
@@ -551,6 +636,9 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 		if broad && !c.cfg.Broad {
 			continue
 		}
+		if bounded && (broad && s.broad >= c.room || !broad && s.typed >= c.room) {
+			continue
+		}
 		f := c.fpOf(gen, p)
 		if f.Full == mf.Full {
 			continue
@@ -560,9 +648,32 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 			continue
 		}
 		c.seen[key] = struct{}{}
-		heap.Push(&c.queue, backtrack{parent: s, n: n, alt: p.ID, step: k, devs: s.devs + 1, broad: broad})
-		s.pushed++
+		b := backtrack{parent: s, n: n, alt: p.ID, step: k, devs: s.devs + 1, broad: broad}
+		if c.cfg.Order == Distance {
+			b.dist = s.dist + moved(plan, k, p, f)
+		}
+		heap.Push(&c.queue, b)
+		if broad {
+			s.broad++
+		} else {
+			s.typed++
+		}
 	}
+}
+
+// moved is the distance a backtrack adds to its schedule: delivering p
+// (fingerprint f) at plan step k instead of the step's match moves the
+// delivery of a later step j that matches p exactly (same sender,
+// receiver and fingerprint) over j-k steps, each a misordered pair; a
+// message no later step matches is a new event (1).
+func moved(plan Plan, k int32, p *record.Pending, f fingerprint.FP) int {
+	for j := int(k) + 1; j < len(plan); j++ {
+		e := &plan[j].Event
+		if e.Kind == record.Deliver && e.To == p.To && e.From == p.From && e.Timer == p.Timer && plan[j].FP.Full == f.Full {
+			return j - int(k)
+		}
+	}
+	return 1
 }
 
 // nextGen starts a run: generations tag the fingerprint cache (indexed by

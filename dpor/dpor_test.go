@@ -228,6 +228,15 @@ func TestNoDivergeAbortsNewTransitions(t *testing.T) {
 	res, err = c.Check(context.Background(), p)
 	require.NoError(t, err)
 	require.Nil(t, res.Trace)
+
+	// With a second schedule, NoDiverge explores the backtrack that
+	// delivers b's message instead, a transition the original made.
+	c.SetMaxSchedules(2)
+	res, err = c.Check(context.Background(), p)
+	require.NoError(t, err)
+	require.NotNil(t, res.Trace)
+	require.Equal(t, 2, res.Schedules)
+	require.Equal(t, record.ActorID("b"), res.Trace.Events[len(res.Trace.Events)-1].From)
 }
 
 func TestConfigErrors(t *testing.T) {

@@ -548,8 +548,13 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	portfolio := false           // whether internals-first has run
 	var relabelled *record.Trace // the last trace the relabel stage looked at
 	for round := 2; ctx.Err() == nil && !m.spent(); round++ {
-		if err := m.relabelStage(ctx, RoundStage(StageRelabel, round), &relabelled, false); err != nil {
-			return err
+		// nodiverge runs the removal stages only: the relabel, reorder,
+		// search and late stages build schedules outside the checks,
+		// which would diverge.
+		if m.mode != dpor.NoDiverge {
+			if err := m.relabelStage(ctx, RoundStage(StageRelabel, round), &relabelled, false); err != nil {
+				return err
+			}
 		}
 		before := m.snapshotBest()
 		for _, s := range []stage{
@@ -565,7 +570,7 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 		if m.snapshotBest() == before {
 			// Removals found nothing: once per trace, try the moves that
 			// reorder (reorder.go) before granting more schedules.
-			if reordered != before {
+			if reordered != before && m.mode != dpor.NoDiverge {
 				reordered = before
 				// A reorder stage may use half of what remains. A later
 				// one may use all of it once one of its moves has helped;
@@ -601,6 +606,9 @@ func (m *minimizer) pipeline(ctx context.Context) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if m.mode == dpor.NoDiverge {
+		return nil
 	}
 	if err := m.relabelStage(ctx, StageRelabel, &relabelled, false); err != nil {
 		return err
@@ -799,11 +807,14 @@ type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err er
 // are abandoned, candidates before it are always finished, so the answer is
 // the one a sequential scan would give.
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
-	if mode == dpor.STS || mode == dpor.NoDiverge {
+	if mode == dpor.STS {
 		maxSched = 1
 	}
 	if m.mode == dpor.NoDiverge {
-		mode = dpor.NoDiverge // every check of the nodiverge strategy
+		// Every check of the nodiverge strategy (the paper's NoDiverge):
+		// the same schedules, backtracks included, each aborted as soon
+		// as it makes a transition the original run never made.
+		mode = dpor.NoDiverge
 	}
 	broad := m.escalation >= broadEscalation
 	return m.firstTrace(ctx, n, scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
