@@ -8,6 +8,7 @@ import (
 	"github.com/demi-project/demi/examples/etcdraft"
 	"github.com/demi-project/demi/examples/paxos"
 	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/examples/spark"
 	"github.com/demi-project/demi/examples/tokenring"
 	"github.com/demi-project/demi/record"
 )
@@ -19,6 +20,7 @@ func Catalog() *record.Catalog {
 		etcdraft.System(),
 		paxos.System(),
 		raft.System(),
+		spark.System(),
 		tokenring.System(),
 	)
 }

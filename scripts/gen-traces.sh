@@ -66,3 +66,16 @@ for bug in forget-accepted accept-below-promise; do
   "$bin/demi" fuzz --system paxos --bug "$bug" --seed 1 -o "$out/paxos-$bug.trace"
   "$bin/demi" minimize "$out/paxos-$bug.trace" --budget 10m -o "$out/paxos-$bug.min.trace"
 done
+
+# The spark example: the same three steps. Its fuzz cases
+# (spark.ShippedFuzz in examples/spark/shipped.go) search seeds from 1
+# and keep the first run with a violation after 300 deliveries.
+go run ./examples/spark/internal/genref -fuzz-args >"$bin/spark-cases"
+while read -r bug args; do
+  # shellcheck disable=SC2086
+  "$bin/demi" fuzz --system spark $args -o "$out/$bug.trace"
+done <"$bin/spark-cases"
+go run ./examples/spark/internal/genref -dir "$out"
+while read -r bug _; do
+  "$bin/demi" minimize "$out/$bug.trace" --budget 10m -o "$out/$bug.min.trace"
+done <"$bin/spark-cases"
