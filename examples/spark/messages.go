@@ -85,7 +85,9 @@ type RegisteredApplication struct {
 	App int
 }
 
-func (m RegisteredApplication) String() string { return fmt.Sprintf("RegisteredApplication{app %d}", m.App) }
+func (m RegisteredApplication) String() string {
+	return fmt.Sprintf("RegisteredApplication{app %d}", m.App)
+}
 
 // LaunchExecutor asks a worker (from the master) and then its executor
 // (from the worker) to serve application App.
@@ -129,7 +131,9 @@ type RunTask struct {
 	App, Task, Attempt int
 }
 
-func (m RunTask) String() string { return fmt.Sprintf("RunTask{app %d task %d.%d}", m.App, m.Task, m.Attempt) }
+func (m RunTask) String() string {
+	return fmt.Sprintf("RunTask{app %d task %d.%d}", m.App, m.Task, m.Attempt)
+}
 
 // TaskState is a task attempt's state in a StatusUpdate.
 type TaskState uint8
@@ -186,7 +190,9 @@ type ApplicationFinished struct {
 	App int
 }
 
-func (m ApplicationFinished) String() string { return fmt.Sprintf("ApplicationFinished{app %d}", m.App) }
+func (m ApplicationFinished) String() string {
+	return fmt.Sprintf("ApplicationFinished{app %d}", m.App)
+}
 
 // DriverDisconnected tells the master that the driver of application App
 // is gone: a restarted driver sends it for every application its previous
