@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/demi-project/demi/replay"
 	"github.com/spf13/cobra"
@@ -27,7 +28,7 @@ then leaves the schedule where the fix changes what a handler sends).
 
 --step walks through the trace step by step instead (see the README):
 a terminal UI when stdin is a terminal, else commands read from stdin, one
-a line, each screen printed as plain text (try: echo help | demi replay
+a line, each screen printed as plain text (try: echo help | PROG replay
 --step FILE).
 
 Exit status 0 when the violation reproduces every time, 1 when it does not,
@@ -84,6 +85,7 @@ Exit status 0 when the violation reproduces every time, 1 when it does not,
 			return nil
 		},
 	}
+	cmd.Long = strings.ReplaceAll(cmd.Long, "PROG", e.prog.Name)
 	cmd.Flags().IntVar(&times, "times", 1, "replay N times")
 	of.register(cmd, " instead of the trace's")
 	cmd.Flags().BoolVar(&stepThrough, "step", false, "step through the trace (terminal UI; scripted when stdin is not a terminal)")

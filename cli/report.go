@@ -53,6 +53,7 @@ atomically and never overwrites FILE.`,
 				}
 				return badInput(err)
 			}
+			story.Program, story.Install = e.prog.Name, e.prog.Install
 			var b bytes.Buffer
 			if err := story.WriteHTML(&b, st); err != nil {
 				return err

@@ -61,16 +61,22 @@ type env struct {
 	cat    *record.Catalog
 	stdout io.Writer
 	stderr io.Writer
+	prog   Program // the binary, as the commands it prints name it
 }
 
 // New returns the root command for a catalog of systems. Commands read
 // ctx from cmd.Context(); Main cancels it on SIGINT, SIGTERM or SIGHUP, and
 // a command that stops because of that returns an ExitError with
 // ExitInterrupted (Main turns it into 128 + the signal's number).
-func New(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
-	e := &env{cat: cat, stdout: stdout, stderr: stderr}
+// The commands it prints name the binary demi unless an As option says
+// otherwise.
+func New(cat *record.Catalog, stdout, stderr io.Writer, opts ...Option) *cobra.Command {
+	e := &env{cat: cat, stdout: stdout, stderr: stderr, prog: Demi}
+	for _, o := range opts {
+		o(e)
+	}
 	root := &cobra.Command{
-		Use:   "demi",
+		Use:   e.prog.Name,
 		Short: "demi minimizes failing executions of distributed systems",
 		Long: `demi runs distributed systems written as actors deterministically, fuzzes them
 until an invariant breaks, records the failing execution as a trace, replays it
@@ -79,7 +85,7 @@ exactly, and minimizes it to the few events that still trigger the violation.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("demi {{.Version}}\n")
+	root.SetVersionTemplate(e.prog.Name + " {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
@@ -105,8 +111,8 @@ func commands(e *env) []*cobra.Command {
 
 // Run executes the command line args and returns the exit status, printing
 // errors as one line on stderr.
-func Run(ctx context.Context, cat *record.Catalog, args []string, stdout, stderr io.Writer) int {
-	return Execute(ctx, New(cat, stdout, stderr), args, stderr)
+func Run(ctx context.Context, cat *record.Catalog, args []string, stdout, stderr io.Writer, opts ...Option) int {
+	return Execute(ctx, New(cat, stdout, stderr, opts...), args, stderr)
 }
 
 // Execute runs root on args and returns the exit status: that of an
@@ -132,10 +138,11 @@ func Execute(ctx context.Context, root *cobra.Command, args []string, stderr io.
 	return code
 }
 
-// Main runs the demi command line on os.Args and exits.
+// Main runs the demi command line on os.Args and exits. The commands it
+// prints name the running binary (ThisProgram).
 func Main(cat *record.Catalog) {
 	ctx, got, stop := signalContext(context.Background(), os.Stderr)
-	code := Run(ctx, cat, os.Args[1:], os.Stdout, os.Stderr)
+	code := Run(ctx, cat, os.Args[1:], os.Stdout, os.Stderr, As(ThisProgram()))
 	stop()
 	os.Exit(exitStatus(code, got()))
 }

@@ -27,6 +27,7 @@ func showFormatted(ctx context.Context, e *env, name, format string, t *record.T
 		}
 		return badInput(err)
 	}
+	st.Program, st.Install = e.prog.Name, e.prog.Install
 	switch format {
 	case "markdown":
 		return st.WriteMarkdown(e.stdout)

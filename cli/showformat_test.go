@@ -17,8 +17,8 @@ func TestShowFormats(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	want, err := os.ReadFile("../report/testdata/raft-45.md")
 	require.NoError(t, err)
-	assert.Equal(t, strings.ReplaceAll(string(want), "raft-45.min.trace", shippedMin), md,
-		"the report package's golden file, with the path as the user gave it")
+	assert.Equal(t, strings.ReplaceAll(string(want), "Trace `raft-45.min.trace`", "Trace `"+shippedMin+"`"), md,
+		"the report package's golden file, with the path as the user gave it in the summary and the file's name (as attached) in the commands")
 
 	code, diagram, _ := run(t, "show", "--format", "mermaid", shippedMin)
 	require.Equal(t, 0, code)

@@ -27,6 +27,7 @@ func (e *env) stepThrough(cmd *cobra.Command, path string, t *record.Trace, sys 
 	if err != nil {
 		return badInput(err)
 	}
+	w.Program = e.prog.Name
 	in := cmd.InOrStdin()
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return tui.Run(ctx, w, f, e.stdout)

@@ -2,9 +2,12 @@ package demitest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -100,10 +103,70 @@ func moduleRoot() (dir, module string) {
 }
 
 // defaultCommand is the demi binary of the failure message: demi's own
-// inside its module, else the same one fetched by module path.
+// inside its module; elsewhere the module's own binary, a main package
+// that calls cli.Main (found by mainWithCLI); else stock demi fetched by
+// module path, which knows only demi's example systems.
 func defaultCommand() string {
-	if _, module := moduleRoot(); module == demiModule {
+	root, module := moduleRoot()
+	if module == demiModule {
 		return "go run ./cmd/demi"
+	}
+	switch dir := mainWithCLI(root); dir {
+	case "":
+	case ".":
+		return "go run ."
+	default:
+		return "go run ./" + dir
 	}
 	return "go run " + demiModule + "/cmd/demi"
 }
+
+// mainWithCLI returns the directory, relative to the module root and in
+// slash form, of the first main package (in lexical order) whose files
+// call cli.Main; "" if none. It skips testdata, vendor, hidden
+// directories and nested modules, and gives up after maxScanned entries.
+func mainWithCLI(root string) string {
+	if root == "" {
+		return ""
+	}
+	const maxScanned = 20000
+	scanned := 0
+	found := ""
+	errFound := errors.New("found")
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		scanned++
+		if err != nil || scanned > maxScanned {
+			return filepath.SkipAll
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path == root {
+				return nil
+			}
+			if name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil || !mainCallsCLI.Match(src) {
+			return nil
+		}
+		dir, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return nil
+		}
+		found = filepath.ToSlash(dir)
+		return errFound
+	})
+	return found
+}
+
+// mainCallsCLI matches a file of package main that calls cli.Main.
+var mainCallsCLI = regexp.MustCompile(`(?s)^(\s*//[^\n]*\n|\s*/\*.*?\*/)*\s*package main\b.*\bcli\.Main\(`)

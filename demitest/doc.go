@@ -44,11 +44,13 @@
 // # The commands in a failure
 //
 // The failure message names a demi binary that knows the system: `go run
-// ./cmd/demi` inside demi's own module, `go run
-// github.com/demi-project/demi/cmd/demi` elsewhere. A system of your own
-// needs your own binary, a main that calls cli.Main with a catalog holding
-// your system; name it with the Command option. Paths in the commands are
-// relative to the module root, where the commands are meant to be run.
+// ./cmd/demi` inside demi's own module; elsewhere your module's own binary,
+// the first main package under the module root that calls cli.Main (`go
+// run ./cmd/mydemi`), found by reading the files; else `go run
+// github.com/demi-project/demi/cmd/demi`, which knows only demi's example
+// systems. The Command option names the binary explicitly. Paths in the
+// commands are relative to the module root, where the commands are meant
+// to be run.
 //
 // See docs/go-test.md for a walk-through.
 package demitest

@@ -2,6 +2,8 @@ package demitest
 
 import (
 	"flag"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -44,4 +46,29 @@ func TestTestDirAndRunPattern(t *testing.T) {
 	assert.Equal(t, "TestX/a_b_c/_..", testDir("TestX/a:b*c/.."))
 	assert.Equal(t, "^TestRaft$", runPattern("TestRaft"))
 	assert.Equal(t, `^TestRaft$/^five\.members\(x\)$`, runPattern("TestRaft/five.members(x)"))
+}
+
+// TestDefaultCommandFindsTheModulesBinary checks the fallback outside
+// demi's module: the main package that calls cli.Main, skipping look-alikes
+// (a library calling cli.Main, a test file, testdata, a nested module).
+func TestDefaultCommandFindsTheModulesBinary(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	write("go.mod", "module example.com/counter\n")
+	write("counter.go", "package counter\n\nfunc X() { cli.Main(nil) }\n")
+	write("a/main_test.go", "package main\n\nfunc TestX() { cli.Main(nil) }\n")
+	write("b/testdata/main.go", "package main\n\nfunc main() { cli.Main(nil) }\n")
+	write("c/go.mod", "module example.com/other\n")
+	write("c/main.go", "package main\n\nfunc main() { cli.Main(nil) }\n")
+	t.Chdir(root)
+	assert.Equal(t, "go run "+demiModule+"/cmd/demi", defaultCommand(), "no binary of the module's own")
+
+	write("cmd/counter/main.go", "// Command counter is demi with the counter.\npackage main\n\nimport \"github.com/demi-project/demi/cli\"\n\nfunc main() { cli.Main(nil) }\n")
+	assert.Equal(t, "go run ./cmd/counter", defaultCommand())
+	t.Chdir(filepath.Join(root, "a"))
+	assert.Equal(t, "go run ./cmd/counter", defaultCommand(), "from a package's directory, as go test runs")
 }

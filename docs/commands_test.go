@@ -24,15 +24,16 @@ import (
 var prompts = []struct {
 	prefix  string
 	catalog func() *record.Catalog
+	program string // the binary's name, as the commands it prints say
 }{
 	// cmd/demi, run from the root of a checkout.
-	{"$ go run ./cmd/demi ", examples.Catalog},
+	{"$ go run ./cmd/demi ", examples.Catalog, "demi"},
 	// The binary docs/writing-a-system.md builds: cmd/demi plus the lock
 	// system the page writes (examples/lock).
 	{"$ ./mydemi ", func() *record.Catalog {
 		return record.NewCatalog(lock.System(), raft.System(), tokenring.System())
-	}},
-	{"$ go build ", nil},
+	}, "mydemi"},
+	{"$ go build ", nil, ""},
 }
 
 // session is the scratch working directory the blocks of one page run in,
@@ -89,7 +90,7 @@ func (s *session) runBlock(t *testing.T, page string, b block) string {
 		for _, a := range args {
 			require.False(t, strings.ContainsAny(a, `"'`), "%s: quoted arguments are not supported", where)
 		}
-		got := s.run(t, where, prompts[p].catalog(), args)
+		got := s.run(t, where, prompts[p].catalog(), prompts[p].program, args)
 		out.WriteString(mask(got))
 		printed = got != ""
 	}
@@ -98,10 +99,10 @@ func (s *session) runBlock(t *testing.T, page string, b block) string {
 
 // run runs a command line in the session's directory and returns its
 // stdout; it fails the test unless the command exits 0.
-func (s *session) run(t *testing.T, where string, cat *record.Catalog, args []string) string {
+func (s *session) run(t *testing.T, where string, cat *record.Catalog, program string, args []string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := cli.Run(context.Background(), cat, args, &stdout, &stderr)
+	code := cli.Run(context.Background(), cat, args, &stdout, &stderr, cli.As(cli.Program{Name: program}))
 	require.Equal(t, cli.ExitOK, code, "%s: %s: %s", where, strings.Join(args, " "), stderr.String())
 	return stdout.String()
 }

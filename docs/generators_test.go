@@ -35,7 +35,7 @@ const traceExampleHead = 10
 // in the order they are written), each event beside what demi show says of
 // it: the header, the first traceExampleHead events, "…", the last event.
 func traceExample(t *testing.T, s *session) string {
-	s.run(t, "trace-example", s.catalog(), traceExampleArgs)
+	s.run(t, "trace-example", s.catalog(), "demi", traceExampleArgs)
 	path := filepath.Join(s.dir, "ring.trace")
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)

@@ -44,6 +44,8 @@ func story(t *testing.T, file string) *report.Story {
 	require.NoError(t, err)
 	st, err := report.Build(context.Background(), file, sys, tr)
 	require.NoError(t, err)
+	// As cli sets them for stock demi (cli.Demi).
+	st.Program, st.Install = "demi", "go install ./cmd/demi   # in a checkout of github.com/demi-project/demi"
 	return st
 }
 

@@ -24,6 +24,7 @@ type pageData struct {
 	Rounds                    string
 	Stats                     *pageStats
 	Commands                  []string
+	ReproduceText             string
 }
 
 type pageRow struct {
@@ -46,7 +47,7 @@ type pageStats struct {
 // offline and can be attached to a bug report as one file.
 func (s *Story) WriteHTML(w io.Writer, stats *Stats) error {
 	h := s.Trace.Header
-	d := pageData{Title: "demi: " + s.Title(), Diagram: template.HTML(s.spaceTime()), Commands: s.Commands(),
+	d := pageData{Title: "demi: " + s.Title(), Diagram: template.HTML(s.spaceTime()), Commands: s.Commands(), ReproduceText: s.ReproduceText(),
 		Violation: s.Violation()}
 	if v := s.Violation(); v != nil {
 		d.Title = fmt.Sprintf("demi: %s in %s", v.Fingerprint, s.Title())

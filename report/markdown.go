@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -70,17 +71,41 @@ func (s *Story) WriteMarkdown(w io.Writer) error {
 	p.line("")
 	p.line("### Reproduce")
 	p.line("")
-	p.line("With the trace file attached to this report, replay it (exit status 0 when it reproduces the violation) and step through it:")
+	p.line("%s", mdText(s.ReproduceText()))
 	p.line("")
 	p.block("sh", strings.Join(s.Commands(), "\n")+"\n")
 	return p.err
 }
 
 // Commands returns the command lines that reproduce the trace and step
-// through it.
+// through it, run in the directory of the attached trace file: the
+// install line first (as a comment when it carries one), then replay and
+// step with Program.
 func (s *Story) Commands() []string {
-	f := shellQuote(s.Name)
-	return []string{"demi replay " + f, "demi replay --step " + f}
+	f := shellQuote(filepath.Base(s.Name))
+	prog := s.program()
+	var out []string
+	if s.Install != "" {
+		out = append(out, s.Install)
+	}
+	return append(out, prog+" replay "+f, prog+" replay --step "+f)
+}
+
+// ReproduceText is the sentence that introduces Commands.
+func (s *Story) ReproduceText() string {
+	install := ""
+	if s.Install != "" {
+		install = fmt.Sprintf("install %s (the first line), then, ", s.program())
+	}
+	return fmt.Sprintf("With the trace file %s attached to this report: %sin the directory that holds it, "+
+		"replay it (exit status 0 when it reproduces the violation) and step through it:", filepath.Base(s.Name), install)
+}
+
+func (s *Story) program() string {
+	if s.Program == "" {
+		return "demi"
+	}
+	return s.Program
 }
 
 // block writes content in a fenced code block with the given info string,

@@ -48,7 +48,19 @@ func TestMarkdownParts(t *testing.T) {
 	assert.Contains(t, diagram, "    Note over a0,ext: violation after step 20: ElectionSafety(raft-1,raft-2)\n")
 	assert.Len(t, regexp.MustCompile(`(?m)^\| \d+ \|`).FindAllString(md, -1), len(st.Trace.Events), "one table row per event")
 	assert.Contains(t, md, "\n### Rounds\n\n```text\nprelude\n")
-	assert.True(t, strings.HasSuffix(md, "```sh\ndemi replay raft-45.min.trace\ndemi replay --step raft-45.min.trace\n```\n"), md[len(md)-200:])
+	assert.True(t, strings.HasSuffix(md, "```sh\ngo install ./cmd/demi   # in a checkout of github.com/demi-project/demi\n"+
+		"demi replay raft-45.min.trace\ndemi replay --step raft-45.min.trace\n```\n"), md[len(md)-200:])
+}
+
+// TestCommandsNameTheBinaryAndTheAttachedFile checks the reproduce
+// commands of a report written by a binary of one's own, on a trace named
+// by a path: the binary's name, the file's base name (as attached), no
+// install line when none is known.
+func TestCommandsNameTheBinaryAndTheAttachedFile(t *testing.T) {
+	st := story(t, "raft-45.min.trace")
+	st.Name, st.Program, st.Install = "some/dir/my run.min.trace", "mydemi", ""
+	assert.Equal(t, []string{"mydemi replay 'my run.min.trace'", "mydemi replay --step 'my run.min.trace'"}, st.Commands())
+	assert.NotContains(t, st.ReproduceText(), "install")
 }
 
 func between(t *testing.T, s, start, end string) string {

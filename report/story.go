@@ -14,10 +14,15 @@ import (
 // round and phase of each delivery.
 type Story struct {
 	// Name is the trace file as the user named it; the reproduce commands
-	// use it.
-	Name   string
-	Trace  *record.Trace
-	System *record.System
+	// name its base name, the file as attached to a report.
+	Name string
+	// Program is the command that runs the reproduce commands (default
+	// "demi"): the binary that wrote the report, which knows its system.
+	Program string
+	// Install is the command line that installs Program ("" if unknown).
+	Install string
+	Trace   *record.Trace
+	System  *record.System
 	// Actors are the system's members in its order, then record.External
 	// when the trace injects messages from outside.
 	Actors []record.ActorID

@@ -51,7 +51,11 @@ func (w *Walk) save(name string, force bool) error {
 	}
 	w.status = fmt.Sprintf("saved %d events to %s", len(t.Events), name)
 	if t.Header.Violation == nil {
-		w.status += " (it reaches no violation: demi replay and demi minimize need one)"
+		prog := w.Program
+		if prog == "" {
+			prog = "demi"
+		}
+		w.status += fmt.Sprintf(" (it reaches no violation: %s replay and %s minimize need one)", prog, prog)
 	}
 	return nil
 }

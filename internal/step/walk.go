@@ -32,6 +32,10 @@ type Walk struct {
 	help       bool
 	status     string
 	quit       bool
+
+	// Program is the command that the hints of the walk name ("demi"
+	// when empty): the binary running the walk.
+	Program string
 }
 
 // NewWalk starts a walk through s, the execution read from path, at step 0.
