@@ -96,7 +96,6 @@ const (
 	OptKillWeight      = "kill-weight"
 	OptPartitionWeight = "partition-weight"
 	OptReadWeight      = "read-weight"
-	OptReadRetry       = "read-retry"
 )
 
 // Bounds of the options (see record.OptionSpec): values from a trace
@@ -146,7 +145,6 @@ func System() *record.System {
 		{Name: OptKillWeight, Default: "0", Usage: "fuzzing weight of kills (or starts of killed members)", Min: 0, Max: MaxWeight},
 		{Name: OptPartitionWeight, Default: "1", Usage: "fuzzing weight of partitions and heals between two members", Min: 0, Max: MaxWeight},
 		{Name: OptReadWeight, Default: "0", Usage: "fuzzing weight of client reads (Get)", Min: 0, Max: MaxWeight},
-		{Name: OptReadRetry, Default: "false", Usage: "a member asks raft again for the read index of a read not answered yet, with the same request context, when its read-retry timer fires (as etcd's server does)"},
 	}
 	docs := map[string]string{
 		BugSendBeforePersist:   "messages are sent before the HardState and entries are written (a crash in between forgets a vote)",

@@ -1,4 +1,10 @@
-// Package etcdraft puts etcd's Raft library (go.etcd.io/raft/v3),
+// Package etcdraft is examples/etcdraft built against go.etcd.io/raft/v3
+// v3.6.0, the last release with the stale read index bug
+// (etcd-io/raft#397, docs/real-bugs.md), with one more option, read-retry:
+// a member asks raft again, with the same request context, for the read
+// index of a read that got no answer yet, as etcd's server does.
+//
+// It puts etcd's Raft library,
 // unmodified, under demi: each member of a cluster is a demi actor that
 // holds a raft.RawNode and handles its Ready like a real application, with
 // a small key-value store as the state machine. docs/etcdraft.md explains

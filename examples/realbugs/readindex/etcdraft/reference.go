@@ -195,8 +195,8 @@ func staleReadIndex(b *builder) {
 	b.deliver(2, 3, is[App]) // commit index 3
 	b.deliver(2, 3, is[App]) // index 4
 	b.deliver(3, 2, is[AppResp])
-	b.deliver(3, 2, is[AppResp]) // index 4 committed and applied: the write completes
-	b.get(1, "k")                // read B at etcd-1, which still leads term 2
+	b.deliver(3, 2, is[AppResp])       // index 4 committed and applied: the write completes
+	b.get(1, "k")                      // read B at etcd-1, which still leads term 2
 	b.deliver(2, 1, is[ReadIndex])     // etcd-2's second request for A, queued after B
 	b.deliver(3, 1, is[AppResp])       // etcd-3's answer to index 2
 	b.deliver(3, 1, is[HeartbeatResp]) // the old answer for A releases A and B

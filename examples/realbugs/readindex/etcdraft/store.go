@@ -34,7 +34,6 @@ const (
 	keyAppliedData = "ghost/applied-data"
 )
 
-
 func marshal(m interface{ Marshal() ([]byte, error) }) []byte {
 	b, err := m.Marshal()
 	if err != nil {
