@@ -36,14 +36,22 @@ func fuzzCmd(e *env) *cobra.Command {
 		network  string
 		extCount int
 		budget   time.Duration
+		mode     string
+		shard    string
+		dir      string
 	)
 	cmd := &cobra.Command{
-		Use:   "fuzz --system S [--bug B] [--seed N] [--runs R] [--budget D] [--max-steps N] [-o FILE]",
+		Use:   "fuzz --system S [--bug B] [--mode M] [--seed N] [--runs R] [--budget D] [--max-steps N] [--shard I/N] [-o FILE | --dir DIR]",
 		Short: "Run a system at random until an invariant breaks, and record the trace",
 		Long: `fuzz runs the system's setup events, then random external events (by the
 system's weights) interleaved with random deliveries that respect the network
 semantics, checking the invariant every --check-every deliveries, until a
-violation or --max-steps deliveries. It tries seeds N, N+1, ... until a run
+violation or --max-steps deliveries. --mode picks how each run is made:
+swarm (the default) draws every run's own mix of faults and workload (which
+kinds of external event, their weights, the timer probability) from its seed
+within ranges the system declares, and records the drawn values in the
+trace header; walk uses the same weights (the options) and --timer-prob for
+every run, as demi did before modes. It tries seeds N, N+1, ... until a run
 ends in a violation with at least --min-deliveries deliveries (and, with
 --violation, a fingerprint that starts with it), for at most
 --runs seeds (default: no limit) and at most --budget (default 1m). On a
@@ -53,6 +61,13 @@ it wrote; the same flags give the same trace, byte for byte.
 
 The trace goes to -o, default SYSTEM.trace or BUG.trace, which must not
 exist yet (fuzz overwrites only a file -o names).
+
+A campaign: --dir DIR writes every failing run (not just the first) as
+DIR/NAME-SEED.trace and goes on for --runs seeds or --budget; --shard I/N
+tries only the seeds N+I, N+I+N, ... of them (shard I of N, from 0), so N
+machines split a campaign, and --shard N takes I from JOB_COMPLETION_INDEX,
+as a Kubernetes Indexed Job sets it. demi triage groups the traces by bug
+(docs/campaigns.md).
 
 Exit status 0 when a violation was found and written, 1 when none was found
 within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
@@ -75,12 +90,30 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 			if err := checkFuzzFlags(cmd.Flags(), &cfg, extCount, budget); err != nil {
 				return err
 			}
+			if cfg.Mode, err = record.LookupMode(mode); err != nil {
+				return badInput(fmt.Errorf("--mode: %w", err))
+			}
+			if cfg.Mode != record.Walk && !cmd.Flags().Changed("timer-prob") {
+				cfg.TimerProb = 0 // the mode draws it
+			}
+			if err := applyShard(cmd.Flags(), shard, &cfg); err != nil {
+				return err
+			}
 			cfg.MaxExternals = extCount
 			if extCount == 0 {
 				cfg.MaxExternals = -1
 			}
+			if cfg.Mode != record.Walk && !cmd.Flags().Changed("externals") {
+				cfg.MaxExternals = 0 // the mode draws it
+			}
 			if !cmd.Flags().Changed("runs") {
 				cfg.Runs = math.MaxInt // until a violation or the budget
+			}
+			if dir != "" {
+				if cmd.Flags().Changed("output") {
+					return badInput(errors.New("-o and --dir exclude each other: --dir writes every failing run, -o the first"))
+				}
+				return fuzzCampaign(cmd, e, sys, given, cfg, budget, dir, of.bugs)
 			}
 			flag := "-o"
 			if out == "" {
@@ -134,12 +167,15 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 	f.IntVar(&cfg.Runs, "runs", 0, "number of seeds to try (default: until a violation or the budget)")
 	f.DurationVar(&budget, "budget", DefaultFuzzBudget, "wall-clock budget of the search")
 	f.IntVar(&cfg.MaxSteps, "max-steps", 3000, "maximum deliveries per run")
-	f.IntVar(&extCount, "externals", 100, "maximum random external events per run, after setup")
-	f.Float64Var(&cfg.ExternalProb, "external-prob", 0, "chance a step injects an external event (default 2*externals/max-steps)")
-	f.Float64Var(&cfg.TimerProb, "timer-prob", 0.05, "chance a delivery fires a timer rather than a message")
+	f.IntVar(&extCount, "externals", 100, "maximum random external events per run, after setup (swarm may draw it unless given)")
+	f.Float64Var(&cfg.ExternalProb, "external-prob", 0, "chance a step injects an external event (default 2*externals/max-steps; swarm may draw it)")
+	f.Float64Var(&cfg.TimerProb, "timer-prob", 0.05, "chance a delivery fires a timer rather than a message (swarm draws it unless given)")
 	f.IntVar(&cfg.CheckEvery, "check-every", 1, "check the invariant every N deliveries")
 	f.IntVar(&cfg.MinDeliveries, "min-deliveries", 0, "keep only violations found after at least this many deliveries")
 	f.StringVar(&cfg.Violation, "violation", "", "keep only violations whose fingerprint starts with this (e.g. ElectionSafety)")
+	f.StringVar(&mode, "mode", record.Modes()[0].Name(), "how each run is made: "+modeNames())
+	f.StringVar(&shard, "shard", "", "I/N: try only shard I (from 0) of N of the seeds; N alone: I from $JOB_COMPLETION_INDEX")
+	f.StringVar(&dir, "dir", "", "write every failing run to this directory (a campaign) instead of the first to -o")
 	f.StringVar(&network, "network", "", "")
 	_ = f.MarkHidden("network")
 	return cmd
@@ -178,7 +214,7 @@ func regenerateCommand(program string, f *pflag.FlagSet, seed uint64, out string
 	args := []string{program, "fuzz"}
 	f.Visit(func(fl *pflag.Flag) {
 		switch fl.Name {
-		case "seed", "runs", "budget", "output":
+		case "seed", "runs", "budget", "output", "shard", "dir":
 			return
 		}
 		if sv, ok := fl.Value.(pflag.SliceValue); ok {
@@ -189,6 +225,9 @@ func regenerateCommand(program string, f *pflag.FlagSet, seed uint64, out string
 		}
 		args = append(args, "--"+fl.Name, shellQuote(fl.Value.String()))
 	})
+	if m := f.Lookup("mode"); m != nil && !m.Changed { // the default may change; the command must not
+		args = append(args, "--mode", m.Value.String())
+	}
 	args = append(args, "--seed", fmt.Sprint(seed), "--runs", "1", "-o", shellQuote(out))
 	return strings.Join(args, " ")
 }

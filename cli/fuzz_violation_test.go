@@ -19,7 +19,7 @@ func TestFuzzViolationFilter(t *testing.T) {
 	require.Equal(t, 0, code, out+errs)
 	assert.Contains(t, out, "violation two-tokens\n")
 	assert.Contains(t, out, "(seed 9, run 7)")
-	assert.Contains(t, out, "--violation two- --seed 9 --runs 1")
+	assert.Contains(t, out, "--violation two- --mode walk --seed 9 --runs 1")
 
 	code, out, errs = run(t, append(args, "--runs", "10", "--violation", "no-token", "-o", filepath.Join(dir, "b.trace"))...)
 	assert.Equal(t, 1, code, out)

@@ -19,6 +19,7 @@ type traceJSON struct {
 	Seed       uint64            `json:"seed"`
 	Network    string            `json:"network"`
 	Note       string            `json:"note,omitempty"`
+	Fuzz       *record.FuzzInfo  `json:"fuzz,omitempty"`
 	Deliveries int               `json:"deliveries"`
 	Externals  int               `json:"externals"`
 	Violation  *record.Violation `json:"violation"`
@@ -95,6 +96,9 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 			h := t.Header
 			fmt.Fprintf(e.stdout, "%s  system %s%s  seed %d  network %s\n%d deliveries, %d externals\n",
 				args[0], h.System, changedOptions(sys, h.OptionMap()), h.Seed, h.Network, h.Deliveries, h.Externals)
+			if h.Fuzz != nil {
+				fmt.Fprintf(e.stdout, "fuzz mode %s\n", record.Escape(h.Fuzz.String()))
+			}
 			tb := newTable(e.stdout, "step", "kind", "from", "to", "message")
 			for i, ev := range t.Events {
 				kind, from, to, msg := report.Describe(ev)
@@ -129,7 +133,7 @@ func changedOptions(sys *record.System, o record.Options) string {
 
 func showJSON(e *env, t *record.Trace) error {
 	h := t.Header
-	out := traceJSON{System: h.System, Options: h.OptionMap(), Seed: h.Seed, Network: h.Network, Note: h.Note,
+	out := traceJSON{System: h.System, Options: h.OptionMap(), Seed: h.Seed, Network: h.Network, Note: h.Note, Fuzz: h.Fuzz,
 		Deliveries: h.Deliveries, Externals: h.Externals, Violation: h.Violation, Events: make([]eventJSON, 0, len(t.Events))}
 	for i, ev := range t.Events {
 		j := eventJSON{Step: i, Kind: ev.Kind.String(), ID: ev.ID, From: ev.From, To: ev.To, Timer: ev.Timer,

@@ -126,6 +126,8 @@ type fuzzer struct {
 	pcg   *rand.PCG // rng's source
 	buf   []int32   // enabled messages, as positions in the Sim's pending list
 	heads []head    // scratch: the enabled set without links to actors that are down
+	// weights, when set, replace the generators' weights (a swarm run).
+	weights []float64
 }
 
 func (f *fuzzer) run(ctx context.Context) (*Violation, error) {
@@ -227,16 +229,23 @@ func (f *fuzzer) runScript(ctx context.Context) (*Violation, error) {
 
 func (f *fuzzer) pickExternal() (Event, bool) {
 	gens := f.sim.sys.Externals
+	weight := func(i int) float64 {
+		if f.weights != nil {
+			return f.weights[i]
+		}
+		return gens[i].Weight
+	}
 	total := 0.0
-	for _, g := range gens {
-		total += g.Weight
+	for i := range gens {
+		total += weight(i)
 	}
 	x := f.rng.Float64() * total
-	for _, g := range gens {
-		if x < g.Weight {
+	for i, g := range gens {
+		if w := weight(i); x < w {
 			return g.Make(f.rng, f.sim.View())
+		} else {
+			x -= w
 		}
-		x -= g.Weight
 	}
 	return Event{}, false
 }
@@ -366,8 +375,14 @@ func (f *fuzzer) delivered(at int) (bool, *Violation, error) {
 // SearchConfig extends FuzzConfig for a search over many seeds.
 type SearchConfig struct {
 	FuzzConfig
-	// Runs is the number of seeds tried: Seed, Seed+1, ... (default 1).
+	// Runs is the number of seeds tried: Seed, Seed+Stride, ... (default 1).
 	Runs int
+	// Stride is the step between the seeds of a search (default 1): the
+	// shard i of n of a campaign tries Seed+i, Seed+i+n, ... (see
+	// Shard).
+	Stride uint64
+	// Mode makes each run (default Walk).
+	Mode Mode
 	// MinDeliveries discards violations found with fewer deliveries (the
 	// DEMi evaluation kept the first violation with at least 300).
 	MinDeliveries int
@@ -393,23 +408,46 @@ type SearchProgress struct {
 	BestViolation string
 }
 
-// Search fuzzes seed after seed until a run ends in a violation with at
-// least MinDeliveries deliveries. It returns that trace, or nil and the
-// number of runs tried when none did.
+// Search fuzzes seed after seed (Seed, Seed+Stride, ...) in cfg.Mode
+// (default Walk) until a run ends in a violation with at least
+// MinDeliveries deliveries (and, with Violation, a fingerprint that starts
+// with it). It returns that trace, or nil and the number of runs tried when
+// none did.
 func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*Trace, int, error) {
+	var found *Trace
+	runs, err := SearchAll(ctx, sys, opts, cfg, func(t *Trace) bool {
+		found = t
+		return false
+	})
+	return found, runs, err
+}
+
+// SearchAll is Search that hands every kept violating run's trace to keep
+// and goes on while keep returns true: a campaign that collects failing
+// runs rather than stopping at the first. It returns the number of runs
+// made.
+func SearchAll(ctx context.Context, sys *System, opts Options, cfg SearchConfig, keep func(*Trace) bool) (int, error) {
 	runs := max(cfg.Runs, 1)
-	var spare []entry
+	stride := max(cfg.Stride, 1)
+	mode := cfg.Mode
+	if mode == nil {
+		mode = Walk
+	}
+	camp, err := mode.Campaign(sys, opts, cfg)
+	if err != nil {
+		return 0, err
+	}
+	var prev *Sim
 	prog := SearchProgress{Best: -1}
 	for i := 0; i < runs; i++ {
 		if err := ctx.Err(); err != nil {
-			return nil, i, err
+			return i, err
 		}
-		c := cfg.FuzzConfig.withDefaults()
-		c.Seed = cfg.Seed + uint64(i)
-		sim, v, err := fuzz(ctx, sys, opts, c, true, spare)
+		r, err := camp.Run(ctx, cfg.Seed+uint64(i)*stride, prev)
 		if err != nil {
-			return nil, i + 1, err
+			return i + 1, err
 		}
+		sim, v := r.Sim, r.Violation
 		if cfg.Progress != nil {
 			prog.Runs = i + 1
 			prog.Deliveries += int64(sim.NumDeliveries())
@@ -419,13 +457,61 @@ func Search(ctx context.Context, sys *System, opts Options, cfg SearchConfig) (*
 			cfg.Progress(prog)
 		}
 		if v != nil && sim.NumDeliveries() >= cfg.MinDeliveries && strings.HasPrefix(v.Fingerprint, cfg.Violation) {
-			return fuzzTrace(sim, v, c), i + 1, nil
+			t := fuzzTrace(sim, v, r.Config)
+			if mode != Walk {
+				t.Header.Fuzz = &FuzzInfo{Mode: mode.Name(), Params: r.Params}
+				t.Header.Note = fmt.Sprintf("fuzz mode=%s seed=%d max-steps=%d", mode.Name(), r.Config.Seed, r.Config.MaxSteps)
+			}
+			if !keep(t) {
+				return i + 1, nil
+			}
+			prev = nil // handed over: its log belongs to the trace's events
+			continue
 		}
 		// The run is discarded, never materialized as Events: the next
-		// one overwrites its log.
-		spare = sim.log[:0]
+		// one may overwrite its log.
+		prev = sim
 	}
-	return nil, runs, nil
+	return runs, nil
+}
+
+// Walk is the random walk of Fuzz: the system's setup, then external
+// events by the generators' weights interleaved with random deliveries,
+// with the same configuration for every run. It was demi's only mode
+// before modes existed; its traces have no Fuzz header field, so they are
+// byte for byte what they always were.
+var Walk Mode = walkMode{}
+
+type walkMode struct{}
+
+func (walkMode) Name() string { return "walk" }
+
+func (walkMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campaign, error) {
+	return walkCampaign{sys: sys, opts: opts, cfg: cfg.FuzzConfig.withDefaults()}, nil
+}
+
+type walkCampaign struct {
+	sys  *System
+	opts Options
+	cfg  FuzzConfig
+}
+
+func (w walkCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunResult, error) {
+	c := w.cfg
+	c.Seed = seed
+	sim, v, err := fuzz(ctx, w.sys, w.opts, c, true, spareLog(prev))
+	if err != nil {
+		return RunResult{}, err
+	}
+	return RunResult{Sim: sim, Violation: v, Config: c}, nil
+}
+
+// spareLog is the memory of a discarded run's event log, or nil.
+func spareLog(prev *Sim) []entry {
+	if prev == nil {
+		return nil
+	}
+	return prev.log[:0]
 }
 
 // intN is f.rng.IntN(n) for n > 0, the very same number, drawn from the

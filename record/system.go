@@ -73,6 +73,9 @@ type System struct {
 	// when a trace breaks the target's invariant with other actors first.
 	// Nil: no actor is interchangeable.
 	Symmetry *Symmetry
+	// Swarm, if set, declares the ranges a swarm-mode fuzz run draws its
+	// mix of faults and workload from (swarm.go); nil means DefaultSwarm.
+	Swarm *SwarmSpec
 }
 
 // Generator makes one kind of random external event for fuzzing. Make

@@ -35,6 +35,10 @@ type Header struct {
 	EventCount int        `msgpack:"events" json:"events"`
 	// Note is free text: how the trace was made (fuzz, minimize, by hand).
 	Note string `msgpack:"note,omitempty" json:"note,omitempty"`
+	// Fuzz, when set, is the fuzz mode that made the trace and the
+	// parameters it drew for the run (mode.go); nil for traces of the walk
+	// mode and traces not made by fuzz.
+	Fuzz *FuzzInfo `msgpack:"fuzz,omitempty" json:"fuzz,omitempty"`
 }
 
 // OptionMap returns the header's options as a map.

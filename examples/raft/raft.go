@@ -160,6 +160,7 @@ func System() *record.System {
 		},
 		Setup:     Setup,
 		Externals: []record.Generator{{Name: "raft-external", Weight: 1, Make: makeExternal}},
+		Swarm:     swarm(),
 		Conditions: map[string]func(record.View) bool{
 			"leader-elected": func(v record.View) bool {
 				for _, n := range running(v) {
@@ -170,6 +171,24 @@ func System() *record.System {
 				return false
 			},
 		},
+	}
+}
+
+// swarm is what a swarm-mode fuzz run of Raft draws (record.Swarm): the
+// weights of client commands, crash-restarts, kills and partitions, each
+// kind left out of some runs, the number of external events and their
+// rate, and the timer probability.
+func swarm() *record.SwarmSpec {
+	return &record.SwarmSpec{
+		Options: []record.SwarmOption{
+			{Name: OptClientWeight, Off: 0.1, Min: 10, Max: 60},
+			{Name: OptRestartWeight, Off: 0.5, Min: 1, Max: 4},
+			{Name: OptKillWeight, Off: 0.8, Min: 1, Max: 3},
+			{Name: OptPartitionWeight, Off: 0.6, Min: 1, Max: 5},
+		},
+		TimerProb:    [2]float64{0.01, 0.2},
+		Externals:    [2]int{50, 400},
+		ExternalProb: [2]float64{0.02, 0.3},
 	}
 }
 

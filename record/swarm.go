@@ -1,0 +1,218 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Swarm is swarm testing (Groce et al., ISSTA'12): every run is a walk
+// (see Walk) with its own mix of faults and workload, drawn from its seed
+// within the ranges the system declares (System.Swarm): which external
+// kinds are enabled and their weights, and the timer probability. One
+// campaign thus explores many corners (a run without partitions, a run of
+// nothing but restarts, a run whose timers fire often) instead of the one
+// the default weights pick, and a bug that needs a rare kind of event, or
+// the absence of a common one, turns up in some runs. The same seed draws
+// the same mix and makes the same run, byte for byte; the trace header
+// records the drawn values (Header.Fuzz) and holds the drawn option values
+// among its options, so `demi fuzz --mode walk` with those values and the
+// seed makes the same run again.
+//
+// What the user fixes is not drawn: an option given to Search (an --opt
+// on the command line) keeps its value, and a TimerProb, MaxExternals or
+// ExternalProb other than 0 is used as is.
+var Swarm Mode = swarmMode{}
+
+// SwarmSpec declares what a swarm run draws. A system without one gets
+// DefaultSwarm.
+type SwarmSpec struct {
+	// Options are integer options (typically the weights of the kinds of
+	// external event a generator makes) drawn per run.
+	Options []SwarmOption
+	// TimerProb is the range the chance a delivery fires a timer is drawn
+	// from, log-uniformly (both bounds inclusive, above 0, at most 1).
+	TimerProb [2]float64
+	// Externals, when set, is the range the number of random external
+	// events of a run (FuzzConfig.MaxExternals) is drawn from, uniformly;
+	// zero: the configuration's.
+	Externals [2]int
+	// ExternalProb, when set, is the range the chance a step injects an
+	// external event is drawn from, log-uniformly; zero: the
+	// configuration's (by default 2·MaxExternals/MaxSteps).
+	ExternalProb [2]float64
+	// Generators, when true, also switches the system's generators
+	// (System.Externals) on and off per run: each is on with chance 1/2
+	// (at least one is), its weight scaled by a factor from 1/2 to 2.
+	// It has no effect on a system with a single generator.
+	Generators bool
+}
+
+// SwarmOption is the range of one integer option of a swarm run.
+type SwarmOption struct {
+	// Name is the option's name (System.Options).
+	Name string
+	// Off is the chance the option is 0 in a run: the kind of event it
+	// weighs is left out.
+	Off float64
+	// Min and Max bound the value drawn, uniformly, when it is not 0.
+	Min, Max int
+}
+
+// DefaultSwarm is the swarm of a system that declares none: generators
+// switched on and off, timers firing at 1% to 20% of the deliveries.
+var DefaultSwarm = SwarmSpec{TimerProb: [2]float64{0.01, 0.2}, Generators: true}
+
+// swarmStream is the PCG stream of swarm draws ("swarm"), apart from the
+// walk's stream of the same seed.
+const swarmStream = 0x737761726d
+
+// Check reports a spec that cannot be drawn from for sys.
+func (sp *SwarmSpec) Check(sys *System) error {
+	lo, hi := sp.TimerProb[0], sp.TimerProb[1]
+	if !(lo > 0 && lo <= hi && hi <= 1) {
+		return fmt.Errorf("system %s: swarm timer probability range [%v, %v]: want 0 < low <= high <= 1", sys.Name, lo, hi)
+	}
+	if lo, hi := sp.Externals[0], sp.Externals[1]; lo < 0 || lo > hi {
+		return fmt.Errorf("system %s: swarm externals range [%d, %d]: want 0 <= low <= high", sys.Name, lo, hi)
+	}
+	if lo, hi := sp.ExternalProb[0], sp.ExternalProb[1]; (lo != 0 || hi != 0) && !(lo > 0 && lo <= hi && hi <= 1) {
+		return fmt.Errorf("system %s: swarm external probability range [%v, %v]: want 0 < low <= high <= 1", sys.Name, lo, hi)
+	}
+	for _, o := range sp.Options {
+		found := false
+		for _, spec := range sys.Options {
+			if spec.Name == o.Name && !spec.Bug {
+				found = true
+				if spec.Bounded() && (o.Min < spec.Min || o.Max > spec.Max) {
+					return fmt.Errorf("system %s: swarm range of %s [%d, %d] exceeds the option's bounds [%d, %d]", sys.Name, o.Name, o.Min, o.Max, spec.Min, spec.Max)
+				}
+			}
+		}
+		switch {
+		case !found:
+			return fmt.Errorf("system %s: swarm draws option %q, which the system does not declare (or is a bug switch)", sys.Name, o.Name)
+		case o.Min > o.Max || !(o.Off >= 0 && o.Off <= 1):
+			return fmt.Errorf("system %s: swarm range of %s: want Min <= Max and 0 <= Off <= 1", sys.Name, o.Name)
+		}
+	}
+	return nil
+}
+
+type swarmMode struct{}
+
+func (swarmMode) Name() string { return "swarm" }
+
+func (swarmMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campaign, error) {
+	spec := DefaultSwarm
+	if sys.Swarm != nil {
+		spec = *sys.Swarm
+	}
+	if err := spec.Check(sys); err != nil {
+		return nil, err
+	}
+	return &swarmCampaign{sys: sys, opts: opts, cfg: cfg.FuzzConfig, spec: spec}, nil
+}
+
+type swarmCampaign struct {
+	sys  *System
+	opts Options
+	cfg  FuzzConfig
+	spec SwarmSpec
+}
+
+// swarmRun is the mix a swarm run drew.
+type swarmRun struct {
+	opts    Options // the given options and the drawn ones
+	cfg     FuzzConfig
+	weights []float64 // generator weights, nil: the system's
+	params  []Option
+}
+
+// draw draws the mix of seed's run.
+func (c *swarmCampaign) draw(seed uint64) swarmRun {
+	r := rand.New(rand.NewPCG(seed, swarmStream))
+	run := swarmRun{opts: Options{}, cfg: c.cfg}
+	for k, v := range c.opts {
+		run.opts[k] = v
+	}
+	for _, o := range c.spec.Options {
+		// Draw even when the user fixed the option, so that fixing one
+		// leaves the draws of the others as they were.
+		n := 0
+		if r.Float64() >= o.Off {
+			n = o.Min + r.IntN(o.Max-o.Min+1)
+		}
+		if _, fixed := c.opts[o.Name]; fixed {
+			continue
+		}
+		run.opts[o.Name] = strconv.Itoa(n)
+		run.params = append(run.params, Option{Name: o.Name, Value: strconv.Itoa(n)})
+	}
+	logUniform := func(lo, hi float64) float64 {
+		return roundSignificant(math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo))))
+	}
+	if p := logUniform(c.spec.TimerProb[0], c.spec.TimerProb[1]); c.cfg.TimerProb <= 0 {
+		run.cfg.TimerProb = p
+		run.params = append(run.params, Option{Name: "timer-prob", Value: strconv.FormatFloat(p, 'g', -1, 64)})
+	}
+	if lo, hi := c.spec.Externals[0], c.spec.Externals[1]; hi > 0 {
+		if n := lo + r.IntN(hi-lo+1); c.cfg.MaxExternals == 0 {
+			run.cfg.MaxExternals = n
+			if n == 0 {
+				run.cfg.MaxExternals = -1 // none
+			}
+			run.params = append(run.params, Option{Name: "externals", Value: strconv.Itoa(n)})
+		}
+	}
+	if lo, hi := c.spec.ExternalProb[0], c.spec.ExternalProb[1]; hi > 0 {
+		if p := logUniform(lo, hi); c.cfg.ExternalProb <= 0 {
+			run.cfg.ExternalProb = p
+			run.params = append(run.params, Option{Name: "external-prob", Value: strconv.FormatFloat(p, 'g', -1, 64)})
+		}
+	}
+	if gens := c.sys.Externals; c.spec.Generators && len(gens) > 1 {
+		run.weights = make([]float64, len(gens))
+		on := 0
+		for i, g := range gens {
+			scale := roundSignificant(math.Exp2(2*r.Float64() - 1))
+			if r.IntN(2) == 0 {
+				run.weights[i] = roundSignificant(g.Weight * scale)
+				on++
+			}
+		}
+		if on == 0 {
+			i := r.IntN(len(gens))
+			run.weights[i] = gens[i].Weight
+		}
+		for i, g := range gens {
+			run.params = append(run.params, Option{Name: "weight." + g.Name, Value: strconv.FormatFloat(run.weights[i], 'g', -1, 64)})
+		}
+	}
+	return run
+}
+
+// roundSignificant rounds x to three significant digits, so that the value
+// recorded in a header is the value used.
+func roundSignificant(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 3, 64), 64)
+	return v
+}
+
+func (c *swarmCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunResult, error) {
+	run := c.draw(seed)
+	cfg := run.cfg.withDefaults()
+	cfg.Seed = seed
+	f, err := newFuzzer(c.sys, run.opts, cfg, true, spareLog(prev))
+	if err != nil {
+		return RunResult{}, err
+	}
+	f.weights = run.weights
+	v, err := f.run(ctx)
+	if err != nil {
+		return RunResult{}, err
+	}
+	return RunResult{Sim: f.sim, Violation: v, Config: cfg, Params: run.params}, nil
+}

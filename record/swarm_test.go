@@ -1,0 +1,157 @@
+package record_test
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/record"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// swarmConfig is a short campaign in swarm mode.
+func swarmConfig(runs int) record.SearchConfig {
+	return record.SearchConfig{
+		FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: 3000, CheckEvery: 1},
+		Runs:       runs, Mode: record.Swarm,
+	}
+}
+
+// TestSwarmSameSeedSameTrace: a swarm run is a function of its seed, and
+// its header records the mode and what it drew.
+func TestSwarmSameSeedSameTrace(t *testing.T) {
+	sys, opts := raft.System(), record.Options{raft.Bug42: "true"}
+	a, runs, err := record.Search(context.Background(), sys, opts, swarmConfig(500))
+	require.NoError(t, err)
+	require.NotNil(t, a, "raft-42 in %d swarm runs", runs)
+	require.NotNil(t, a.Header.Fuzz)
+	assert.Equal(t, "swarm", a.Header.Fuzz.Mode)
+	names := map[string]string{}
+	for _, p := range a.Header.Fuzz.Params {
+		names[p.Name] = p.Value
+	}
+	for _, n := range []string{raft.OptClientWeight, raft.OptRestartWeight, raft.OptKillWeight, raft.OptPartitionWeight, "timer-prob", "externals", "external-prob"} {
+		assert.Contains(t, names, n)
+	}
+	// The drawn options are the run's options.
+	for _, n := range []string{raft.OptClientWeight, raft.OptRestartWeight} {
+		assert.Equal(t, names[n], a.Header.OptionMap()[n])
+	}
+
+	cfg := swarmConfig(1)
+	cfg.Seed = a.Header.Seed
+	b, _, err := record.Search(context.Background(), sys, opts, cfg)
+	require.NoError(t, err)
+	require.NotNil(t, b)
+	assert.Equal(t, encode(t, a), encode(t, b))
+
+	// Decoded, the header keeps the mode and the draws.
+	back, _, err := record.Decode(bytes.NewReader(encode(t, a)), record.NewCatalog(sys))
+	require.NoError(t, err)
+	assert.Equal(t, a.Header.Fuzz, back.Header.Fuzz)
+}
+
+// TestSwarmIsAWalkWithTheDrawnMix: the walk with the options and the
+// configuration a swarm run drew makes the same run.
+func TestSwarmIsAWalkWithTheDrawnMix(t *testing.T) {
+	sys, opts := raft.System(), record.Options{raft.Bug42: "true"}
+	s, _, err := record.Search(context.Background(), sys, opts, swarmConfig(500))
+	require.NoError(t, err)
+	require.NotNil(t, s)
+	cfg := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: s.Header.Seed, MaxSteps: 3000, CheckEvery: 1}, Runs: 1}
+	for _, p := range s.Header.Fuzz.Params {
+		f, err := strconv.ParseFloat(p.Value, 64)
+		require.NoError(t, err)
+		switch p.Name {
+		case "timer-prob":
+			cfg.TimerProb = f
+		case "externals":
+			cfg.MaxExternals = int(f)
+		case "external-prob":
+			cfg.ExternalProb = f
+		default:
+			assert.Equal(t, p.Value, s.Header.OptionMap()[p.Name], "a drawn option is among the trace's options")
+		}
+	}
+	w, _, err := record.Search(context.Background(), sys, s.Header.OptionMap(), cfg)
+	require.NoError(t, err)
+	require.NotNil(t, w)
+	assert.Nil(t, w.Header.Fuzz, "walk traces have no fuzz field")
+	assert.Equal(t, s.Events, w.Events)
+}
+
+// TestSwarmDrawsDiffer: different seeds draw different mixes, and a fixed
+// option or probability is not drawn.
+func TestSwarmDrawsDiffer(t *testing.T) {
+	sys := raft.System()
+	camp, err := record.Swarm.Campaign(sys, record.Options{raft.OptRestartWeight: "7"}, record.SearchConfig{FuzzConfig: record.FuzzConfig{MaxSteps: 200, TimerProb: 0.3}})
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	var prev *record.Sim
+	for seed := uint64(1); seed <= 20; seed++ {
+		r, err := camp.Run(context.Background(), seed, prev)
+		require.NoError(t, err)
+		assert.Equal(t, "7", r.Sim.Options()[raft.OptRestartWeight])
+		assert.Equal(t, 0.3, r.Config.TimerProb)
+		key := ""
+		for _, p := range r.Params {
+			assert.NotEqual(t, raft.OptRestartWeight, p.Name)
+			assert.NotEqual(t, "timer-prob", p.Name)
+			key += p.Name + "=" + p.Value + " "
+		}
+		seen[key] = true
+		prev = r.Sim
+	}
+	assert.Greater(t, len(seen), 15, "20 seeds draw (almost) 20 mixes")
+}
+
+// TestSwarmDefaultSwitchesGenerators: a system without a swarm spec gets
+// its generators switched on and off.
+func TestSwarmDefaultSwitchesGenerators(t *testing.T) {
+	sys := gossipSystem(record.FIFO)
+	camp, err := record.Swarm.Campaign(sys, nil, record.SearchConfig{FuzzConfig: record.FuzzConfig{MaxSteps: 100}})
+	require.NoError(t, err)
+	off := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		r, err := camp.Run(context.Background(), seed, nil)
+		require.NoError(t, err)
+		on := 0
+		for _, p := range r.Params {
+			if p.Name == "weight.send" || p.Name == "weight.restart" || p.Name == "weight.partition" || p.Name == "weight.kill-start" || p.Name == "weight.quiesce" {
+				if p.Value == "0" {
+					off++
+				} else {
+					on++
+				}
+			}
+		}
+		assert.Positive(t, on, "seed %d: at least one generator is on", seed)
+	}
+	assert.Positive(t, off)
+}
+
+func TestSwarmSpecChecked(t *testing.T) {
+	sys := raft.System()
+	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.1, 0.01}}
+	_, err := record.Swarm.Campaign(sys, nil, record.SearchConfig{})
+	assert.ErrorContains(t, err, "timer probability range")
+	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.01, 0.1}, Options: []record.SwarmOption{{Name: raft.Bug45, Max: 1}}}
+	_, err = record.Swarm.Campaign(sys, nil, record.SearchConfig{})
+	assert.ErrorContains(t, err, "bug switch")
+	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.01, 0.1}, Options: []record.SwarmOption{{Name: raft.OptClientWeight, Max: 5000}}}
+	_, err = record.Swarm.Campaign(sys, nil, record.SearchConfig{})
+	assert.ErrorContains(t, err, "exceeds the option's bounds")
+}
+
+func TestLookupMode(t *testing.T) {
+	for _, m := range record.Modes() {
+		got, err := record.LookupMode(m.Name())
+		require.NoError(t, err)
+		assert.Equal(t, m, got)
+	}
+	_, err := record.LookupMode("nope")
+	assert.ErrorContains(t, err, `unknown fuzz mode "nope" (known: `)
+}
