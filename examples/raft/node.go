@@ -109,13 +109,26 @@ func (n *Node) CommitIndex() int { return n.commitIndex }
 func (n *Node) Bootstrapped() bool { return n.members != nil }
 
 // Snapshot returns a copy of the member's state for display.
+// A candidate, and the leader it became, also show the election's tally:
+// votes is the count it holds, voters the members whose vote it counted.
+// The two disagree when a vote was counted twice (raft-45).
 func (n *Node) Snapshot() any {
-	return map[string]any{
+	s := map[string]any{
 		"role": n.role.String(), "term": n.term, "votedFor": string(n.votedFor),
 		"leader": string(n.leader), "log": slices.Clone(n.log), "commitIndex": n.commitIndex,
 		"nextIndex": slices.Clone(n.nextIndex), "matchIndex": slices.Clone(n.matchIndex),
 		"members": slices.Clone(n.members), "ledTerms": slices.Clone(n.ledTerms),
 	}
+	if n.role == Candidate || n.role == Leader {
+		voters := []string{}
+		for i, granted := range n.votes {
+			if granted {
+				voters = append(voters, string(n.members[i]))
+			}
+		}
+		s["votes"], s["voters"] = n.voteCount, voters
+	}
+	return s
 }
 
 // Start restores the persistent state and, if the member was bootstrapped
