@@ -316,6 +316,8 @@ type minimizer struct {
 	strat    string
 	fp       *fingerprint.Fingerprinter
 	checks   []*dpor.Checker
+	// tallies holds each checker's schedule count in a scan (firstIn).
+	tallies map[*dpor.Checker]*tally
 	// maxComponents is, per Shrinkable message type, the most components
 	// a message of the input had.
 	maxComponents map[string]int
@@ -497,6 +499,7 @@ func (m *minimizer) newChecks() error {
 			return fmt.Errorf("minimize: %w", err)
 		}
 	}
+	m.tallies = map[*dpor.Checker]*tally{}
 	for i := 0; i < m.cfg.Workers; i++ {
 		c, err := dpor.New(dpor.Config{System: m.sys, Options: m.opts, Seed: m.seed, Target: m.target,
 			Mode: dpor.STS, MaxSchedules: 1, Fingerprint: m.cfg.Fingerprint, Allowed: allowed})
@@ -504,6 +507,7 @@ func (m *minimizer) newChecks() error {
 			return fmt.Errorf("minimize: %w", err)
 		}
 		m.checks = append(m.checks, c)
+		m.tallies[c] = &tally{}
 	}
 	return nil
 }
@@ -826,7 +830,7 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 			return nil, 0, nil
 		}
 		r, err := c.Check(ctx, plan)
-		m.schedules.Add(int64(r.Schedules))
+		m.ran(c, r.Schedules)
 		return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 	})
 }
@@ -861,37 +865,36 @@ func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (
 }
 
 // firstIn is firstTrace over the candidates lo..hi-1, in one go.
+//
+// A candidate whose check fails with an error ends the scan like a success
+// does: the lowest index that succeeded or failed decides, so an error is
+// returned exactly when a sequential scan would return it, whatever the
+// number of workers. Only the schedules and steps of the candidates up to
+// that index count, so the statistics do not depend on the workers either.
 func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, *record.Trace, error) {
 	var (
-		next    atomic.Int64
-		found   atomic.Int64
-		mu      sync.Mutex
-		traces  = map[int]*record.Trace{}
-		steps   = make([]int64, hi-lo)
-		errOnce error
+		next   atomic.Int64
+		found  atomic.Int64
+		traces = make([]*record.Trace, hi-lo)
+		errs   = make([]error, hi-lo)
+		steps  = make([]int64, hi-lo)
+		scheds = make([]int64, hi-lo)
 	)
 	next.Store(int64(lo))
 	found.Store(int64(hi))
 	work := func(c *dpor.Checker) {
+		t := m.tallies[c]
 		for {
 			i := next.Add(1) - 1
 			if i >= int64(hi) || i > found.Load() {
 				return
 			}
+			t.n, t.scan = 0, true
 			tr, st, err := try(c, int(i))
-			steps[int(i)-lo] = st
-			if err != nil {
-				mu.Lock()
-				if errOnce == nil {
-					errOnce = err
-				}
-				mu.Unlock()
-				return
-			}
-			if tr != nil {
-				mu.Lock()
-				traces[int(i)] = tr
-				mu.Unlock()
+			t.scan = false
+			k := int(i) - lo
+			traces[k], errs[k], steps[k], scheds[k] = tr, err, st, t.n
+			if tr != nil || err != nil {
 				for {
 					cur := found.Load()
 					if i >= cur || found.CompareAndSwap(cur, i) {
@@ -908,13 +911,32 @@ func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, 
 	}
 	wg.Wait()
 	f := int(found.Load())
-	var sum int64
-	for _, st := range steps[:min(f, hi-1)-lo+1] {
-		sum += st
+	var sum, sched int64
+	for k := range min(f, hi-1) - lo + 1 {
+		sum += steps[k]
+		sched += scheds[k]
 	}
 	m.steps.Add(sum)
+	m.schedules.Add(sched)
 	if f < hi {
-		return f, traces[f], nil
+		return f, traces[f-lo], errs[f-lo]
 	}
-	return -1, nil, errOnce
+	return -1, nil, nil
+}
+
+// tally counts the schedules one checker ran for the candidate its worker
+// is checking (scan is set while firstIn runs one).
+type tally struct {
+	scan bool
+	n    int64
+}
+
+// ran counts n schedules that c ran: toward its candidate in a scan (firstIn
+// adds them up to the winning candidate), else toward the total at once.
+func (m *minimizer) ran(c *dpor.Checker, n int) {
+	if t := m.tallies[c]; t != nil && t.scan {
+		t.n += int64(n)
+		return
+	}
+	m.schedules.Add(int64(n))
 }

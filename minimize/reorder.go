@@ -96,7 +96,7 @@ func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.T
 	c.SetMaxSchedules(reorderSchedules)
 	c.SetBroad(false)
 	r, err := c.Check(ctx, plan)
-	m.schedules.Add(int64(r.Schedules))
+	m.ran(c, r.Schedules)
 	steps := int64(r.Schedules) * int64(len(plan))
 	if err != nil || r.Trace == nil {
 		return nil, steps, err
@@ -133,7 +133,7 @@ func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Tr
 			checks++
 			p := removal(drop, drop[0])(c.Fingerprinter(), cp)
 			r, err := c.Check(ctx, p)
-			m.schedules.Add(int64(r.Schedules))
+			m.ran(c, r.Schedules)
 			steps += int64(r.Schedules) * int64(len(p))
 			if err != nil {
 				return nil, steps, err

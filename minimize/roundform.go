@@ -95,7 +95,7 @@ func (m *minimizer) checkPlan(ctx context.Context, c *dpor.Checker, plan dpor.Pl
 	c.SetMaxSchedules(roundFormSchedules)
 	c.SetBroad(false)
 	r, err := c.Check(ctx, plan)
-	m.schedules.Add(int64(r.Schedules))
+	m.ran(c, r.Schedules)
 	return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 }
 
