@@ -36,6 +36,13 @@ type Follow struct {
 	// off the schedule), before the invariant is checked; returning false
 	// stops Run without checking.
 	Observe func(sim *Sim, o *Outcome) bool
+	// Wait makes the Driver wait for the message of a delivery step that
+	// is unignorable (see Unignorable) when it is missing, delivering
+	// other messages (at most WaitLimit of them, default
+	// DefaultWaitLimit), rather than report a divergence (exact) or skip
+	// the step (loose). Package replay sets it.
+	Wait      bool
+	WaitLimit int
 }
 
 // Outcome is what one step did.
@@ -58,6 +65,10 @@ type Outcome struct {
 	Found     bool
 	// Divergence is set when the step could not be taken.
 	Divergence *Divergence
+	// Waited is the number of deliveries made off the schedule, before
+	// this step, while waiting for its unignorable message (see
+	// Unignorable).
+	Waited int
 }
 
 // Driver takes a Sim through a schedule, one step at a time. A schedule is
@@ -81,6 +92,12 @@ type Outcome struct {
 //     not deliverable, an external event the run rejects) is reported as a
 //     Divergence, with the fields that differ, and not executed; Run stops
 //     there.
+//   - Unignorable messages. With Follow.Wait, a delivery step of a
+//     message that implements Unignorable (a bootstrap message) is not
+//     skipped or reported as a divergence when the message is missing:
+//     the Driver waits for it, delivering other messages and detecting
+//     timers that repeat in a cycle, and reports a divergence only when
+//     it cannot come (see Unignorable).
 //   - Invariant. After every step (or every Follow.CheckEvery steps, and
 //     after the last one), the system's invariant is checked. A violation
 //     that is the same as Follow.Want (Violation.Same) stops Run; a panic in
@@ -238,6 +255,9 @@ func (d *Driver) next(ctx context.Context, o *Outcome) error {
 	var at int
 	if m := d.matcher(); m != nil {
 		id, ok := m(d.sim, k, e)
+		if !ok && d.awaits(e) {
+			return d.await(ctx, o, k, e)
+		}
 		if _, gone := d.dropped[id]; !ok || gone {
 			o.Skipped = true
 			d.pos++
@@ -252,11 +272,17 @@ func (d *Driver) next(ctx context.Context, o *Outcome) error {
 	} else {
 		at = d.sim.find(e.ID)
 		if at < 0 {
+			if d.awaits(e) {
+				return d.await(ctx, o, k, e)
+			}
 			d.diverged(o, e, fmt.Sprintf("no message #%d pending", e.ID), nil)
 			return nil
 		}
 		p := &d.sim.pend[at]
 		if p.From != e.From || p.To != e.To || p.Timer != e.Timer || !SameMessage(p.Msg, e.Msg) {
+			if d.awaits(e) {
+				return d.await(ctx, o, k, e)
+			}
 			got := Event{Kind: Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer}
 			d.diverged(o, e, "pending "+got.String(), deliveryDiff(e, p))
 			return nil

@@ -41,9 +41,12 @@ type Result struct {
 // Run replays t on sys exactly: it follows t's events with a record.Driver
 // (exact matching, the invariant checked after every event) and stops at
 // the trace's violation, at the first divergence, or when a handler
-// panics.
+// panics. A delivery of an unignorable message (record.Unignorable) that
+// is missing is waited for (record.Follow.Wait): replay delivers other
+// messages until it comes, and reports a divergence that says so when it
+// never does.
 func Run(ctx context.Context, sys *record.System, t *record.Trace) (*Result, error) {
-	d, err := record.NewDriver(t.Setup(sys), t.Events, record.Follow{Want: t.Header.Violation})
+	d, err := record.NewDriver(t.Setup(sys), t.Events, record.Follow{Want: t.Header.Violation, Wait: true})
 	if err != nil {
 		return nil, err
 	}

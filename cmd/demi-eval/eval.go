@@ -225,7 +225,7 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		cfg.Scaling = &eval.ScalingConfig{Bug: f.scaleBug, Lengths: lengths, Budget: f.scaleBudget}
 	}
 	if f.fresh > 0 {
-		cfg.Fresh = &eval.FreshConfig{Cases: freshCases(bugList), N: f.fresh, Budget: f.freshBudget}
+		cfg.Fresh = &eval.FreshConfig{Cases: freshCases(bugList, f.traces), N: f.fresh, Budget: f.freshBudget}
 	}
 	if !f.noOptimum {
 		cfg.Optimum = &eval.OptimumConfig{Budget: f.optimumBudget, Workers: f.optimumWorkers}

@@ -1,22 +1,40 @@
 package main
 
 import (
+	"path/filepath"
 	"slices"
 
 	"github.com/demi-project/demi/eval"
+	"github.com/demi-project/demi/examples"
 	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/examples/spark"
+	"github.com/demi-project/demi/record"
 )
 
-// freshCases returns the fresh-seed study's cases: the fuzz run of every
-// raft bug's shipped trace (raft.ShippedFuzz), restricted to bugs when
-// given.
-func freshCases(bugs []string) []eval.FreshCase {
+// freshCases returns the fresh-seed study's cases, restricted to bugs when
+// given: the fuzz run of every raft bug's shipped trace (raft.ShippedFuzz)
+// and the fuzz search of every spark bug's (spark.ShippedFuzz). A spark
+// search starts at seed 1 and keeps the first qualifying run, so its case
+// starts at the seed of the shipped trace in traces (the study tries the
+// seeds after it), or at the search's first seed when that trace cannot be
+// read.
+func freshCases(bugs []string, traces string) []eval.FreshCase {
 	var out []eval.FreshCase
+	want := func(bug string) bool { return len(bugs) == 0 || slices.Contains(bugs, bug) }
 	for _, c := range raft.ShippedFuzz() {
-		if len(bugs) > 0 && !slices.Contains(bugs, c.Bug) {
+		if want(c.Bug) {
+			out = append(out, eval.FreshCase{Bug: c.Bug, System: "raft", Options: c.Options(), Search: c.Config})
+		}
+	}
+	for _, c := range spark.ShippedFuzz() {
+		if !want(c.Bug) {
 			continue
 		}
-		out = append(out, eval.FreshCase{Bug: c.Bug, System: "raft", Options: c.Options(), Search: c.Config})
+		sc := c.Config
+		if t, _, err := record.ReadFile(filepath.Join(traces, c.Bug+".trace"), examples.Catalog()); err == nil {
+			sc.Seed = t.Header.Seed
+		}
+		out = append(out, eval.FreshCase{Bug: c.Bug, System: "spark", Options: c.Options(), Search: sc})
 	}
 	return out
 }

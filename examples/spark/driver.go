@@ -2,7 +2,6 @@ package spark
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/demi-project/demi/record"
 )
@@ -19,8 +18,8 @@ const (
 
 // Driver is the client driver: every submitted job runs as an
 // application (numbered 1, 2, … in stable storage). The driver registers
-// the application with the master, again on the application's
-// "register/APP" timer until RegisteredApplication arrives, and schedules
+// the application with the master, again on its "register" timer until
+// RegisteredApplication arrives, and schedules
 // the job's tasks on the executors that register with it, one task per
 // executor at a time, by locality level (scheduler.go). Its "speculate"
 // timer marks the running tasks of a job that is half done as speculatable.
@@ -28,11 +27,12 @@ const (
 // and tells the master the application finished. A restarted driver has
 // lost its applications: it tells the master so (DriverDisconnected).
 type Driver struct {
-	bugs      bugs
-	apps      map[int]*job
-	specArmed bool
-	results   []Result
-	inversion *Inversion // ghost: the first launch out of locality order
+	bugs       bugs
+	apps       map[int]*job
+	specArmed  bool
+	retryArmed bool
+	results    []Result
+	inversion  *Inversion // ghost: the first launch out of locality order
 }
 
 // job is the driver's state of one application.
@@ -73,16 +73,21 @@ func (d *Driver) Receive(ctx *record.Context, from record.ActorID, msg record.Me
 	case SubmitJob:
 		d.submit(ctx, msg)
 	case RegisterRetry:
-		j := d.apps[msg.App]
-		if j != nil && !j.registered && j.attempts < MaxRegisterAttempts {
-			ctx.Send(MasterID, RegisterApplication{App: msg.App, Tasks: len(j.tasks), Attempt: j.attempts})
-			j.attempts++
-			ctx.SetTimer(registerTimer(msg.App), RegisterRetry{App: msg.App})
+		d.retryArmed = false
+		for _, app := range d.appNumbers() {
+			if j := d.apps[app]; !j.registered && j.attempts < MaxRegisterAttempts {
+				ctx.Send(MasterID, RegisterApplication{App: app, Tasks: len(j.tasks), Attempt: j.attempts})
+				j.attempts++
+			}
 		}
+		d.armRetry(ctx)
 	case RegisteredApplication:
 		if j := d.apps[msg.App]; j != nil && !j.registered {
 			j.registered = true
-			ctx.CancelTimer(registerTimer(msg.App))
+			if !d.retrying() && d.retryArmed {
+				d.retryArmed = false
+				ctx.CancelTimer("register")
+			}
 		}
 	case RegisterExecutor:
 		j := d.apps[msg.App]
@@ -99,7 +104,27 @@ func (d *Driver) Receive(ctx *record.Context, from record.ActorID, msg record.Me
 	}
 }
 
-func registerTimer(app int) string { return "register/" + strconv.Itoa(app) }
+// retrying reports whether an application waits for its registration
+// and has attempts left.
+func (d *Driver) retrying() bool {
+	for _, j := range d.apps {
+		if !j.registered && j.attempts < MaxRegisterAttempts {
+			return true
+		}
+	}
+	return false
+}
+
+// armRetry arms the "register" timer when an application is still to be
+// registered. One timer serves every application, so that its key does not
+// depend on application numbers (which shift when minimization removes an
+// earlier job submission).
+func (d *Driver) armRetry(ctx *record.Context) {
+	if !d.retryArmed && d.retrying() {
+		d.retryArmed = true
+		ctx.SetTimer("register", RegisterRetry{})
+	}
+}
 
 // submit starts the application of a job: its bootstrap registers it with
 // the master.
@@ -124,7 +149,7 @@ func (d *Driver) submit(ctx *record.Context, m SubmitJob) {
 	}
 	d.apps[app] = j
 	ctx.Send(MasterID, RegisterApplication{App: app, Tasks: len(m.Prefs)})
-	ctx.SetTimer(registerTimer(app), RegisterRetry{App: app})
+	d.armRetry(ctx)
 }
 
 // offer offers executor exec's slot to application app's tasks.

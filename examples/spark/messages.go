@@ -64,7 +64,7 @@ type Heartbeat struct{}
 
 // RegisterApplication is the driver's registration of the application of
 // one job with the master, sent when the job is submitted and again on the
-// application's "register/APP" timer until RegisteredApplication arrives
+// driver's "register" timer until RegisteredApplication arrives
 // (at most MaxRegisterAttempts in all). The first one (Attempt 0) is sent
 // by the application's bootstrap and is unignorable on replay.
 type RegisterApplication struct {
@@ -171,12 +171,10 @@ func (m StatusUpdate) String() string {
 // timer).
 type Speculate struct{}
 
-// RegisterRetry is the timer of an application's registration retries.
-type RegisterRetry struct {
-	App int
-}
-
-func (m RegisterRetry) String() string { return fmt.Sprintf("RegisterRetry{app %d}", m.App) }
+// RegisterRetry is the timer of the driver's registration retries: when it
+// fires, the driver registers again every application the master has not
+// answered yet.
+type RegisterRetry struct{}
 
 // WorkerRetry is the timer of a worker's registration retries.
 type WorkerRetry struct{}
