@@ -105,6 +105,7 @@ func commands(e *env) []*cobra.Command {
 		minimizeCmd(e),
 		optimalCmd(e),
 		checkCmd(e),
+		explainCmd(e),
 		reportCmd(e),
 	}
 }
