@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/demi-project/demi/examples/raft"
+	"github.com/demi-project/demi/examples/spark"
 	"github.com/demi-project/demi/examples/tokenring"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/report"
@@ -21,7 +22,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const tracesDir = "../examples/traces"
 
-func catalog() *record.Catalog { return record.NewCatalog(tokenring.System(), raft.System()) }
+func catalog() *record.Catalog {
+	return record.NewCatalog(tokenring.System(), raft.System(), spark.System())
+}
 
 // shippedMin lists the shipped minimized traces of the raft example, by
 // bug name.

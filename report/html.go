@@ -21,10 +21,14 @@ type pageData struct {
 	Diagram                   template.HTML
 	Rows                      []pageRow
 	Violation                 *record.Violation
-	Rounds                    string
-	Stats                     *pageStats
-	Commands                  []string
-	ReproduceText             string
+	// Rounded is false for a trace no message of which carries a round
+	// (record.Rounded): the page then says so instead of showing empty
+	// round columns and bands.
+	Rounded       bool
+	Rounds        string
+	Stats         *pageStats
+	Commands      []string
+	ReproduceText string
 }
 
 type pageRow struct {
@@ -76,6 +80,7 @@ func (s *Story) WriteHTML(w io.Writer, stats *Stats) error {
 		d.Rows = append(d.Rows, r)
 	}
 	if s.Layout.Rounded {
+		d.Rounded = true
 		var rv bytes.Buffer
 		if err := s.Layout.Write(&rv); err != nil {
 			return err

@@ -67,6 +67,11 @@ func (s *Story) WriteMarkdown(w io.Writer) error {
 			return err
 		}
 		p.block("text", rv.String())
+	} else {
+		p.line("")
+		p.line("### Rounds")
+		p.line("")
+		p.line("No message of this trace carries a round (`record.Rounded`): its system is not written as rounds, so there is no round view; the events above are the whole run.")
 	}
 	p.line("")
 	p.line("### Reproduce")

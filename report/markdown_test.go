@@ -52,6 +52,25 @@ func TestMarkdownParts(t *testing.T) {
 		"demi replay raft-45.min.trace\ndemi replay --step raft-45.min.trace\n```\n"), md[len(md)-200:])
 }
 
+// TestNoRounds checks the views of a trace whose messages carry no round
+// (a Spark control plane): they say so, and show no empty round column,
+// band legend or round table.
+func TestNoRounds(t *testing.T) {
+	st := story(t, "spark-9256.min.trace")
+	md := string(render(t, func(b *bytes.Buffer) error { return st.WriteMarkdown(b) }))
+	assert.Contains(t, md, "\n### Rounds\n\nNo message of this trace carries a round (`record.Rounded`)")
+	assert.NotContains(t, md, "```text\nprelude")
+	page := string(render(t, func(b *bytes.Buffer) error { return st.WriteHTML(b, nil) }))
+	assert.Contains(t, page, `<p id="rounds">No message of this trace carries a round`)
+	assert.NotContains(t, page, "<th>round</th>")
+	assert.NotContains(t, page, "bands: rounds and phases")
+
+	st = story(t, "raft-45.min.trace")
+	page = string(render(t, func(b *bytes.Buffer) error { return st.WriteHTML(b, nil) }))
+	assert.Contains(t, page, "<th>round</th>")
+	assert.Contains(t, page, `<pre id="rounds">`)
+}
+
 // TestCommandsNameTheBinaryAndTheAttachedFile checks the reproduce
 // commands of a report written by a binary of one's own, on a trace named
 // by a path: the binary's name, the file's base name (as attached), no
