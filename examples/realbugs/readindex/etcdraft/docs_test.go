@@ -26,6 +26,7 @@ const page = "../../../../docs/real-bugs.md"
 func TestDocsRounds(t *testing.T) {
 	for name, trace := range map[string]string{
 		"readindex-ref-rounds": referenceTrace,
+		"readindex-min-rounds": "../traces/etcdraft-stale-read-index.min.trace",
 	} {
 		var out, errb bytes.Buffer
 		code := cli.Run(context.Background(), record.NewCatalog(etcdraft.System()),
