@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/rounds"
@@ -84,14 +85,17 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if !minimize.ValidStrategy(strategy) {
 				return badInput(fmt.Errorf("--strategy %q: want tfb, sts or nodiverge", strategy))
 			}
-			if budget < 0 {
-				return badInput(errors.New("--budget must be positive"))
+			if budget <= 0 {
+				return badInput(fmt.Errorf("--budget %s: want a positive duration", budget))
 			}
-			if workers < 0 {
-				return badInput(errors.New("-j must be at least 1"))
+			if workers < 0 || workers > maxJobs {
+				return badInput(fmt.Errorf("-j %d: want 1 to %d (0: all cores)", workers, maxJobs))
 			}
 			if steps < 0 {
 				return badInput(errors.New("--steps must be positive"))
+			}
+			if err := checkOutputsOf(in, out, ".min.trace", paths.Named{What: "--stats", Path: stats}); err != nil {
+				return err
 			}
 			if stats != "" {
 				if err := checkOutput("--stats", stats, false); err != nil {
@@ -111,6 +115,7 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if workers == 0 {
 				workers = runtime.NumCPU()
 			}
+			workers = min(workers, maxWorkers())
 			// Minimization allocates a fresh run per schedule; a lazier
 			// collector is markedly faster and the heap stays small.
 			defer debug.SetGCPercent(debug.SetGCPercent(400))

@@ -68,8 +68,8 @@ Ctrl-C).`,
 			if maxDel < 0 {
 				return badInput(errors.New("--max-deliveries must be at least 0"))
 			}
-			if budget < 0 || maxStates < 0 {
-				return badInput(errors.New("--budget and --max-states must be positive"))
+			if err := checkOptimalFlags(cmd, budget, maxStates, workers); err != nil {
+				return err
 			}
 			t, sys, out, err := e.loadFailingTrace(cmd.Context(), "optimal", in, out, ".optimal.trace")
 			if err != nil {
@@ -91,6 +91,15 @@ Ctrl-C).`,
 				return notFound(fmt.Errorf("%s does not reproduce its violation %s (%s); nothing to search for",
 					in, record.Escape(t.Header.Violation.Fingerprint), notReproducedWhy(rep)))
 			}
+			// A system whose runs cannot be forked (actors holding a
+			// library's method values) cannot be searched: say so before
+			// the search prints anything.
+			if err := optimal.Forks(cmd.Context(), sys, t); err != nil {
+				if cmd.Context().Err() != nil {
+					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+				}
+				return badInput(fmt.Errorf("optimal: %w", err))
+			}
 			ctx := cmd.Context()
 			if budget > 0 {
 				var cancel func()
@@ -101,9 +110,10 @@ Ctrl-C).`,
 			if subsets {
 				unit = "deliveries plus externals"
 			}
-			if workers <= 0 {
+			if workers == 0 {
 				workers = runtime.NumCPU()
 			}
+			workers = min(workers, maxWorkers())
 			res, err := optimal.Search(ctx, sys, t, optimal.Config{MaxDeliveries: maxDel, MaxStates: maxStates, Subsets: subsets, Workers: workers, NoLowerBound: noBound,
 				Progress: func(p optimal.Progress) {
 					fmt.Fprintf(e.stderr, "optimal: no schedule with at most %d %s; %d states, %d expanded, %.1fs\n",
@@ -175,4 +185,20 @@ func notReproducedWhy(r *replay.Result) string {
 		return "got " + record.Escape(r.Violation.Fingerprint)
 	}
 	return "no violation"
+}
+
+// checkOptimalFlags validates optimal's numeric flags before any work: a
+// flag given must mean what it says (--max-states 0 is not "the default",
+// -j -1 is not "all cores").
+func checkOptimalFlags(cmd *cobra.Command, budget time.Duration, maxStates, workers int) error {
+	f := cmd.Flags()
+	switch {
+	case f.Changed("budget") && budget <= 0:
+		return badInput(fmt.Errorf("--budget %s: want a positive duration", budget))
+	case f.Changed("max-states") && maxStates < 1:
+		return badInput(fmt.Errorf("--max-states %d: want at least 1", maxStates))
+	case f.Changed("jobs") && (workers < 1 || workers > maxJobs):
+		return badInput(fmt.Errorf("-j %d: want 1 to %d", workers, maxJobs))
+	}
+	return nil
 }

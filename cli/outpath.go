@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/demi-project/demi/internal/paths"
@@ -79,4 +80,19 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// checkOutputsOf checks, before any work, that the outputs of a command
+// reading the trace in are distinct from it and from each other: out is
+// the -o flag (or, when empty, the default name in with suffix for
+// .trace), others the command's other outputs (--stats, ...).
+func checkOutputsOf(in, out, suffix string, others ...paths.Named) error {
+	o := paths.Named{What: "-o", Path: out}
+	if out == "" {
+		o = paths.Named{What: "output", Path: strings.TrimSuffix(in, ".trace") + suffix}
+	}
+	if err := paths.Distinct([]paths.Named{{What: "input", Path: in}}, append([]paths.Named{o}, others...)); err != nil {
+		return badInput(err)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/report"
 	"github.com/spf13/cobra"
@@ -35,6 +36,9 @@ atomically and never overwrites FILE.`,
 			if err := checkOutputOf("report", in, "-o", out, defaulted); err != nil {
 				return err
 			}
+			if err := paths.Distinct([]paths.Named{{What: "--stats", Path: stats}}, []paths.Named{{What: "-o", Path: out}}); err != nil {
+				return badInput(err)
+			}
 			var st *report.Stats
 			if stats != "" {
 				var err error
@@ -48,10 +52,7 @@ atomically and never overwrites FILE.`,
 			}
 			story, err := report.Build(cmd.Context(), in, sys, t)
 			if err != nil {
-				if cmd.Context().Err() != nil {
-					return &ExitError{Code: ExitInterrupted, Err: err}
-				}
-				return badInput(err)
+				return replayFailure(cmd.Context(), err)
 			}
 			story.Program, story.Install = e.prog.Name, e.prog.Install
 			var b bytes.Buffer

@@ -21,10 +21,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/demi-project/demi/record"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses.
@@ -92,7 +94,45 @@ exactly, and minimizes it to the few events that still trigger the violation.`,
 	for _, c := range commands(e) {
 		root.AddCommand(c)
 	}
+	RefuseRepeatedFlags(root)
 	return root
+}
+
+// RefuseRepeatedFlags makes every flag of cmd and its subcommands that
+// takes one value (all but the repeatable list flags such as --opt) refuse
+// to be given twice: `--budget 1m --budget 5m` is a bad flag (exit 2), as
+// a repeated --opt with another value is, instead of the last one silently
+// winning.
+func RefuseRepeatedFlags(cmd *cobra.Command) {
+	wrap := func(f *pflag.Flag) {
+		if _, list := f.Value.(pflag.SliceValue); list {
+			return
+		}
+		if _, done := f.Value.(*onceValue); done {
+			return
+		}
+		f.Value = &onceValue{Value: f.Value, name: f.Name}
+	}
+	cmd.Flags().VisitAll(wrap)
+	cmd.PersistentFlags().VisitAll(wrap)
+	for _, c := range cmd.Commands() {
+		RefuseRepeatedFlags(c)
+	}
+}
+
+// onceValue is a flag value that can be set once.
+type onceValue struct {
+	pflag.Value
+	name string
+	set  bool
+}
+
+func (o *onceValue) Set(s string) error {
+	if o.set {
+		return fmt.Errorf("--%s is given twice (it takes one value)", o.name)
+	}
+	o.set = true
+	return o.Value.Set(s)
 }
 
 // commands lists every subcommand; each lives in its own file.
@@ -112,8 +152,39 @@ func commands(e *env) []*cobra.Command {
 
 // Run executes the command line args and returns the exit status, printing
 // errors as one line on stderr.
+//
+// A failed write on stdout (a full disk, a closed pipe other than by
+// SIGPIPE, /dev/full) is not lost: the command's output stops there and
+// it exits 2 with the write's error, unless it failed already.
 func Run(ctx context.Context, cat *record.Catalog, args []string, stdout, stderr io.Writer, opts ...Option) int {
-	return Execute(ctx, New(cat, stdout, stderr, opts...), args, stderr)
+	out := &checkedWriter{w: stdout}
+	root := New(cat, out, stderr, opts...)
+	code := Execute(ctx, root, args, stderr)
+	if out.err != nil && code == ExitOK {
+		fmt.Fprintln(stderr, root.Name()+": write standard output: "+record.Escape(oneLine(unwrapPath(out.err).Error())))
+		return ExitBadInput
+	}
+	return code
+}
+
+// checkedWriter keeps the first error of its writes; every write after it
+// fails with the same error, so a command's output stops at the first
+// lost byte.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
 }
 
 // Execute runs root on args and returns the exit status: that of an
@@ -190,3 +261,13 @@ func (e *env) loadFailingTrace(ctx context.Context, command, in, out, suffix str
 	}
 	return t, sys, out, nil
 }
+
+// maxJobs bounds -j: each worker holds its own checker (a run of the
+// system), so an absurd -j would take memory without bound before any
+// work; more walkers than this is a typo.
+const maxJobs = 256
+
+// maxWorkers is the most workers a run uses whatever -j says: the checks
+// are CPU-bound, so workers beyond a few per core add memory, not speed
+// (the results do not depend on the number of workers).
+func maxWorkers() int { return 4 * runtime.NumCPU() }

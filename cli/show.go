@@ -69,6 +69,9 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 			if err := checkShowFormat(format); err != nil {
 				return err
 			}
+			if err := checkShowModes(asJSON, byRound, format); err != nil {
+				return err
+			}
 			t, sys, err := e.loadTraceWith(cmd.Context(), args[0], &of)
 			if err != nil {
 				return err
@@ -85,11 +88,11 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 			}
 			if byRound {
 				lay, err := buildRounds(cmd.Context(), e.stderr, sys, t, time.Second)
-				if err != nil && of.set() {
+				if err != nil && of.set() && cmd.Context().Err() == nil {
 					return notFound(fmt.Errorf("with the options changed, the run leaves the trace: %w", err))
 				}
 				if err != nil {
-					return badInput(err)
+					return replayFailure(cmd.Context(), err)
 				}
 				return lay.Write(e.stdout)
 			}

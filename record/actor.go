@@ -60,6 +60,7 @@ func (c *Context) Self() ActorID { return c.self }
 // Send puts msg in the network from this actor to to. The runtime decides
 // when (and, under a partition or a kill, whether) it is delivered.
 func (c *Context) Send(to ActorID, msg Message) {
+	c.sim.mustRegister(c.self, msg)
 	c.sim.send(c.slot.index, c.self, to, msg, "", c.event)
 }
 
@@ -67,6 +68,7 @@ func (c *Context) Send(to ActorID, msg Message) {
 // a moment the scheduler chooses. A pending timer with the same key is
 // replaced.
 func (c *Context) SetTimer(key string, msg Message) {
+	c.sim.mustRegister(c.self, msg)
 	c.sim.cancelTimer(c.slot.index, key)
 	c.sim.send(c.slot.index, c.self, c.self, msg, key, c.event)
 }

@@ -21,7 +21,7 @@ func FuzzDecode(f *testing.F) {
 	for _, tr := range []*record.Trace{
 		everyKind(f),
 		fuzz(f, gossip, record.FuzzConfig{Seed: 1, MaxSteps: 60}),
-		{Header: record.Header{System: "probe"}},
+		{Header: record.Header{System: "probe", Network: "fifo"}},
 	} {
 		f.Add(encode(f, tr))
 	}

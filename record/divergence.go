@@ -45,6 +45,12 @@ func (d *Divergence) String() string {
 	return s
 }
 
+// Error makes a divergence an error, so that a command that needs the
+// trace to replay (a step-through, a report, a round view) can wrap it and
+// its caller can tell "the trace does not replay" (errors.As) from bad
+// input.
+func (d *Divergence) Error() string { return d.String() }
+
 // escape returns s as it is when it is valid UTF-8 without control
 // characters, and otherwise quoted the way strconv.Quote does, so that a
 // report never prints raw control bytes or invalid UTF-8.

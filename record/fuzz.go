@@ -96,6 +96,9 @@ func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, lazy b
 		return nil, nil, err
 	}
 	v, err := f.run(ctx)
+	if err == nil {
+		err = f.sim.SystemError()
+	}
 	if err != nil {
 		return nil, nil, err
 	}

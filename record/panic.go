@@ -20,6 +20,9 @@ func (s *Sim) recoverHandler(sl *slot, returned *bool) {
 	}
 	if r := recover(); r != nil {
 		s.halted = panicViolation(r, sl.id, s.eventCount()-1)
+		if ue, ok := r.(*UnregisteredError); ok && s.sysErr == nil {
+			s.sysErr = ue
+		}
 	}
 }
 

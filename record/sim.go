@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"reflect"
 	"unsafe"
 )
 
@@ -74,8 +75,10 @@ type Sim struct {
 	// clock (Context.EventIndex) and that a check read the network
 	// (View.NumInFlight); forks inherit them (see Observed).
 	readClock, readNetwork bool
-	cancels                int   // Context.CancelTimer calls (see Cancels)
-	forkErr                error // the first actor a fork could not copy (see ForkError)
+	cancels                int                   // Context.CancelTimer calls (see Cancels)
+	forkErr                error                 // the first actor a fork could not copy (see ForkError)
+	known                  map[reflect.Type]bool // the registered message types (see registered)
+	sysErr                 *UnregisteredError    // see SystemError
 }
 
 // NewSim prepares a run of sys with the given options (resolved against the
@@ -292,6 +295,9 @@ func (s *Sim) Apply(e Event) error {
 			s.boot(sl)
 		}
 	case Send:
+		if !s.registered(e.Msg) {
+			return &UnregisteredError{System: s.sys.Name, Actor: External, Type: TypeName(e.Msg)}
+		}
 		id := s.send(int32(len(s.members)), External, e.To, e.Msg, "", at)
 		if s.nolog {
 			break

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/demi-project/demi/internal/paths"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -304,6 +305,11 @@ func NewReader(r io.Reader, cat *Catalog) (*Reader, error) {
 	if err != nil {
 		return nil, &FormatError{Event: -1, Err: err}
 	}
+	// The network is decided by the options; the header repeats it for
+	// people, and must name one.
+	if h.Network != FIFO.String() && h.Network != Unordered.String() {
+		return nil, &FormatError{Event: -1, Err: fmt.Errorf("network %q (want %s or %s)", h.Network, FIFO, Unordered)}
+	}
 	types, err := sys.Types()
 	if err != nil {
 		return nil, err
@@ -485,8 +491,11 @@ func ReadFile(path string, cat *Catalog) (*Trace, *System, error) {
 
 // ReadFileContext is ReadFile that stops when ctx is done (see
 // DecodeContext).
+//
+// Anything but a regular file (a FIFO, a device, a directory) is refused
+// before it is read: a FIFO would block until some other process writes.
 func ReadFileContext(ctx context.Context, path string, cat *Catalog) (*Trace, *System, error) {
-	f, err := os.Open(path)
+	f, err := paths.OpenInput(path)
 	if err != nil {
 		return nil, nil, err
 	}

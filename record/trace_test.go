@@ -70,7 +70,7 @@ func TestTraceRoundTrip(t *testing.T) {
 	}{
 		{"every kind", everyKind(t)},
 		{"fuzzed", fuzz(t, gossip, record.FuzzConfig{Seed: 7, MaxSteps: 500})},
-		{"empty", &record.Trace{Header: record.Header{System: "probe"}}},
+		{"empty", &record.Trace{Header: record.Header{System: "probe", Network: "fifo"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

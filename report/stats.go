@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	svg "github.com/ajstarks/svgo"
 
+	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/minimize"
 )
 
@@ -26,9 +26,13 @@ type Stats struct {
 	Pace      []minimize.PacePoint  `json:"pace"`
 }
 
+// maxStatsBytes bounds a statistics file: minimize writes a few hundred
+// kilobytes at most.
+const maxStatsBytes = 64 << 20
+
 // ReadStats reads a statistics file written by `demi minimize --stats`.
 func ReadStats(path string) (*Stats, error) {
-	b, err := os.ReadFile(path)
+	b, err := paths.ReadInput(path, maxStatsBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -102,7 +102,7 @@ func Build(ctx context.Context, name string, sys *record.System, t *record.Trace
 		return nil, err
 	}
 	if div := d.Divergence(); div != nil {
-		return nil, fmt.Errorf("trace does not replay: %s", div)
+		return nil, fmt.Errorf("trace does not replay: %w", div)
 	}
 	s.Steps = s.Steps[:n]
 	for _, id := range order {

@@ -202,7 +202,7 @@ func BuildProgress(ctx context.Context, sys *record.System, t *record.Trace, pro
 		return nil, err
 	}
 	if div := d.Divergence(); div != nil {
-		return nil, fmt.Errorf("trace does not replay: %s", div)
+		return nil, fmt.Errorf("trace does not replay: %w", div)
 	}
 	// The violation the run reached, not the one the header records: with
 	// options changed a trace can replay to its end without reaching it.

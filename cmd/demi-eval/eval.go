@@ -13,6 +13,7 @@ import (
 
 	"github.com/demi-project/demi/cli"
 	"github.com/demi-project/demi/eval"
+	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/record"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -168,11 +169,18 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	if f.long < 0 || f.long > 1_000_000 || f.longRuns < 1 || f.longBudget <= 0 || f.longFuzzBudget <= 0 || f.longCancel < 0 {
 		return badInput(errors.New("--long must be 0 to 1000000, --long-runs at least 1, --long-budget and --long-fuzz-budget positive, --long-cancel-after at least 0"))
 	}
+	md, js, img := filepath.Join(out, markdownName), filepath.Join(out, jsonName), filepath.Join(out, imgName)
+	outputs := []paths.Named{{What: "results file", Path: md}}
+	if f.fromJSON == "" {
+		outputs = append(outputs, paths.Named{What: "results file", Path: js})
+	}
+	if err := paths.Distinct([]paths.Named{{What: "--notes", Path: f.notes}, {What: "--from-json", Path: f.fromJSON}}, outputs); err != nil {
+		return badInput(err)
+	}
 	noteText, err := f.readNotes(cmd)
 	if err != nil {
 		return err
 	}
-	md, js, img := filepath.Join(out, markdownName), filepath.Join(out, jsonName), filepath.Join(out, imgName)
 	if f.fromJSON != "" {
 		rep, err := eval.ReadJSON(f.fromJSON)
 		if err != nil {

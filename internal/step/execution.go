@@ -69,7 +69,7 @@ func Open(ctx context.Context, sys *record.System, t *record.Trace, loose bool) 
 		}
 		halted := d.Sim().Halted() != nil // the driver calls it a divergence too
 		if o.Divergence != nil && !halted {
-			return nil, fmt.Errorf("the trace does not replay: %s", o.Divergence)
+			return nil, fmt.Errorf("the trace does not replay: %w", o.Divergence)
 		}
 		if o.Violation != nil && x.header.Violation == nil {
 			x.header.Violation = o.Violation
@@ -186,7 +186,7 @@ func (x *execution) take(ctx context.Context) (record.Outcome, error) {
 		return o, err
 	}
 	if o.Divergence != nil && x.d.Sim().Halted() == nil {
-		return o, fmt.Errorf("the execution does not replay (is the system deterministic?): %s", o.Divergence)
+		return o, fmt.Errorf("the execution does not replay (is the system deterministic?): %w", o.Divergence)
 	}
 	return o, nil
 }
