@@ -60,6 +60,7 @@ Exit status 0 when the violation is no longer reachable within the budget,
 					return err
 				}
 			}
+			outFile := planOutput("-o", out, in)
 			orig, sys, err := e.loadTrace(cmd.Context(), in)
 			if err != nil {
 				return err
@@ -99,6 +100,9 @@ Exit status 0 when the violation is no longer reachable within the budget,
 			default:
 				fmt.Fprintf(e.stdout, "%s: exact replay does not reproduce %s (got %s)\n", in, want, rep.Violation)
 			}
+			if err := legacyVerdict(orig, res); err != nil {
+				return err
+			}
 			switch res.Outcome {
 			case check.Unreachable:
 				how := fmt.Sprintf("of the %d tried (the budget)", res.Schedules)
@@ -124,11 +128,16 @@ Exit status 0 when the violation is no longer reachable within the budget,
 					if err := checkOutput("output", out, true); err != nil {
 						return err
 					}
+					outFile = planOutput("output", out, in)
 				}
-				if err := res.Trace.WriteFile(out); err != nil {
-					return err
+				var kept error
+				if out, kept = outFile.writeTrace(res.Trace); out == "" {
+					return kept
 				}
 				fmt.Fprintf(e.stdout, "wrote %s\n", out)
+				if kept != nil {
+					return kept
+				}
 			} else {
 				fmt.Fprintln(e.stdout, "the trace itself reaches it; nothing written")
 			}
@@ -157,4 +166,21 @@ func freePath(stem string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no free file name like %s.trace", stem)
+}
+
+// legacyVerdict refuses to call fixed a trace an older demi wrote whose
+// violation fingerprint this demi cannot bring to today's form (see
+// record.Header.Legacy) when its exact replay still ends in a panic: the
+// "unreachable" verdict could come from the fingerprint rules, not from
+// the code. It says so (bad input: the trace must be regenerated or
+// replayed by hand) rather than exit 0.
+func legacyVerdict(orig *record.Trace, res *check.Result) error {
+	rep := res.Replay
+	if orig.Header.Legacy == "" || res.Outcome != check.Unreachable || rep.Violation == nil ||
+		!strings.HasPrefix(rep.Violation.Fingerprint, "panic: ") {
+		return nil
+	}
+	return badInput(fmt.Errorf("cannot tell whether the violation is fixed: the trace was written by an older demi that fingerprinted it %q, "+
+		"which this demi reads as %q, and its exact replay ends in %q after %d events; regenerate the trace (the fuzz command in its note) or compare the two by hand",
+		orig.Header.Legacy, orig.Header.Violation.Fingerprint, rep.Violation.Fingerprint, rep.Events))
 }

@@ -126,6 +126,7 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 			if err := checkOutput(flag, out, flag != "-o"); err != nil {
 				return err
 			}
+			outFile := planOutput(flag, out, "")
 			prog := newFuzzProgress(e.stderr, budget)
 			cfg.Progress = prog.update
 			ctx, cancel := context.WithTimeout(cmd.Context(), budget)
@@ -149,14 +150,23 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 				}
 				return notFound(fmt.Errorf("no %s with at least %d deliveries %s", what, cfg.MinDeliveries, limit))
 			}
-			if err := t.WriteFile(out); err != nil {
-				return err
+			// A trace that does not replay the same would mislead every
+			// command that reads it: check it before it is written.
+			if err := checkReplays(cmd.Context(), sys, t); err != nil {
+				if cmd.Context().Err() != nil {
+					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted while replaying the trace found; no trace written")}
+				}
+				return notFound(err)
+			}
+			out, kept := outFile.writeTrace(t)
+			if out == "" {
+				return kept
 			}
 			h := t.Header
 			fmt.Fprintf(e.stdout, "violation %s\n  %s\nafter %d deliveries and %d externals (seed %d, run %d)\nwrote %s\nregenerate with: %s\n",
 				record.Escape(h.Violation.Fingerprint), record.Escape(h.Violation.Detail), h.Deliveries, h.Externals,
 				h.Seed, runs, out, regenerateCommand(cmd.Root().Name(), cmd.Flags(), h.Seed, out))
-			return nil
+			return kept
 		},
 	}
 	f := cmd.Flags()

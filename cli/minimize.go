@@ -109,9 +109,7 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if t, err = of.apply(t, sys); err != nil {
 				return err
 			}
-			if budget == 0 {
-				budget = minimize.DefaultBudget
-			}
+			outFile, statsFile := planOutput("-o", out, in), planOutput("--stats", stats, in)
 			if workers == 0 {
 				workers = runtime.NumCPU()
 			}
@@ -131,7 +129,7 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			prog.done()
 			if err != nil {
 				if errors.Is(err, minimize.ErrNotReproduced) {
-					return notFound(err)
+					return notFound(explainNotReproduced(cmd.Context(), sys, t, err))
 				}
 				if cmd.Context().Err() != nil {
 					return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before the violation was reproduced (by a window of the input or its replay): nothing written")}
@@ -141,13 +139,18 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 				}
 				return err
 			}
-			if err := res.Trace.WriteFile(out); err != nil {
-				return err
+			// A result that cannot go to -o (a full disk, a file another
+			// run wrote meanwhile) is kept elsewhere, said on stdout, and
+			// the command fails with where it went.
+			out, kept := outFile.writeTrace(res.Trace)
+			if out == "" {
+				return kept
 			}
 			if stats != "" {
-				if err := writeStats(stats, in, out, strategy, budget, workers, t.Header.Violation.Fingerprint, sys.Name, res,
-					roundTotals(sys, res.Trace)); err != nil {
-					return err
+				var serr error
+				if stats, serr = writeStats(statsFile, in, out, strategy, budget, workers, t.Header.Violation.Fingerprint, sys.Name, res,
+					roundTotals(sys, res.Trace)); kept == nil {
+					kept = serr
 				}
 			}
 			tab := newTable(e.stdout, "stage", "deliveries", "externals", "schedules", "steps", "seconds")
@@ -169,9 +172,11 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			}
 			if res.Interrupted {
 				fmt.Fprintln(e.stdout, "interrupted: this is the best trace found so far")
-				return &ExitError{Code: ExitInterrupted}
+				if kept == nil {
+					kept = &ExitError{Code: ExitInterrupted}
+				}
 			}
-			return nil
+			return kept
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output trace (default NAME.min.trace next to the input)")
@@ -188,8 +193,8 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 // runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one.
 const minimizeMemoryLimit = 768 << 20
 
-func writeStats(path, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
-	rf *rounds.Totals) error {
+func writeStats(o *output, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
+	rf *rounds.Totals) (string, error) {
 	st := minimizeStats{System: system, Input: in, Output: out, Strategy: strategy, Budget: budget.Seconds(),
 		Workers: workers, Violation: violation, Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, Stages: res.Stages,
 		Final: res.Final, Pace: res.Pace, RoundForm: rf}
@@ -203,12 +208,9 @@ func writeStats(path, in, out, strategy string, budget time.Duration, workers in
 	}
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
-		return err
+		return "", err
 	}
-	if err := record.WriteFileAtomic(path, append(b, '\n')); err != nil {
-		return fmt.Errorf("write stats: %w", err)
-	}
-	return nil
+	return o.write(append(b, '\n'))
 }
 
 // progressPrinter shows minimization progress on stderr: a live line when

@@ -75,6 +75,7 @@ Ctrl-C).`,
 			if err != nil {
 				return err
 			}
+			outFile := planOutput("-o", out, in)
 			if !cmd.Flags().Changed("max-deliveries") {
 				maxDel = max(t.Header.Deliveries-1, 0)
 			}
@@ -140,11 +141,15 @@ Ctrl-C).`,
 			}
 			switch {
 			case res.Trace != nil && got < have:
-				if err := res.Trace.WriteFile(out); err != nil {
-					return err
+				where, kept := outFile.writeTrace(res.Trace)
+				if where == "" {
+					return kept
 				}
 				fmt.Fprintf(e.stdout, "smaller schedule found: %d deliveries and %d externals (the input is not optimal)\nwrote %s\n",
-					res.Deliveries, res.Externals, out)
+					res.Deliveries, res.Externals, where)
+				if kept != nil {
+					return kept
+				}
 			case res.Trace != nil:
 				fmt.Fprintf(e.stdout, "the input is optimal: no schedule with fewer than %d %s reproduces the violation\n", have, unit)
 			case res.Exhausted && bound+1 >= have:

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/demi-project/demi/internal/paths"
-	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/report"
 	"github.com/spf13/cobra"
 )
@@ -39,6 +38,7 @@ atomically and never overwrites FILE.`,
 			if err := paths.Distinct([]paths.Named{{What: "--stats", Path: stats}}, []paths.Named{{What: "-o", Path: out}}); err != nil {
 				return badInput(err)
 			}
+			outFile := planOutput("-o", out, in)
 			var st *report.Stats
 			if stats != "" {
 				var err error
@@ -59,11 +59,12 @@ atomically and never overwrites FILE.`,
 			if err := story.WriteHTML(&b, st); err != nil {
 				return err
 			}
-			if err := record.WriteFileAtomic(out, b.Bytes()); err != nil {
-				return fmt.Errorf("write report: %w", err)
+			where, kept := outFile.write(b.Bytes())
+			if where == "" {
+				return kept
 			}
-			fmt.Fprintf(e.stdout, "wrote %s (%d bytes): %d actors, %d events\n", out, b.Len(), len(story.Actors), len(t.Events))
-			return nil
+			fmt.Fprintf(e.stdout, "wrote %s (%d bytes): %d actors, %d events\n", where, b.Len(), len(story.Actors), len(t.Events))
+			return kept
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (default FILE with .html for .trace)")

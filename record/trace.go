@@ -40,6 +40,11 @@ type Header struct {
 	// parameters it drew for the run (mode.go); nil for traces of the walk
 	// mode and traces not made by fuzz.
 	Fuzz *FuzzInfo `msgpack:"fuzz,omitempty" json:"fuzz,omitempty"`
+	// Legacy is not stored: it is set by the reader to the violation's
+	// fingerprint as the file recorded it when an older demi wrote it in
+	// a form this one fingerprints differently (the violation then holds
+	// today's form; see legacy.go). Empty otherwise.
+	Legacy string `msgpack:"-" json:"-"`
 }
 
 // OptionMap returns the header's options as a map.
@@ -294,6 +299,7 @@ func NewReader(r io.Reader, cat *Catalog) (*Reader, error) {
 	if h.EventCount < 0 {
 		return nil, &FormatError{Event: -1, Err: fmt.Errorf("negative event count %d", h.EventCount)}
 	}
+	h.migrate()
 	if v := h.Violation; v != nil && (v.Event < -1 || v.Event >= h.EventCount) {
 		return nil, &FormatError{Event: -1, Err: fmt.Errorf("violation at event %d of %d", v.Event, h.EventCount)}
 	}
