@@ -33,7 +33,13 @@ func (e *env) stepThrough(cmd *cobra.Command, path string, t *record.Trace, sys 
 	w.Program = e.prog.Name
 	in := cmd.InOrStdin()
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return tui.Run(ctx, w, f, e.stdout)
+		// The terminal UI needs the terminal itself (its size, raw mode),
+		// not the checked writer around it.
+		out := e.stdout
+		if cw, ok := out.(*checkedWriter); ok {
+			out = cw.w
+		}
+		return tui.Run(ctx, w, f, out)
 	}
 	if err := step.Script(ctx, w, newContextReader(ctx, in), e.stdout); err != nil {
 		return replayFailure(ctx, err)
