@@ -8,11 +8,21 @@
 //
 // Exit status: 0 success; 1 the thing asked for was not found (no violation
 // found by fuzz, a replay that does not reproduce); 2 bad input (a corrupted
-// or truncated trace, an unknown system, a bad flag, an output path that
-// cannot be written); 128+N interrupted by signal N: 130 for Ctrl-C
+// or truncated trace, a FIFO or device as input, an unknown system, an
+// option outside its bounds, a bad or repeated flag, an output path that
+// cannot be written, a failed write on stdout); 128+N interrupted by
+// signal N: 130 for Ctrl-C
 // (SIGINT), 143 for SIGTERM, 129 for SIGHUP. An interrupted command keeps
 // its best result so far (minimize verifies and writes it); a second signal
-// exits at once.
+// exits at once. A command that replays a trace (replay, replay --step,
+// show --rounds and --format, report) exits 1 when the trace diverges.
+//
+// Outputs are checked before any work: each must be writable and differ
+// from every input and from the other outputs. A result that cannot be
+// written where asked when the work is done (a disk that filled up, a file
+// another run wrote there meanwhile) is kept next to the input (or in the
+// temporary directory) as NAME.kept.EXT, and the command exits 2 saying
+// where.
 package cli
 
 import (
