@@ -72,11 +72,12 @@ func (t *task) speculatable(exec record.ActorID) bool {
 // findTask picks the task to launch on exec (of host) and its level, or
 // -1. The correct order tries every level in turn: NODE_LOCAL, NO_PREF,
 // ANY, then a speculative copy. With spark-2294 the scheduler tries, at
-// the NODE_LOCAL level, the tasks that prefer the host and those without
-// preference together in task order, then speculative copies of tasks
-// local to the host, before tasks that prefer other hosts: a NO_PREF task
-// can go before a NODE_LOCAL one, and a speculative copy before a task
-// that has not run at all.
+// the NODE_LOCAL level, speculative copies of tasks local to the host
+// first, as Spark's findTask looked for speculative tasks at its most
+// local level, then the tasks that prefer the host and those without
+// preference together in task order, before tasks that prefer other
+// hosts: a speculative copy can go before a task that has not run at all,
+// and a NO_PREF task before a NODE_LOCAL one.
 func findTask(tasks []task, exec, host record.ActorID, inverted bool) (int, Level) {
 	pending := func(ok func(*task) bool) int {
 		for i := range tasks {
@@ -95,11 +96,11 @@ func findTask(tasks []task, exec, host record.ActorID, inverted bool) (int, Leve
 		return -1
 	}
 	if inverted {
-		if i := pending(func(t *task) bool { return t.Pref == host || t.Pref == NoPref }); i >= 0 {
-			return i, tasks[i].level(host)
-		}
 		if i := spec(func(t *task) bool { return t.Pref == host || t.Pref == NoPref }); i >= 0 {
 			return i, Speculative
+		}
+		if i := pending(func(t *task) bool { return t.Pref == host || t.Pref == NoPref }); i >= 0 {
+			return i, tasks[i].level(host)
 		}
 		if i := pending(func(*task) bool { return true }); i >= 0 {
 			return i, Any

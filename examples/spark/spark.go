@@ -42,7 +42,7 @@
 //
 //   - spark-2294 (locality inversion): the scheduler tries tasks without
 //     preference together with NODE_LOCAL ones, and speculative copies
-//     before tasks that prefer other hosts (scheduler.go). The invariant
+//     local to the host before any other task (scheduler.go). The invariant
 //     LocalityOrder: no task is launched on an executor while a task of the
 //     same job that has not run at all had a better locality level there.
 //   - spark-3150 (simultaneous failure): when the driver and the master fail
@@ -163,7 +163,7 @@ func System() *record.System {
 		{Name: OptDriverRestartWeight, Default: "0", Usage: "fuzzing weight of driver crash-restarts", Min: 0, Max: MaxWeight},
 	}
 	docs := map[string]string{
-		Bug2294: "locality inversion: NO_PREF tasks and speculative copies go before better-placed tasks of the job",
+		Bug2294: "locality inversion: speculative copies and NO_PREF tasks go before better-placed tasks of the job",
 		Bug3150: "a master recovering from a half-removed application dereferences its missing driver record, at every restart",
 		Bug9256: "a repeated RegisterApplication makes the master persist the application's records again (fatal)",
 	}
@@ -248,7 +248,9 @@ func randomJob(r *rand.Rand, o record.Options) SubmitJob {
 const LocalityOrder = "LocalityOrder"
 
 // invariant checks that the driver's scheduler launched no task out of
-// locality order. Panics (spark-3150, spark-9256) are violations of their
+// locality order. The fingerprint is the invariant's name alone: a
+// speculative copy launched before a task that never ran and a NO_PREF task
+// launched before a NODE_LOCAL one are the same bug (the detail says which). Panics (spark-3150, spark-9256) are violations of their
 // own: the runtime reports them with their fingerprint.
 func invariant(v record.View) *record.Violation {
 	d, ok := v.Actor(DriverID).(*Driver)
@@ -257,8 +259,8 @@ func invariant(v record.View) *record.Violation {
 	}
 	inv := d.inversion
 	return &record.Violation{
-		Fingerprint: fmt.Sprintf("%s(%s before %s)", LocalityOrder, inv.Level, inv.BetterLevel),
-		Detail: fmt.Sprintf("app %d: task %d launched at %s on %s while task %d, never launched, was %s there",
-			inv.App, inv.Task, inv.Level, inv.Exec, inv.Better, inv.BetterLevel),
+		Fingerprint: LocalityOrder,
+		Detail: fmt.Sprintf("app %d: task %d launched at %s on %s while task %d, never launched, was %s there (%s before %s)",
+			inv.App, inv.Task, inv.Level, inv.Exec, inv.Better, inv.BetterLevel, inv.Level, inv.BetterLevel),
 	}
 }

@@ -44,15 +44,26 @@ func TestFindTaskOrder(t *testing.T) {
 	}
 
 	// A speculatable copy of task 0 (running on exec-2) and a pending task
-	// preferring worker-2: the correct order launches the pending one at
-	// ANY, the buggy one the copy first.
-	ts := tasks(w1, w2)
+	// preferring worker-1: the correct order launches the pending one at
+	// NODE_LOCAL, the buggy one the copy first.
+	ts := tasks(w1, w1)
 	ts[0].Launched, ts[0].Attempts, ts[0].Running, ts[0].Speculatable = true, 1, []record.ActorID{"exec-2"}, true
 	i, l := findTask(ts, x1, w1, false)
-	assert.Equal(t, pick{1, Any}, pick{i, l})
+	assert.Equal(t, pick{1, NodeLocal}, pick{i, l})
 	i, l = findTask(ts, x1, w1, true)
 	assert.Equal(t, pick{0, Speculative}, pick{i, l})
 	inv := inversion(1, ts, 0, Speculative, x1, w1)
+	require.NotNil(t, inv)
+	assert.Equal(t, Inversion{App: 1, Task: 0, Level: Speculative, Exec: x1, Better: 1, BetterLevel: NodeLocal}, *inv)
+
+	// The same with the pending task preferring worker-2: ANY.
+	ts = tasks(w1, w2)
+	ts[0].Launched, ts[0].Attempts, ts[0].Running, ts[0].Speculatable = true, 1, []record.ActorID{"exec-2"}, true
+	i, l = findTask(ts, x1, w1, false)
+	assert.Equal(t, pick{1, Any}, pick{i, l})
+	i, l = findTask(ts, x1, w1, true)
+	assert.Equal(t, pick{0, Speculative}, pick{i, l})
+	inv = inversion(1, ts, 0, Speculative, x1, w1)
 	require.NotNil(t, inv)
 	assert.Equal(t, Inversion{App: 1, Task: 0, Level: Speculative, Exec: x1, Better: 1, BetterLevel: Any}, *inv)
 	assert.Nil(t, inversion(1, ts, 1, Any, x1, w1))
