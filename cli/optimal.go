@@ -48,7 +48,9 @@ LowerBound; raft does) has every state cut whose bound exceeds its budget
 left; the output says how many, and --no-lower-bound turns it off (the
 answer is the same, only slower). With -j N, N walkers share each
 bound (the answer does not depend on N). When it finishes, the answer is exact: it says whether FILE
-(typically a reference trace) is optimal, and when it finds a smaller
+(typically a reference trace) is optimal over those external events
+(and, with --subsets, their subsequences; other external events are
+outside the proof), and when it finds a smaller
 schedule it writes it to -o (default NAME.optimal.trace next to the input),
 verified by exact replay. Stopped early (--budget, --max-states), it has
 still proved that nothing up to the last bound it finished reproduces the
@@ -107,9 +109,9 @@ Ctrl-C).`,
 				ctx, cancel = context.WithTimeout(ctx, budget)
 				defer cancel()
 			}
-			unit := "deliveries"
+			unit, scope := "deliveries", "its external events"
 			if subsets {
-				unit = "deliveries plus externals"
+				unit, scope = "deliveries plus externals", "its external events and their subsequences"
 			}
 			if workers == 0 {
 				workers = runtime.NumCPU()
@@ -151,9 +153,9 @@ Ctrl-C).`,
 					return kept
 				}
 			case res.Trace != nil:
-				fmt.Fprintf(e.stdout, "the input is optimal: no schedule with fewer than %d %s reproduces the violation\n", have, unit)
+				fmt.Fprintf(e.stdout, "the input is optimal over %s: no schedule with fewer than %d %s reproduces the violation\n", scope, have, unit)
 			case res.Exhausted && bound+1 >= have:
-				fmt.Fprintf(e.stdout, "the input is optimal: no schedule with fewer than %d %s reproduces the violation\n", have, unit)
+				fmt.Fprintf(e.stdout, "the input is optimal over %s: no schedule with fewer than %d %s reproduces the violation\n", scope, have, unit)
 			case res.Exhausted:
 				fmt.Fprintf(e.stdout, "no schedule with at most %d %s reproduces the violation\n", bound, unit)
 			default:

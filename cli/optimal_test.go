@@ -35,7 +35,7 @@ func TestOptimalCommand(t *testing.T) {
 		{"--global is accepted (deprecated)", []string{"optimal", in, "--max-deliveries", "1", "--global", "-o", filepath.Join(dir, "x.trace")}, 0, "no schedule with at most 1 deliveries reproduces", ""},
 		{"subsets: fewer externals too", []string{"optimal", in, "--max-deliveries", "0", "--subsets", "-o", filepath.Join(dir, "sub.trace")}, 0, "smaller schedule found: 3 deliveries and 5 externals", ""},
 		{"bound defaults to one less than the input has (25)", []string{"optimal", in, "-o", filepath.Join(dir, "default.trace")}, 0, "smaller schedule found: 3 deliveries and 8 externals", ""},
-		{"a finished search just below the input proves it optimal", []string{"optimal", filepath.Join(dir, "default.trace"), "-o", filepath.Join(dir, "x.trace")}, 0, "the input is optimal: no schedule with fewer than 3 deliveries reproduces the violation", ""},
+		{"a finished search just below the input proves it optimal", []string{"optimal", filepath.Join(dir, "default.trace"), "-o", filepath.Join(dir, "x.trace")}, 0, "the input is optimal over its external events: no schedule with fewer than 3 deliveries reproduces the violation", ""},
 		{"negative bound", []string{"optimal", in, "--max-deliveries", "-2"}, 2, "", "demi: --max-deliveries must be at least 0"},
 		{"never overwrites the input", []string{"optimal", in, "--max-deliveries", "3", "-o", in}, 2, "", "demi: -o " + in + " is the input file; optimal never overwrites its input"},
 		{"missing file", []string{"optimal", missing, "--max-deliveries", "3"}, 2, "", "demi: open " + missing + ": no such file or directory"},

@@ -93,6 +93,8 @@ type Config struct {
 	Optimum *OptimumConfig
 	// Long, when set, runs the long-trace study (longtrace.go).
 	Long *LongConfig
+	// DPOR, when set, runs the DPOR study (dporstudy.go).
+	DPOR *DPORConfig
 	// ImgDir, when set, receives the pace plots (PNG); ImgLink is the path
 	// the markdown uses for ImgDir.
 	ImgDir, ImgLink string
@@ -155,6 +157,12 @@ type Report struct {
 	LongGenerated string    `json:"long_generated,omitempty"`
 	LongBudget    string    `json:"long_budget,omitempty"`
 	LongWorkers   int       `json:"long_workers,omitempty"`
+	// DPOR is the DPOR study (dporstudy.go), measured when DPORGenerated
+	// says, with DPORSchedules per TFB check and DPORSteps per pass.
+	DPOR          []DPORRow `json:"dpor,omitempty"`
+	DPORGenerated string    `json:"dpor_generated,omitempty"`
+	DPORSchedules int       `json:"dpor_schedules,omitempty"`
+	DPORSteps     int64     `json:"dpor_steps,omitempty"`
 	// Notes is free text (the analysis) appended to the markdown.
 	Notes string `json:"-"`
 }
@@ -612,11 +620,11 @@ func (o *OptimalOutcome) Verdict() string {
 	case o.Found != nil && o.Found.Deliveries >= o.Input.Deliveries:
 		return fmt.Sprintf("optimal for its external events: no schedule with fewer than %d deliveries", o.Input.Deliveries)
 	case o.Found != nil:
-		return fmt.Sprintf("smaller schedule found: %s", o.Found)
+		return fmt.Sprintf("smaller schedule found for its external events: %s", o.Found)
 	case o.Exhausted:
-		return fmt.Sprintf("no schedule with at most %d deliveries reproduces it", o.Bound)
+		return fmt.Sprintf("no schedule of its external events with at most %d deliveries reproduces it", o.Bound)
 	case o.Searched >= 0:
-		return fmt.Sprintf("not finished in %.0fs: at least %d deliveries needed (no schedule with %d or fewer)", o.Seconds, o.Searched+1, o.Searched)
+		return fmt.Sprintf("not finished in %.0fs: at least %d deliveries needed with its external events (no schedule with %d or fewer)", o.Seconds, o.Searched+1, o.Searched)
 	default:
 		return fmt.Sprintf("not finished in %.0fs", o.Seconds)
 	}

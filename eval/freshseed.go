@@ -427,8 +427,8 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 // other sections are kept as they were measured), or to a new report when
 // base is nil.
 func RunStudies(ctx context.Context, cfg Config, base *Report) (*Report, error) {
-	if cfg.Catalog == nil || cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil {
-		return nil, errors.New("eval: no study to run (fresh seeds, optimum or long traces)")
+	if cfg.Catalog == nil || cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil && cfg.DPOR == nil {
+		return nil, errors.New("eval: no study to run (fresh seeds, optimum, long traces or DPOR)")
 	}
 	c := cfg.withDefaults()
 	rep := base
@@ -456,8 +456,8 @@ func RunStudies(ctx context.Context, cfg Config, base *Report) (*Report, error) 
 	return rep, update()
 }
 
-// studies runs the optimum study, then the fresh-seed study, as
-// configured.
+// studies runs the optimum study, then the fresh-seed, long-trace and
+// DPOR studies, as configured.
 func (c *Config) studies(ctx context.Context, rep *Report, bugs []string, update func() error) error {
 	if c.Optimum != nil {
 		if err := c.optimum(ctx, rep, bugs, update); err != nil {
@@ -470,7 +470,12 @@ func (c *Config) studies(ctx context.Context, rep *Report, bugs []string, update
 		}
 	}
 	if c.Long != nil {
-		return c.longStudy(ctx, rep, update)
+		if err := c.longStudy(ctx, rep, update); err != nil {
+			return err
+		}
+	}
+	if c.DPOR != nil {
+		return c.dporStudy(ctx, rep, bugs, update)
 	}
 	return nil
 }

@@ -140,11 +140,11 @@ func (r *OptimumRow) Verdict() string {
 	case r.Err != "":
 		return "error: " + r.Err
 	case r.Found != nil:
-		return fmt.Sprintf("smaller reproducer found: %s (total %d, the optimum)", r.Found, r.Found.total())
+		return fmt.Sprintf("smaller reproducer found: %s (total %d, the optimum over the searched trace's external events and their subsequences)", r.Found, r.Found.total())
 	case r.Exhausted:
-		return fmt.Sprintf("proven optimal: nothing with fewer than %d deliveries plus externals reproduces it", r.Input.total())
+		return fmt.Sprintf("proven optimal over its %d external events and their subsequences: nothing with fewer than %d deliveries plus externals reproduces it", r.Input.Externals, r.Input.total())
 	default:
-		v := fmt.Sprintf("not finished in %.0fs: every reproducer has at least %d deliveries plus externals", r.Seconds, r.LowerBound)
+		v := fmt.Sprintf("not finished in %.0fs: every reproducer over its external events and their subsequences has at least %d deliveries plus externals", r.Seconds, r.LowerBound)
 		if g, est, ok := r.Outlook(); ok {
 			v += fmt.Sprintf("; each bound took about %.1fx the time of the one before, so the %d bounds left would take %s",
 				g, r.Input.total()-r.LowerBound, roughDuration(est))

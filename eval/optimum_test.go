@@ -21,7 +21,7 @@ func TestOutlookExtrapolatesTheLastBounds(t *testing.T) {
 	assert.InDelta(t, 2.0, g, 1e-9)
 	// Six bounds left (4 to 9), the first taking 8 s: 8+16+...+256.
 	assert.InDelta(t, 504.0, est, 1e-9)
-	assert.Equal(t, "not finished in 600s: every reproducer has at least 4 deliveries plus externals; "+
+	assert.Equal(t, "not finished in 600s: every reproducer over its external events and their subsequences has at least 4 deliveries plus externals; "+
 		"each bound took about 2.0x the time of the one before, so the 6 bounds left would take about 8 min", r.Verdict())
 
 	r.Input.Deliveries = 40 // 39 bounds left (4 to 42), each twice the one before
@@ -31,7 +31,7 @@ func TestOutlookExtrapolatesTheLastBounds(t *testing.T) {
 	r.Bounds = r.Bounds[:2]
 	_, _, ok = r.Outlook()
 	assert.False(t, ok, "two bounds give no growth")
-	assert.Equal(t, "not finished in 600s: every reproducer has at least 4 deliveries plus externals", r.Verdict())
+	assert.Equal(t, "not finished in 600s: every reproducer over its external events and their subsequences has at least 4 deliveries plus externals", r.Verdict())
 }
 
 func TestOptimumStudyRecordsEveryBound(t *testing.T) {

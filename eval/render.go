@@ -73,6 +73,7 @@ func Markdown(w io.Writer, rep *Report) error {
 	m.optimumStudy(rep)
 	m.fresh(rep)
 	m.long(rep)
+	m.dporStudy(rep)
 	m.pace(rep)
 	m.peer(rep)
 	m.scaling(rep)
@@ -328,8 +329,8 @@ func (m *md) optimal(rep *Report) {
 	m.p("For each bug, `demi optimal FILE --max-deliveries N` (package `optimal`) runs on the smaller of the reference trace and demi's result: " +
 		"it searches every schedule with that trace's external events in their order, by number of deliveries, expanding each " +
 		"distinct state once (package `optimal` documents how; the rows are from the run dated at the top). " +
-		"When it finishes, its answer is exact; when the budget runs out first, the number of deliveries it completed is a " +
-		"proven lower bound for those external events.")
+		"When it finishes, its answer is exact for those external events in their order (other external events are outside it); " +
+		"when the budget runs out first, the number of deliveries it completed is a proven lower bound for those external events.")
 	m.p("")
 	m.table([]string{"bug", "searched", "size", "verdict", "states", "seconds"}, rows)
 }

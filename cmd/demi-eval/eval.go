@@ -58,6 +58,10 @@ type flags struct {
 	noOptimum, studiesOnly                     bool
 	long, longRuns                             int
 	longBudget, longFuzzBudget, longCancel     time.Duration
+	noDPOR                                     bool
+	dporSchedules                              int
+	dporSteps                                  int64
+	studies                                    string
 }
 
 func newRoot(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
@@ -96,7 +100,14 @@ failing run of at least N deliveries from seed 1 and minimizes it with
 --long-budget (--long-runs traces per bug), measuring time and peak memory,
 then again cancelled after --long-cancel-after; it takes about bugs x
 --long-runs x (fuzzing + 2 x --long-budget),
-and --studies-only runs it only when --long is given.
+and --studies-only runs it only when --long is given. The DPOR study
+(--no-dpor skips it) runs, on every bug's shipped trace, delta debugging
+over the external events and then over the deliveries with each way of
+checking a candidate (STSSched, TFB, wildcards, Broad backtracks, the three
+backtrack orders; --dpor-schedules per TFB check, --dpor-steps per pass).
+--studies LIST (optimum, fresh, long, dpor) runs only the studies named and
+keeps the other sections of OUT/evaluation.json: --docs --studies dpor
+regenerates the DPOR section of docs/evaluation.md alone.
 
 Exit status 0 when every bug was evaluated, 1 when some could not be, 2 on
 bad input, 130 when interrupted.`,
@@ -143,6 +154,10 @@ bad input, 130 when interrupted.`,
 	fs.DurationVar(&f.longBudget, "long-budget", 5*time.Minute, "budget of each long-trace minimization")
 	fs.DurationVar(&f.longFuzzBudget, "long-fuzz-budget", 10*time.Minute, "budget of each bug's search for a long failing trace")
 	fs.DurationVar(&f.longCancel, "long-cancel-after", 20*time.Second, "long-trace study: minimize each trace again and cancel it after this long (0: skip)")
+	fs.BoolVar(&f.noDPOR, "no-dpor", false, "skip the DPOR study")
+	fs.IntVar(&f.dporSchedules, "dpor-schedules", 16, "DPOR study: schedule budget of each TFB check")
+	fs.Int64Var(&f.dporSteps, "dpor-steps", 1_500_000, "DPOR study: step cap of each delta debugging pass of each variant")
+	fs.StringVar(&f.studies, "studies", "", "run only these studies (comma-separated: optimum, fresh, long, dpor); keep the other sections of OUT/evaluation.json")
 	return cmd
 }
 
@@ -165,6 +180,22 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	}
 	if f.fresh < 0 || f.freshBudget <= 0 || f.optimumBudget <= 0 {
 		return badInput(errors.New("--fresh must be at least 0, --fresh-budget and --optimum-budget positive"))
+	}
+	if f.dporSchedules < 1 || f.dporSteps < 1 {
+		return badInput(errors.New("--dpor-schedules and --dpor-steps must be positive"))
+	}
+	only := map[string]bool{}
+	for _, s := range strings.Split(f.studies, ",") {
+		switch s = strings.TrimSpace(s); s {
+		case "":
+		case "optimum", "fresh", "long", "dpor":
+			only[s] = true
+		default:
+			return badInput(fmt.Errorf("--studies: unknown study %q (want optimum, fresh, long or dpor)", s))
+		}
+	}
+	if len(only) > 0 && f.studiesOnly {
+		return badInput(errors.New("--studies and --studies-only both choose the studies; give one"))
 	}
 	if f.long < 0 || f.long > 1_000_000 || f.longRuns < 1 || f.longBudget <= 0 || f.longFuzzBudget <= 0 || f.longCancel < 0 {
 		return badInput(errors.New("--long must be 0 to 1000000, --long-runs at least 1, --long-budget and --long-fuzz-budget positive, --long-cancel-after at least 0"))
@@ -244,6 +275,29 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		cfg.Long = &eval.LongConfig{Cases: longCases(bugList, f.long), N: f.longRuns, Budget: f.longBudget,
 			FuzzBudget: f.longFuzzBudget, CancelAfter: f.longCancel}
 	}
+	if !f.noDPOR {
+		cfg.DPOR = &eval.DPORConfig{Bugs: bugList, Schedules: f.dporSchedules, Steps: f.dporSteps}
+	}
+	if len(only) > 0 {
+		f.studiesOnly = true
+		if !only["optimum"] {
+			cfg.Optimum = nil
+		}
+		if !only["fresh"] {
+			cfg.Fresh = nil
+		}
+		if !only["long"] {
+			cfg.Long = nil
+		} else if cfg.Long == nil && f.long > 0 {
+			cfg.Long = &eval.LongConfig{Cases: longCases(bugList, f.long), N: f.longRuns, Budget: f.longBudget,
+				FuzzBudget: f.longFuzzBudget, CancelAfter: f.longCancel}
+		}
+		if !only["dpor"] {
+			cfg.DPOR = nil
+		}
+	} else if f.studiesOnly {
+		cfg.DPOR = nil
+	}
 	cfg.OnUpdate = func(r *eval.Report) error {
 		r.Notes = noteText
 		if err := eval.WriteMarkdown(md, r); err != nil {
@@ -253,8 +307,8 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	}
 	var rep *eval.Report
 	if f.studiesOnly {
-		if cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil {
-			return badInput(errors.New("--studies-only with --fresh 0, --no-optimum and no --long leaves nothing to do"))
+		if cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil && cfg.DPOR == nil {
+			return badInput(errors.New("--studies-only or --studies with --fresh 0, --no-optimum, --no-dpor and no --long leaves nothing to do"))
 		}
 		base, err := eval.ReadJSON(js)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {

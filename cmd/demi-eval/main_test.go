@@ -106,10 +106,39 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--out", ""}, "demi-eval: --out must name a directory"},
 		{[]string{"--notes", missing}, "demi-eval: --notes: open " + missing + ": no such file or directory"},
 		{[]string{"--no-such-flag"}, "demi-eval: unknown flag: --no-such-flag"},
+		{[]string{"--traces", dir, "--studies", "dpor,bogus"}, `demi-eval: --studies: unknown study "bogus" (want optimum, fresh, long or dpor)`},
+		{[]string{"--traces", dir, "--studies", "dpor", "--studies-only"}, "demi-eval: --studies and --studies-only both choose the studies; give one"},
+		{[]string{"--traces", dir, "--dpor-steps", "0"}, "demi-eval: --dpor-schedules and --dpor-steps must be positive"},
 		{[]string{"extra"}, `demi-eval: unknown command "extra" for "demi-eval"`},
 	} {
 		code, out, errs := runEval(t, c.args...)
 		assert.Equal(t, cli.ExitBadInput, code, "%v: %s%s", c.args, out, errs)
 		assert.Equal(t, c.err+"\n", errs, "%v", c.args)
 	}
+}
+
+// TestStudiesDPOR runs the DPOR study alone (--studies dpor), as the
+// command docs/evaluation.md names regenerates its section: the other
+// sections of the JSON in the results directory are kept.
+func TestStudiesDPOR(t *testing.T) {
+	traces := t.TempDir()
+	ringTrace(t, traces)
+	out := t.TempDir()
+	base := &eval.Report{Rows: []eval.Row{{Bug: "kept"}}}
+	require.NoError(t, eval.WriteJSON(filepath.Join(out, "evaluation.json"), base))
+	code, stdout, errs := runEval(t, "--traces", traces, "--out", out, "--studies", "dpor", "--dpor-schedules", "4", "-j", "1")
+	require.Equal(t, 0, code, stdout+errs)
+	rep, err := eval.ReadJSON(filepath.Join(out, "evaluation.json"))
+	require.NoError(t, err)
+	require.Len(t, rep.Rows, 1)
+	assert.Equal(t, "kept", rep.Rows[0].Bug, "the other sections are kept")
+	require.Len(t, rep.DPOR, 1)
+	assert.Equal(t, "ring", rep.DPOR[0].Bug)
+	assert.Equal(t, 4, rep.DPORSchedules)
+	assert.Len(t, rep.DPOR[0].Runs, len(eval.DPORVariants(4)))
+	md, err := os.ReadFile(filepath.Join(out, "evaluation.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "## DPOR study: STSSched against type-fingerprint backtracks")
+	assert.Empty(t, rep.Optimum, "--studies dpor runs no other study")
+	assert.Empty(t, rep.Fresh)
 }

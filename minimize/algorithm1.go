@@ -1,0 +1,81 @@
+package minimize
+
+import (
+	"context"
+	"slices"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+)
+
+// Check is how DDMin checks one candidate plan: the reproducing trace, or
+// nil. A study passes a dpor.Checker's Check configured as it wants to
+// measure (mode, schedule budget, Broad, order).
+type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
+
+// DDMin runs delta debugging alone on t, the DEMi paper's Algorithm 1
+// without the rest of the pipeline, for studies of the checks (demi-eval's
+// DPOR study): over t's external events (internals false: the units and
+// plans of the ddmin-externals stage, every delivery kept) or over t's
+// deliveries (internals true: every external event kept, as the
+// ddmin-internals stage), every delivery of a plan a wildcard when wild.
+// Candidates are checked one at a time, in ddmin's order, by check. It
+// returns the smallest reproducing trace found (t when none) and the
+// candidates checked; on an error from check or ctx, the best so far and
+// the error.
+func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
+	bp := dpor.FromEvents(fp, t.Events)
+	dels := deliveryIndices(t.Events)
+	var units [][]int
+	if internals {
+		for _, d := range dels {
+			units = append(units, []int{d})
+		}
+	} else {
+		units = externalUnits(t.Events)
+	}
+	var ext []int
+	for i, e := range t.Events {
+		if e.Kind.IsExternal() {
+			ext = append(ext, i)
+		}
+	}
+	wildFrom := -1
+	if wild {
+		wildFrom = 0
+	}
+	best, checked := t, 0
+	test := func(ctx context.Context, cands [][]int) (int, error) {
+		for k, c := range cands {
+			var idx []int
+			for _, u := range c {
+				idx = append(idx, units[u]...)
+			}
+			slices.Sort(idx)
+			if internals {
+				idx = union(ext, idx)
+			} else {
+				idx = union(validExternals(t.Events, idx), dels)
+			}
+			checked++
+			tr, err := check(ctx, planOf(bp, idx, wildFrom))
+			if err != nil {
+				return -1, err
+			}
+			if tr != nil {
+				if smaller(tr, best) {
+					best = tr
+				}
+				return k, nil
+			}
+		}
+		return -1, nil
+	}
+	items := make([]int, len(units))
+	for i := range items {
+		items[i] = i
+	}
+	_, err := ddmin(ctx, items, test)
+	return best, checked, err
+}
