@@ -2,6 +2,7 @@ package docs_test
 
 import (
 	"fmt"
+	"github.com/demi-project/demi/examples"
 	"os"
 	"regexp"
 	"strconv"
@@ -30,4 +31,29 @@ func TestReadmeProseMatchesItsOutputs(t *testing.T) {
 	prose := strings.Join(strings.Fields(string(readme)), " ")
 	assert.Contains(t, prose, fmt.Sprintf("it hands back the %d deliveries that still break it", n(summary[3])))
 	assert.Contains(t, prose, fmt.Sprintf("%s deliveries and %d external events, found by", thousandsInt(n(summary[1])), n(summary[2])))
+}
+
+// TestReadmeNamesEverySystem checks the README's sentence on demi systems
+// against the catalog of cmd/demi: every system, with its number of bug
+// switches.
+func TestReadmeNamesEverySystem(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	prose := strings.Join(strings.Fields(string(readme)), " ")
+	_, sentence, ok := strings.Cut(prose, "`demi systems` lists the systems this binary knows")
+	require.True(t, ok)
+	sentence, _, _ = strings.Cut(sentence, ").")
+	words := map[int]string{2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+	for _, sys := range examples.Catalog().Systems() {
+		assert.Contains(t, sentence, "`"+sys.Name+"`", "the README's demi systems sentence leaves out %s", sys.Name)
+		bugs := 0
+		for _, o := range sys.Options {
+			if o.Bug {
+				bugs++
+			}
+		}
+		if w, ok := words[bugs]; ok && sys.Name != "tokenring" {
+			assert.Regexp(t, "`"+sys.Name+"`[^`]* "+w+" ", sentence, "%s has %d bug switches", sys.Name, bugs)
+		}
+	}
 }

@@ -121,7 +121,10 @@ type Report struct {
 	Generated string  `json:"generated"`
 	Machine   Machine `json:"machine"`
 	Budget    string  `json:"budget"`
-	Workers   int     `json:"workers"`
+	// Command is the demi-eval command line that measured the report, with
+	// every flag it was given ("" in reports written before it was kept).
+	Command string `json:"command,omitempty"`
+	Workers int    `json:"workers"`
 	// PeerBudget is rapid's budget to find, and again to shrink.
 	PeerBudget string       `json:"peer_budget,omitempty"`
 	Rows       []Row        `json:"rows"`

@@ -18,6 +18,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // DefaultOut names the directory demi-eval writes to unless told otherwise:
@@ -298,8 +299,10 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	} else if f.studiesOnly {
 		cfg.DPOR = nil
 	}
+	command := commandLine(cmd)
 	cfg.OnUpdate = func(r *eval.Report) error {
 		r.Notes = noteText
+		r.Command = command
 		if err := eval.WriteMarkdown(md, r); err != nil {
 			return err
 		}
@@ -410,4 +413,26 @@ func printSummary(w io.Writer, rep *eval.Report) error {
 		}
 	}
 	return tab.Render()
+}
+
+// commandLine is the demi-eval command line that runs again what cmd was
+// given: every flag set, in name order, after "go run ./cmd/demi-eval".
+func commandLine(cmd *cobra.Command) string {
+	args := []string{"go run ./cmd/demi-eval"}
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if fl.Value.Type() == "bool" && fl.Value.String() == "true" {
+			args = append(args, "--"+fl.Name)
+			return
+		}
+		args = append(args, "--"+fl.Name, shellWord(fl.Value.String()))
+	})
+	return strings.Join(args, " ")
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,/=+:") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -141,4 +142,12 @@ func TestStudiesDPOR(t *testing.T) {
 	assert.Contains(t, string(md), "## DPOR study: STSSched against type-fingerprint backtracks")
 	assert.Empty(t, rep.Optimum, "--studies dpor runs no other study")
 	assert.Empty(t, rep.Fresh)
+}
+
+// TestCommandLineKeepsEveryFlag: the "Regenerate it with" line of the
+// document names every flag the run was given, not only --budget.
+func TestCommandLineKeepsEveryFlag(t *testing.T) {
+	root := newRoot(ringCatalog(), io.Discard, io.Discard)
+	require.NoError(t, root.ParseFlags([]string{"--docs", "--budget", "2m", "--bugs", "raft-45,raft-46", "--no-peer", "--fresh", "3"}))
+	assert.Equal(t, "go run ./cmd/demi-eval --budget 2m0s --bugs raft-45,raft-46 --docs --fresh 3 --no-peer", commandLine(root))
 }
