@@ -32,7 +32,7 @@ func run(t *testing.T, args ...string) (int, string, string) {
 func fuzzRing(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ring.trace")
-	code, out, errs := run(t, "fuzz", "--system", "tokenring", "--bug", "restore-token", "--seed", "1",
+	code, out, errs := run(t, "fuzz", "--system", "tokenring", "--bug", "restore-token", "--mode", "walk", "--seed", "1",
 		"--runs", "50", "--max-steps", "400", "--externals", "30", "-o", path)
 	require.Equal(t, 0, code, out+errs)
 	return path

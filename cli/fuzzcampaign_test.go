@@ -79,5 +79,23 @@ func TestFuzzShardBadInput(t *testing.T) {
 	oneLineError(t, errs, "-o and --dir exclude each other: --dir writes every failing run, -o the first")
 	code, _, errs = run(t, "fuzz", "--system", "tokenring", "--mode", "nope")
 	assert.Equal(t, 2, code)
-	oneLineError(t, errs, `--mode: unknown fuzz mode "nope" (known: walk, swarm)`)
+	oneLineError(t, errs, `--mode: unknown fuzz mode "nope" (known: swarm, walk)`)
+}
+
+func TestTriageGroupsACampaign(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	ringCampaign(t, dir, "--runs", "24", "--bug", "panic-on-lap")
+	out := filepath.Join(t.TempDir(), "t")
+	code, stdout, errs := run(t, "triage", dir, "-o", out, "--no-minimize")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "│ 1     │ tokenring (restore-token, panic-on-lap) │")
+	assert.Contains(t, stdout, " in 2 group(s)\n")
+	assert.FileExists(t, filepath.Join(out, "summary.md"))
+
+	code, _, errs = run(t, "triage", dir, "-o", out)
+	assert.Equal(t, 2, code)
+	oneLineError(t, errs, "-o "+out+": not empty; triage writes only to a new or empty directory")
+	code, _, errs = run(t, "triage", t.TempDir())
+	assert.Equal(t, 2, code)
+	oneLineError(t, errs, "no .trace file in ")
 }

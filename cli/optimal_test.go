@@ -13,7 +13,7 @@ import (
 func ringTrace(t *testing.T, dir, bug string) string {
 	t.Helper()
 	path := filepath.Join(dir, bug+".trace")
-	code, out, errs := run(t, "fuzz", "--system", "tokenring", "--bug", "restore-token", "--seed", "3",
+	code, out, errs := run(t, "fuzz", "--system", "tokenring", "--bug", "restore-token", "--mode", "walk", "--seed", "3",
 		"--runs", "100", "--max-steps", "200", "--externals", "10", "--min-deliveries", "20", "-o", path)
 	require.Equal(t, 0, code, out+errs)
 	return path

@@ -157,6 +157,7 @@ func commands(e *env) []*cobra.Command {
 		checkCmd(e),
 		explainCmd(e),
 		reportCmd(e),
+		triageCmd(e),
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // commonFuzzFlags are the flags docs/examples.md states once for every
 // shipped trace ("Common flags"), with --runs 1 and the --min-deliveries
 // gate it explains in prose.
-var commonFuzzFlags = map[string]string{"--max-steps": "3000", "--externals": "100", "--timer-prob": "0.05",
+var commonFuzzFlags = map[string]string{"--mode": "walk", "--max-steps": "3000", "--externals": "100", "--timer-prob": "0.05",
 	"--check-every": "1", "--runs": "1", "--min-deliveries": "300"}
 
 // TestShippedTracesTable checks the table of shipped traces in

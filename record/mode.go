@@ -66,7 +66,7 @@ func (fi *FuzzInfo) String() string {
 
 // Modes returns the fuzz modes demi knows, the default first.
 func Modes() []Mode {
-	return []Mode{Walk, Swarm}
+	return []Mode{Swarm, Walk}
 }
 
 // LookupMode finds a mode of Modes by name.

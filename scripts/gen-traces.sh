@@ -63,7 +63,7 @@ done <"$bin/etcdraft-cases"
 # with demi fuzz's defaults, and its minimization (no reference: demi
 # optimal proves the optimum, docs/examples.md).
 for bug in forget-accepted accept-below-promise; do
-  "$bin/demi" fuzz --system paxos --bug "$bug" --seed 1 -o "$out/paxos-$bug.trace"
+  "$bin/demi" fuzz --system paxos --mode walk --bug "$bug" --seed 1 -o "$out/paxos-$bug.trace"
   "$bin/demi" minimize "$out/paxos-$bug.trace" --budget 10m -o "$out/paxos-$bug.min.trace"
 done
 
@@ -73,7 +73,7 @@ done
 go run ./examples/spark/internal/genref -fuzz-args >"$bin/spark-cases"
 while read -r bug args; do
   # shellcheck disable=SC2086
-  "$bin/demi" fuzz --system spark $args -o "$out/$bug.trace"
+  "$bin/demi" fuzz --system spark --mode walk $args -o "$out/$bug.trace"
 done <"$bin/spark-cases"
 go run ./examples/spark/internal/genref -dir "$out"
 while read -r bug _; do

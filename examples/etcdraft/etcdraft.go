@@ -186,19 +186,19 @@ func System() *record.System {
 // swarm is what a swarm-mode fuzz run of etcdraft draws (record.Swarm):
 // the weights of client writes, crash-restarts, kills, partitions and
 // client reads, each kind left out of some runs, and the timer
-// probability. Reads are on in about half the runs, so that a bug of the
+// probability. Reads are on in 70% of the runs, so that a bug of the
 // read path (leader-local-read) is within reach of a plain demi fuzz.
 func swarm() *record.SwarmSpec {
 	return &record.SwarmSpec{
 		Options: []record.SwarmOption{
 			{Name: OptClientWeight, Off: 0.2, Min: 1, Max: 20},
-			{Name: OptRestartWeight, Off: 0.5, Min: 1, Max: 5},
-			{Name: OptKillWeight, Off: 0.8, Min: 1, Max: 3},
-			{Name: OptPartitionWeight, Off: 0.5, Min: 1, Max: 5},
-			{Name: OptReadWeight, Off: 0.5, Min: 1, Max: 20},
+			{Name: OptRestartWeight, Off: 0.2, Min: 1, Max: 5},
+			{Name: OptKillWeight, Off: 0.85, Min: 1, Max: 3},
+			{Name: OptPartitionWeight, Off: 0.3, Min: 1, Max: 5},
+			{Name: OptReadWeight, Off: 0.3, Min: 1, Max: 20},
 		},
 		TimerProb:    [2]float64{0.01, 0.2},
-		Externals:    [2]int{20, 200},
+		Externals:    [2]int{50, 200},
 		ExternalProb: [2]float64{0.02, 0.2},
 	}
 }

@@ -36,7 +36,7 @@ func (c FuzzCase) Options() record.Options {
 func (c FuzzCase) Args() []string {
 	f := c.Config
 	args := []string{
-		"--bug", c.Bug, "--seed", strconv.FormatUint(f.Seed, 10), "--runs", strconv.Itoa(c.Config.Runs),
+		"--bug", c.Bug, "--mode", "walk", "--seed", strconv.FormatUint(f.Seed, 10), "--runs", strconv.Itoa(c.Config.Runs),
 		"--max-steps", strconv.Itoa(f.MaxSteps), "--externals", strconv.Itoa(f.MaxExternals),
 		"--timer-prob", strconv.FormatFloat(f.TimerProb, 'g', -1, 64),
 		"--check-every", strconv.Itoa(f.CheckEvery),

@@ -182,13 +182,13 @@ func swarm() *record.SwarmSpec {
 	return &record.SwarmSpec{
 		Options: []record.SwarmOption{
 			{Name: OptClientWeight, Off: 0.1, Min: 10, Max: 60},
-			{Name: OptRestartWeight, Off: 0.5, Min: 1, Max: 4},
-			{Name: OptKillWeight, Off: 0.8, Min: 1, Max: 3},
-			{Name: OptPartitionWeight, Off: 0.6, Min: 1, Max: 5},
+			{Name: OptRestartWeight, Off: 0.4, Min: 1, Max: 4},
+			{Name: OptKillWeight, Off: 0.95, Min: 1, Max: 3},
+			{Name: OptPartitionWeight, Off: 0.7, Min: 1, Max: 5},
 		},
-		TimerProb:    [2]float64{0.01, 0.2},
-		Externals:    [2]int{50, 400},
-		ExternalProb: [2]float64{0.02, 0.3},
+		TimerProb:    [2]float64{0.02, 0.3},
+		Externals:    [2]int{100, 400},
+		ExternalProb: [2]float64{0.05, 0.3},
 	}
 }
 
