@@ -88,6 +88,11 @@ func fuzzCampaign(cmd *cobra.Command, e *env, sys *record.System, given record.O
 	var werr error
 	runs, err := record.SearchAll(ctx, sys, given, cfg, func(t *record.Trace) bool {
 		kept++
+		// As fuzz -o: a trace that does not replay the same is not written.
+		if err := checkReplays(cmd.Context(), sys, t); err != nil {
+			werr = notFound(err)
+			return false
+		}
 		path := filepath.Join(dir, fmt.Sprintf("%s-%d.trace", name, t.Header.Seed))
 		var buf strings.Builder
 		if err := t.Encode(&buf); err != nil {

@@ -95,14 +95,22 @@ func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, lazy b
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := f.run(ctx)
-	if err == nil {
-		err = f.sim.SystemError()
-	}
+	v, err := f.finish(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	return f.sim, v, nil
+}
+
+// finish runs f to its end and returns its violation, or the error of a
+// run that cannot be trusted (a system mistake such as an unregistered
+// message type).
+func (f *fuzzer) finish(ctx context.Context) (*Violation, error) {
+	v, err := f.run(ctx)
+	if err == nil {
+		err = f.sim.SystemError()
+	}
+	return v, err
 }
 
 // newFuzzer prepares a fuzz run (see fuzz).

@@ -210,7 +210,7 @@ func (c *swarmCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunRes
 		return RunResult{}, err
 	}
 	f.weights = run.weights
-	v, err := f.run(ctx)
+	v, err := f.finish(ctx)
 	if err != nil {
 		return RunResult{}, err
 	}
