@@ -44,6 +44,8 @@ var notRun = []struct{ prefix, why string }{
 	{"go list -m ", "docs/real-bugs.md's nested modules: .ci/run tests them"},
 	{"go tool pprof ", "reads the profile the benchmark before it writes"},
 	{"for f in ", "a loop over the shipped traces; examples_test.go replays each"},
+	{"parallel ", "GNU parallel, over ssh (docs/campaigns.md): .ci/run's scripts/campaign-test.sh runs a 4-shard campaign under parallel and triages it"},
+	{"demi triage campaign/shard", "triages what the parallel line before it wrote: scripts/campaign-test.sh"},
 }
 
 // pageCommand is one command line of a page's sh block.
