@@ -84,7 +84,7 @@ func (scr *Screen) Header(st Style) []string {
 	return out
 }
 
-// Body renders the rest: the pending messages and the actors' states, or
+// Body renders the rest: the actors' states and the pending messages, or
 // the round view, or the help.
 func (scr *Screen) Body(st Style, width int) []string {
 	if scr.Help != nil {
@@ -96,15 +96,20 @@ func (scr *Screen) Body(st Style, width int) []string {
 		out := []string{st.Title(fmt.Sprintf("round view of steps 0-%d (r leaves it)", scr.Step))}
 		return append(out, scr.RoundView...)
 	}
-	var out []string
-	out = append(out, st.Title(fmt.Sprintf("pending  %d (* deliverable, > delivered next by the schedule)", len(scr.Pending))))
+	// The actors first: at 80×24 they are what the screen has room for;
+	// the pending messages follow (scroll down to them).
+	out := []string{st.Title("actors  (field=before→after: changed by this step)")}
+	for _, a := range scr.Actors {
+		out = append(out, a.lines(st, width)...)
+	}
+	out = append(out, "", st.Title(fmt.Sprintf("pending  %d (* deliverable, > delivered next by the schedule)", len(scr.Pending))))
 	for i, p := range scr.Pending {
 		if i == maxPending {
 			out = append(out, st.Dim(fmt.Sprintf("   … %d more", len(scr.Pending)-maxPending)))
 			break
 		}
 		mark := " "
-		if p.Deliverable {
+		if p.Deliverable && !p.Dropped {
 			mark = "*"
 		}
 		if p.ID == scr.Next {
@@ -124,15 +129,14 @@ func (scr *Screen) Body(st Style, width int) []string {
 		if !p.Deliverable && p.Behind == 0 {
 			line += " (receiver not running)"
 		}
-		if p.Deliverable {
+		if p.Dropped {
+			line += " (dropped by a what-if: never delivered)"
+		}
+		if p.Deliverable && !p.Dropped {
 			out = append(out, line)
 		} else {
 			out = append(out, st.Dim(line))
 		}
-	}
-	out = append(out, "", st.Title("actors  (field=before→after: changed by this step)"))
-	for _, a := range scr.Actors {
-		out = append(out, a.lines(st, width)...)
 	}
 	return out
 }
@@ -171,7 +175,14 @@ func (a *ActorView) lines(st Style, width int) []string {
 	}
 	var items []string
 	var styled []string
+	hidden := 0
 	for _, f := range a.Fields {
+		// On a narrow screen (80 columns) an unchanged field holding an
+		// empty value gives way to the others; state ACTOR shows it.
+		if width < narrowWidth && !a.Changed[f.Name] && emptyValue(f.Short) {
+			hidden++
+			continue
+		}
 		text := f.Name + "=" + f.Short
 		if a.Changed[f.Name] {
 			if g, ok := a.Before.Field(f.Name); ok && a.Before.Running {
@@ -182,7 +193,23 @@ func (a *ActorView) lines(st Style, width int) []string {
 			items, styled = append(items, text), append(styled, text)
 		}
 	}
+	if hidden > 0 {
+		out[0] += st.Dim(fmt.Sprintf("  (%s hidden: empty)", plural(hidden, "field")))
+	}
 	return append(out, flow("  ", items, styled, width)...)
+}
+
+// narrowWidth is the screen width below which empty fields are hidden.
+const narrowWidth = 100
+
+// emptyValue reports whether a rendered value is empty: "", 0, false, an
+// empty collection.
+func emptyValue(v string) bool {
+	switch v {
+	case `""`, "0", "false", "[]", "map[]", "{}", "<nil>":
+		return true
+	}
+	return false
 }
 
 // flow lays items out on lines of at most width runes, two spaces apart,

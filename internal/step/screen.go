@@ -67,7 +67,7 @@ func (w *Walk) Screen(ctx context.Context) *Screen {
 		Check:     p.Check,
 		Violation: h.Violation,
 		Target:    w.target,
-		Pending:   p.Pending,
+		Pending:   markDropped(p.Pending, w.outcomes, p.Step),
 		Status:    w.status,
 	}
 	if p.Event.Msg != nil {
@@ -92,6 +92,26 @@ func (w *Walk) Screen(ctx context.Context) *Screen {
 		scr.RoundView = w.roundView(ctx, p.Step)
 	}
 	return scr
+}
+
+// markDropped returns pending with the messages that a drop what-if made
+// at or before step marked Dropped (a copy: points are never changed).
+func markDropped(pending []Pending, outcomes []*Outcome, step int) []Pending {
+	dropped := map[record.MsgID]bool{}
+	for _, o := range outcomes {
+		if o.Change.Drop != 0 && o.After <= step {
+			dropped[o.Change.Drop] = true
+		}
+	}
+	if len(dropped) == 0 {
+		return pending
+	}
+	out := make([]Pending, len(pending))
+	for i, p := range pending {
+		p.Dropped = dropped[p.ID]
+		out[i] = p
+	}
+	return out
 }
 
 // optionNote renders the options that differ from the system's defaults.

@@ -53,6 +53,10 @@ type Pending struct {
 	// Behind is, under FIFO, the message queued ahead of this one on the
 	// same link (0 when it is the head).
 	Behind record.MsgID
+	// Dropped is set when a what-if (drop) made the message never
+	// delivered: it stays in the network (under FIFO, holding back those
+	// behind it) but the execution does not deliver it.
+	Dropped bool
 }
 
 // Change is one what-if: something that happens instead of, or besides,
@@ -73,6 +77,8 @@ type Outcome struct {
 	// At is the step of the new execution where the change happened (-1
 	// for a drop, which adds no step).
 	At int
+	// After is the step after which the change was made.
+	After int
 	// Followed counts the steps of the rest of the schedule that still
 	// applied; Skipped those that no longer did (their message was not
 	// pending, or their actor was gone).

@@ -271,6 +271,7 @@ func (w *Walk) whatIf(ctx context.Context, ch Change) error {
 	if err != nil {
 		return fmt.Errorf("what-if: %w", err)
 	}
+	o.After = w.point.Step
 	w.execs = append(w.execs, next)
 	w.outcomes = append(w.outcomes, o)
 	w.layout = nil

@@ -23,6 +23,9 @@ type keyMap struct {
 
 func none(*model) string { return "" }
 
+// narrowWidth is the width below which the help line is cut short.
+const narrowWidth = 100
+
 func defaultKeys() keyMap {
 	b := func(keys []string, help, desc, command, ask string, suggest func(*model) string) binding {
 		if suggest == nil {
@@ -79,13 +82,19 @@ func suggestSave(m *model) string { return m.walk.SaveName() }
 
 // helpLine is the key list shown at the bottom at all times, wrapped to
 // width.
+// Below narrowWidth columns (an 80×24 terminal) it shows only the most
+// used keys and ? for the rest, so that the actors keep the room.
 func (k keyMap) helpLine(width int) []string {
 	items := []string{}
-	for _, b := range k.cmds {
-		h := b.binding.Help()
-		items = append(items, h.Key+" "+h.Desc)
+	if width < narrowWidth {
+		items = []string{"n/p step", "g goto", "b break", "v violation", "d/x deliver/drop", "? keys", "q quit"}
+	} else {
+		for _, b := range k.cmds {
+			h := b.binding.Help()
+			items = append(items, h.Key+" "+h.Desc)
+		}
+		items = append(items, "↑↓ scroll", "q quit")
 	}
-	items = append(items, "↑↓ scroll", "q quit")
 	var out []string
 	line := ""
 	for _, it := range items {

@@ -46,6 +46,12 @@ type terminal struct {
 // it and its absence is a failure.
 func start(t *testing.T, trace string) *terminal {
 	t.Helper()
+	return startSized(t, trace, 120, 60)
+}
+
+// startSized opens the terminal UI in a width×height window.
+func startSized(t *testing.T, trace string, width, height int) *terminal {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("tmux is missing in CI: .ci/run should install it")
@@ -60,7 +66,7 @@ func start(t *testing.T, trace string) *terminal {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	tm := &terminal{t: t, sock: filepath.Join(dir, "s")}
 	shell := fmt.Sprintf("env %s=1 TERM=xterm-256color %q replay --step %q", childEnv, exe, trace)
-	tm.tmux("new-session", "-d", "-s", "demi", "-x", "120", "-y", "60", shell)
+	tm.tmux("new-session", "-d", "-s", "demi", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), shell)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
 	tm.tmux("set-option", "-t", "demi", "remain-on-exit", "on")
 	tm.tmux("set-option", "-s", "escape-time", "0")
@@ -326,4 +332,55 @@ func TestTerminalWhatIfSaved(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, tr.Header.Violation)
 	assert.Equal(t, "ElectionSafety(raft-1,raft-2)", tr.Header.Violation.Fingerprint)
+}
+
+// TestTerminalTypingReplacesTheSuggestion: a prompt's suggested answer is
+// shown in the empty input; Enter takes it, typing replaces it (d
+// suggests #11; typing 13 delivers #13, not #1113).
+func TestTerminalTypingReplacesTheSuggestion(t *testing.T) {
+	tm := start(t, trace(t))
+	tm.keys("g")
+	tm.waitFor("go to step:")
+	tm.keys("16", "Enter")
+	tm.waitFor("step 16 of 20")
+	tm.keys("d")
+	tm.waitFor("what-if: deliver now pending message #11")
+	tm.keys("13", "Enter")
+	tm.expect(map[string]string{
+		"event": "event     deliver #13 raft-2→raft-4 RequestVote{t1 raft-2 last=0/t0}",
+	})
+}
+
+// TestTerminalFits80x24: at 80×24 the header wraps rather than cutting the
+// violation, and the actors come first, before the pending messages; a
+// dropped message is marked, not deliverable.
+func TestTerminalFits80x24(t *testing.T) {
+	tm := startSized(t, trace(t), 80, 24)
+	tm.keys("v")
+	s := tm.waitFor("step 20 of 20", "raft-1 and raft-2 were both", "leader in term 1", "actors", "raft-2  changed", "raft-4",
+		"n/p step · g goto · b break · v violation · d/x deliver/drop · ? keys · q quit")
+	assert.NotContains(t, s, "pending", "the actors come first")
+	for _, l := range strings.Split(s, "\n") {
+		assert.LessOrEqual(t, len([]rune(strings.TrimRight(l, " "))), 80, l)
+	}
+	tm.keys("g")
+	tm.waitFor("go to step:")
+	tm.keys("15", "Enter")
+	tm.waitFor("step 15 of 20")
+	tm.keys("x")
+	tm.waitFor("what-if: never deliver pending message #")
+	tm.keys("19", "Enter")
+	tm.waitFor("what-if   1. violation no longer reached")
+	tm.keys("PageDown", "PageDown")
+	tm.waitFor("#19 raft-4→raft-1 Vote{t1 granted} (dropped by a what-if: never delivered)")
+}
+
+// TestTerminalAt160x50 shows everything at once: the actors, the pending
+// messages and the whole key list.
+func TestTerminalAt160x50(t *testing.T) {
+	tm := startSized(t, trace(t), 160, 50)
+	tm.keys("g")
+	tm.waitFor("go to step:")
+	tm.keys("15", "Enter")
+	tm.waitFor("step 15 of 20", "actors", "raft-4", "pending  11", "#21 raft-3→raft-2 Vote{t1 granted}", "u undo")
 }

@@ -42,6 +42,9 @@ type prompt struct {
 	label   string
 	command string // the command the answer completes ("goto", ...)
 	confirm string // set: a y/n question; y runs this command line
+	// suggested is the default answer, shown dimmed in the empty input:
+	// Enter takes it, typing replaces it.
+	suggested string
 }
 
 type model struct {
@@ -137,9 +140,11 @@ func (m *model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-		m.ask = &prompt{label: b.ask, command: b.command}
-		m.input.SetValue(b.suggest(m))
-		m.input.CursorEnd()
+		m.ask = &prompt{label: b.ask, command: b.command, suggested: b.suggest(m)}
+		m.input.SetValue("")
+		m.input.Placeholder = m.ask.suggested
+		// The input shows at most Width runes (and the placeholder too).
+		m.input.Width = max(m.width-lipgloss.Width(b.ask)-2, len(m.ask.suggested)+1, 10)
 		m.errMsg = ""
 		return m, m.input.Focus()
 	}
@@ -167,6 +172,9 @@ func (m *model) answer(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.ask = nil
 		m.input.Blur()
 		v := strings.TrimSpace(m.input.Value())
+		if v == "" {
+			v = p.suggested
+		}
 		line := strings.TrimSpace(p.command + " " + v)
 		if p.command == "save" && v != "" && exists(v) {
 			m.ask = &prompt{label: fmt.Sprintf("%s exists: overwrite it? (y/n) ", v), confirm: "save! " + v}
@@ -211,8 +219,11 @@ func (m *model) refresh(top bool) {
 	}
 	scr := m.walk.Screen(m.ctx)
 	m.header = nil
+	// The header wraps (the violation's text is never cut); the body's
+	// lines are clipped, and scroll.
+	wrap := lipgloss.NewStyle().Width(max(m.width, 1))
 	for _, l := range scr.Header(m.st) {
-		m.header = append(m.header, m.st.clip(l, m.width))
+		m.header = append(m.header, strings.Split(wrap.Render(l), "\n")...)
 	}
 	body := scr.Body(m.st, m.width)
 	for i, l := range body {
