@@ -40,7 +40,9 @@ const (
 // demi's: 0 every bug evaluated, 1 some could not be, 2 bad input, 130
 // interrupted.
 func run(ctx context.Context, cat *record.Catalog, args []string, stdout, stderr io.Writer) int {
-	return cli.Execute(ctx, newRoot(cat, stdout, stderr), args, stderr)
+	root := newRoot(cat, stdout, stderr)
+	cli.RefuseRepeatedFlags(root)
+	return cli.Execute(ctx, root, args, stderr)
 }
 
 func badInput(err error) error { return &cli.ExitError{Code: cli.ExitBadInput, Err: err} }

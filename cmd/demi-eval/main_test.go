@@ -151,3 +151,21 @@ func TestCommandLineKeepsEveryFlag(t *testing.T) {
 	require.NoError(t, root.ParseFlags([]string{"--docs", "--budget", "2m", "--bugs", "raft-45,raft-46", "--no-peer", "--fresh", "3"}))
 	assert.Equal(t, "go run ./cmd/demi-eval --budget 2m0s --bugs raft-45,raft-46 --docs --fresh 3 --no-peer", commandLine(root))
 }
+
+// Outputs that name an input are refused before any work (issue 27 item
+// 3), and so is a flag given twice.
+func TestOutputsMustNotNameInputs(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "evaluation.md")
+	require.NoError(t, os.WriteFile(notes, []byte("notes"), 0o644))
+	code, _, errs := runEval(t, "--out", dir, "--notes", notes)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "results file "+notes+" is the --notes file; demi never overwrites its input")
+	got, err := os.ReadFile(notes)
+	require.NoError(t, err)
+	assert.Equal(t, "notes", string(got))
+
+	code, _, errs = runEval(t, "--out", dir, "--budget", "1s", "--budget", "2s")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--budget is given twice")
+}
