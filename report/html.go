@@ -29,6 +29,11 @@ type pageData struct {
 	Stats         *pageStats
 	Commands      []string
 	ReproduceText string
+	// Lost counts the messages never delivered: hidden in the diagram
+	// until the reader asks for them.
+	Lost int
+	// AtViolation: what the violating step changed, beside the diagram.
+	AtViolation []string
 }
 
 type pageRow struct {
@@ -51,7 +56,7 @@ type pageStats struct {
 // offline and can be attached to a bug report as one file.
 func (s *Story) WriteHTML(w io.Writer, stats *Stats) error {
 	h := s.Trace.Header
-	d := pageData{Title: "demi: " + s.Title(), Diagram: template.HTML(s.spaceTime()), Commands: s.Commands(), ReproduceText: s.ReproduceText(),
+	d := pageData{Title: "demi: " + s.Title(), Diagram: template.HTML(s.spaceTime()), Commands: s.Commands(), ReproduceText: s.ReproduceText(), Lost: s.Lost, AtViolation: s.AtViolation,
 		Violation: s.Violation()}
 	if v := s.Violation(); v != nil {
 		d.Title = fmt.Sprintf("demi: %s in %s", v.Fingerprint, s.Title())

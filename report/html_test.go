@@ -89,6 +89,18 @@ func htmlReports(t *testing.T, b *browsertest.Browser) {
 			assert.Equal(t, len(st.Actors), count("#spacetime line.actor"), "one line per actor")
 			assert.Equal(t, h.Deliveries, count("#spacetime g.msg.delivered, #spacetime g.msg.timer"), "one arrow per delivery")
 			assert.Equal(t, st.Lost, count("#spacetime g.msg.lost"))
+			assert.Equal(t, h.Deliveries, count("#spacetime text.msg-label"), "every arrow is labelled")
+			if st.Lost > 0 {
+				visible := func() int {
+					n, err := browsertest.Eval[int](page, `[...document.querySelectorAll("#spacetime g.msg.lost")].filter(g => getComputedStyle(g).display != "none").length`)
+					require.NoError(t, err)
+					return n
+				}
+				assert.Zero(t, visible(), "messages never delivered are hidden by default")
+				require.NoError(t, page.Click(`#show-lost`))
+				assert.Equal(t, st.Lost, visible(), "the toggle shows them")
+				require.NoError(t, page.Click(`#show-lost`))
+			}
 			assert.Equal(t, 1, count("#spacetime g.violation"))
 			assert.Equal(t, len(st.Trace.Events), count("#events tbody tr"))
 			assert.Positive(t, count("#spacetime rect.band"), "raft messages carry rounds")
@@ -102,7 +114,17 @@ func htmlReports(t *testing.T, b *browsertest.Browser) {
 			assert.Regexp(t, `^step \d+: (ext|raft-\d)→raft-\d \w+\{`, detail)
 			assert.Equal(t, 1, count("#events tr.selected"), "the clicked delivery's row is highlighted")
 
+			if bug == "raft-45" {
+				labels, err := browsertest.Eval[[]string](page, `[...document.querySelectorAll("#spacetime text.msg-label")].map(e => e.textContent)`)
+				require.NoError(t, err)
+				assert.Equal(t, []string{"8 Bootstrap", "9 Bootstrap", "10 Bootstrap", "11 Bootstrap", "12 ElectionTimeout", "13 ElectionTimeout",
+					"14 RequestVote", "15 RequestVote", "16 Vote", "17 RetryVotes", "18 Vote", "19 RequestVote", "20 Vote"}, labels)
+				screenshotGolden(t, "raft-45.spacetime.png", ld.Screenshot)
+			}
 			if s != nil {
+				open, err := browsertest.Eval[bool](page, `document.getElementById("stages-fold").open`)
+				require.NoError(t, err)
+				assert.False(t, open, "the stage table is folded")
 				assert.Equal(t, len(stats.Stages), count("#stages tbody tr"))
 				assert.Equal(t, len(stats.Pace), count("#pace circle.pace-point"))
 			} else {
@@ -110,4 +132,36 @@ func htmlReports(t *testing.T, b *browsertest.Browser) {
 			}
 		})
 	}
+}
+
+// screenshotGolden compares a screenshot with testdata/name (written by
+// -update) within a tolerance: the same size, and at most 2% of the
+// pixels differing by more than a faint shade (font rendering varies a
+// little between machines).
+func screenshotGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "go test ./report -update writes it (needs Chromium)")
+	a, err := png.Decode(bytes.NewReader(want))
+	require.NoError(t, err)
+	b, err := png.Decode(bytes.NewReader(got))
+	require.NoError(t, err)
+	require.Equal(t, a.Bounds().Size(), b.Bounds().Size(), "the diagram's size changed")
+	far := func(x, y uint32) bool { return x > y+0x3000 || y > x+0x3000 }
+	differ := 0
+	for y := a.Bounds().Min.Y; y < a.Bounds().Max.Y; y++ {
+		for x := a.Bounds().Min.X; x < a.Bounds().Max.X; x++ {
+			r1, g1, b1, _ := a.At(x, y).RGBA()
+			r2, g2, b2, _ := b.At(x-a.Bounds().Min.X+b.Bounds().Min.X, y-a.Bounds().Min.Y+b.Bounds().Min.Y).RGBA()
+			if far(r1, r2) || far(g1, g2) || far(b1, b2) {
+				differ++
+			}
+		}
+	}
+	frac := float64(differ) / float64(a.Bounds().Dx()*a.Bounds().Dy())
+	assert.Less(t, frac, 0.02, "the screenshot differs from %s in %.1f%% of its pixels", path, 100*frac)
 }

@@ -167,6 +167,14 @@ func (s *Story) spaceTime() string {
 		} else {
 			c.Line(x0, y0, x1, y1, `marker-end="url(#arrow)"`)
 		}
+		// The label, so that a screenshot or a printout tells the arrows
+		// apart: the step and the message type, beside the arrowhead (the
+		// whole message is the hover title).
+		ly := y1 - 6
+		if y1 < y0 || e.From == e.To {
+			ly = y1 + 14
+		}
+		c.Text(x1-4, ly, fmt.Sprintf("%d %s", st.Index, typeName(e.Msg)), `class="msg-label"`, `text-anchor="end"`)
 		c.Gend()
 	}
 	end := x(n-1) + stStep
@@ -217,6 +225,11 @@ func (s *Story) messageTitle(st Step) string {
 		fmt.Fprintf(&b, ", late: %s was in round %d", e.To, st.ReceiverRound)
 	}
 	return b.String()
+}
+
+// typeName is a message's type without package or pointer.
+func typeName(m record.Message) string {
+	return strings.TrimPrefix(record.TypeName(m), "*")
 }
 
 // fit shortens s to at most n runes (at least one), for a label in a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/demi-project/demi/internal/step"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/rounds"
 )
@@ -23,8 +24,9 @@ type Story struct {
 	Install string
 	Trace   *record.Trace
 	System  *record.System
-	// Actors are the system's members in its order, then record.External
-	// when the trace injects messages from outside.
+	// Actors are the system's members the trace involves, in its order
+	// (one that never starts and receives nothing is left out), then
+	// record.External when the trace injects messages from outside.
 	Actors []record.ActorID
 	// Steps has one entry per event of the trace.
 	Steps []Step
@@ -32,6 +34,10 @@ type Story struct {
 	Layout *rounds.Layout
 	// Lost counts the messages sent and never delivered (timers excluded).
 	Lost int
+	// AtViolation says, actor by actor, what the step at which the
+	// invariant breaks changed ("raft-2: role candidate→leader; votes
+	// 2→3"); empty without a violation.
+	AtViolation []string
 }
 
 // Step is one event of the trace with what the replay learned about it.
@@ -64,7 +70,12 @@ func Build(ctx context.Context, name string, sys *record.System, t *record.Trace
 	var order []record.MsgID
 	var last record.MsgID
 	external := false
-	n := 0 // steps taken
+	n := 0    // steps taken
+	vAt := -1 // the step at which the invariant breaks, and the states before it
+	if v := t.Header.Violation; v != nil {
+		vAt = v.Event
+	}
+	var before []step.State
 	// The trace is followed exactly; the invariant is checked once, at the
 	// end (the story only tells what each step did).
 	d, err := record.NewDriver(t.Setup(sys), t.Events, record.Follow{
@@ -72,6 +83,12 @@ func Build(ctx context.Context, name string, sys *record.System, t *record.Trace
 		Observe: func(sim *record.Sim, o *record.Outcome) bool {
 			i := o.Step
 			e := t.Events[i]
+			switch {
+			case i == vAt-1:
+				before = captureAll(sim)
+			case i == vAt:
+				s.AtViolation = changes(before, captureAll(sim))
+			}
 			s.Steps[i] = Step{Index: i, Event: e}
 			n = i + 1
 			if !e.Kind.IsExternal() {
@@ -113,6 +130,7 @@ func Build(ctx context.Context, name string, sys *record.System, t *record.Trace
 		s.Steps[p.Cause].Lost = append(s.Steps[p.Cause].Lost, p)
 		s.Lost++
 	}
+	s.Actors = s.involved()
 	if external {
 		s.Actors = append(s.Actors, record.External)
 	}
@@ -127,6 +145,73 @@ func Build(ctx context.Context, name string, sys *record.System, t *record.Trace
 		s.mark(d)
 	}
 	return s, nil
+}
+
+// captureAll renders every actor's state.
+func captureAll(sim *record.Sim) []step.State {
+	v := sim.View()
+	out := make([]step.State, len(sim.Members()))
+	for i, id := range sim.Members() {
+		out[i] = step.Capture(id, v.Actor(id))
+	}
+	return out
+}
+
+// changes says what changed from before (nil: every actor not running) to
+// after, one line per actor that changed.
+func changes(before, after []step.State) []string {
+	var out []string
+	for i, a := range after {
+		var b step.State
+		if i < len(before) {
+			b = before[i]
+		}
+		switch {
+		case a.Running && !b.Running:
+			out = append(out, fmt.Sprintf("%s: started", a.Actor))
+			continue
+		case !a.Running && b.Running:
+			out = append(out, fmt.Sprintf("%s: stopped", a.Actor))
+			continue
+		}
+		ch := step.Changed(b, a)
+		var parts []string
+		for _, f := range a.Fields {
+			if ch[f.Name] {
+				was := "∅"
+				if g, ok := b.Field(f.Name); ok {
+					was = g.Short
+				}
+				parts = append(parts, fmt.Sprintf("%s %s→%s", f.Name, was, f.Short))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, fmt.Sprintf("%s: %s", a.Actor, strings.Join(parts, "; ")))
+		}
+	}
+	return out
+}
+
+// involved returns the members the trace involves, in the system's order:
+// those it starts, crashes or kills, and those that send or receive a
+// message (delivered or not). A member that never starts and that nothing
+// is sent to is left out of the pictures.
+func (s *Story) involved() []record.ActorID {
+	used := map[record.ActorID]bool{}
+	for _, st := range s.Steps {
+		e := st.Event
+		used[e.Actor], used[e.From], used[e.To] = true, true, true
+		for _, p := range st.Lost {
+			used[p.From], used[p.To] = true, true
+		}
+	}
+	var out []record.ActorID
+	for _, a := range s.Actors {
+		if used[a] {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (s *Story) mark(d rounds.Delivery) {
