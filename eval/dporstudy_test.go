@@ -42,7 +42,7 @@ func TestDPORStudyOnTokenRing(t *testing.T) {
 		ext, in := r.Externals, r.Internals
 		assert.LessOrEqual(t, ext.Size.Deliveries+ext.Size.Externals, row.Input.Deliveries+row.Input.Externals, r.Variant)
 		assert.LessOrEqual(t, in.Size.Deliveries+in.Size.Externals, ext.Size.Deliveries+ext.Size.Externals, r.Variant)
-		assert.Equal(t, ext.Size.Externals, in.Size.Externals, "%s: the deliveries pass keeps every external event", r.Variant)
+		assert.LessOrEqual(t, in.Size.Externals, ext.Size.Externals, "%s: the deliveries pass adds no external event", r.Variant)
 		assert.Positive(t, ext.Checks, r.Variant)
 		assert.LessOrEqual(t, ext.Reproduced, ext.Checks, r.Variant)
 		assert.GreaterOrEqual(t, ext.Schedules, int64(ext.Checks), r.Variant)

@@ -142,6 +142,13 @@ func TestStudiesDPOR(t *testing.T) {
 	assert.Contains(t, string(md), "## DPOR study: STSSched against type-fingerprint backtracks")
 	assert.Empty(t, rep.Optimum, "--studies dpor runs no other study")
 	assert.Empty(t, rep.Fresh)
+
+	// Again into a directory whose JSON holds the study alone.
+	alone := t.TempDir()
+	for range 2 {
+		code, stdout, errs = runEval(t, "--traces", traces, "--out", alone, "--studies", "dpor", "--dpor-schedules", "2", "-j", "1")
+		require.Equal(t, 0, code, stdout+errs)
+	}
 }
 
 // TestCommandLineKeepsEveryFlag: the "Regenerate it with" line of the
