@@ -44,6 +44,14 @@ type Delivery struct {
 type Phase struct {
 	Name       string
 	Deliveries []Delivery
+	// Isolated lists the members that were running while the phase took
+	// place but neither sent nor received any of its delivered messages:
+	// the phase read as a uniform round (the communication closure
+	// paper's Theorem 5.3), whose losses are exactly the messages to and
+	// from its isolated processes, and whose kernel is everyone else.
+	Isolated []record.ActorID
+	// running holds the members running at some delivery of the phase.
+	running map[record.ActorID]bool
 }
 
 // Senders returns who sent messages in this phase, sorted.
@@ -163,6 +171,14 @@ func BuildProgress(ctx context.Context, sys *record.System, t *record.Trace, pro
 				r := round(n)
 				ph := phaseOf(r, phase)
 				ph.Deliveries = append(ph.Deliveries, d)
+				if ph.running == nil {
+					ph.running = map[record.ActorID]bool{}
+				}
+				for _, id := range sim.Members() {
+					if sim.View().Running(id) {
+						ph.running[id] = true
+					}
+				}
 				heard[n][e.To] = true
 				actorRound[e.To] = max(actorRound[e.To], n)
 				at = n
@@ -222,6 +238,17 @@ func BuildProgress(ctx context.Context, sys *record.System, t *record.Trace, pro
 		for _, id := range members {
 			if !heard[n][id] && sim.View().Running(id) {
 				r.Isolated = append(r.Isolated, id)
+			}
+		}
+		for _, ph := range r.Phases {
+			in := map[record.ActorID]bool{}
+			for _, d := range ph.Deliveries {
+				in[d.From], in[d.To] = true, true
+			}
+			for _, id := range lay.Members {
+				if ph.running[id] && !in[id] {
+					ph.Isolated = append(ph.Isolated, id)
+				}
 			}
 		}
 		r.Changes = changes[n].list(members)

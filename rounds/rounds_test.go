@@ -3,6 +3,7 @@ package rounds_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/demi-project/demi/examples/raft"
@@ -121,4 +122,20 @@ func TestTotals(t *testing.T) {
 		assert.LessOrEqual(t, tot.QuorumRounds, tot.Rounds, bug)
 		assert.LessOrEqual(t, tot.QuorumPhases, tot.Phases, bug)
 	}
+}
+
+// TestPhaseIsolated checks the uniform-round view of raft-58b's reference
+// trace: raft-2 takes part in the election and the vote but hears nothing
+// of the append phase, while raft-3 was not running before it.
+func TestPhaseIsolated(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-58b.reference.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	lay, err := rounds.Build(context.Background(), sys, tr)
+	require.NoError(t, err)
+	require.Len(t, lay.Rounds, 1)
+	var got []string
+	for _, ph := range lay.Rounds[0].Phases {
+		got = append(got, fmt.Sprintf("%s%v", ph.Name, ph.Isolated))
+	}
+	assert.Equal(t, []string{"election[]", "vote[]", "append[raft-2]"}, got)
 }

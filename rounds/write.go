@@ -34,7 +34,11 @@ func (l *Layout) Write(w io.Writer) error {
 					delete(ho, d.To)
 				}
 			}
-			p.line("  %-10s HO: %s", "", strings.Join(parts, "  "))
+			iso := ""
+			if len(ph.Isolated) > 0 {
+				iso = "  isolated: " + list(ph.Isolated)
+			}
+			p.line("  %-10s HO: %s%s", "", strings.Join(parts, "  "), iso)
 		}
 		if len(r.Other) > 0 {
 			p.line("  also:")

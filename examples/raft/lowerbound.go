@@ -54,6 +54,11 @@ func lowerBound(g record.Goal) int {
 	if g.Want == nil {
 		return 0
 	}
+	for _, b := range HardBugNames() {
+		if g.View.Options().Bool(b) {
+			return 0 // the bound's reasoning assumes none of these mistakes
+		}
+	}
 	fp := g.Want.Fingerprint
 	var c int
 	if ids, ok := targetOf(fp, ElectionSafety); ok && len(ids) == 2 {

@@ -37,6 +37,8 @@ type Committed struct {
 // bugs holds the bug switches of a run.
 type bugs struct {
 	dupVotes, staleVotes, forgetVote, lateInit, zeroIndex, modeCommit, truncate bool
+	// The hard-bug set (HardBugNames).
+	fig8, voteNoLog, voteVolatile bool
 }
 
 func bugsOf(o record.Options) bugs {
@@ -48,6 +50,10 @@ func bugsOf(o record.Options) bugs {
 		zeroIndex:  o.Bool(Bug58b),
 		modeCommit: o.Bool(Bug42),
 		truncate:   o.Bool(Bug66),
+
+		fig8:         o.Bool(BugFig8),
+		voteNoLog:    o.Bool(BugVoteLog),
+		voteVolatile: o.Bool(BugVoteVolatile),
 	}
 }
 
@@ -149,8 +155,12 @@ func (n *Node) Start(ctx *record.Context) {
 }
 
 func (n *Node) persist(ctx *record.Context) {
+	voted := n.votedFor
+	if n.bugs.voteVolatile {
+		voted = "" // raft-vote-volatile: the vote is not written
+	}
 	ctx.Storage().Put(storageKey, persistent{
-		Term: n.term, VotedFor: n.votedFor, Log: slices.Clone(n.log),
+		Term: n.term, VotedFor: voted, Log: slices.Clone(n.log),
 		Members: slices.Clone(n.members), LedTerms: slices.Clone(n.ledTerms),
 	})
 }
@@ -292,7 +302,7 @@ func (n *Node) onRequestVote(ctx *record.Context, from record.ActorID, m Request
 	n.observe(ctx, m.Term)
 	upToDate := m.LastLogTerm > n.termAt(n.lastIndex()) ||
 		m.LastLogTerm == n.termAt(n.lastIndex()) && m.LastLogIndex >= n.lastIndex()
-	grant := m.Term == n.term && (n.votedFor == "" || n.votedFor == m.Candidate) && upToDate
+	grant := m.Term == n.term && (n.votedFor == "" || n.votedFor == m.Candidate) && (upToDate || n.bugs.voteNoLog)
 	if grant {
 		n.votedFor = m.Candidate
 		n.persist(ctx)
@@ -467,7 +477,7 @@ func (n *Node) maybeCommit(ctx *record.Context) {
 		idx = vals[n.majority()-1]
 	}
 	assertf(idx <= n.lastIndex(), "leader %s has a matchIndex beyond its log", n.id)
-	if idx > n.commitIndex && n.termAt(idx) == n.term {
+	if idx > n.commitIndex && (n.termAt(idx) == n.term || n.bugs.fig8) { // raft-fig8: any term
 		n.advanceCommit(idx)
 	}
 }

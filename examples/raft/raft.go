@@ -46,6 +46,19 @@
 //   - raft-66: a follower replaces its log suffix with the entries of any
 //     AppendEntries, so a delayed, shorter one truncates it (this needs the
 //     unordered network, which the switch turns on).
+//
+// Three more switches are textbook Raft mistakes rather than case-study
+// bugs (HardBugNames): the hard-bug set of the time-to-bug study
+// (docs/evaluation.md), which the random walk with default flags hardly
+// ever finds:
+//
+//   - raft-fig8: a leader commits an entry of an earlier term once a
+//     majority stores it (the Raft paper's Figure 8), so a later leader
+//     can overwrite a committed entry.
+//   - raft-vote-log: a member grants its vote without checking that the
+//     candidate's log is at least as up to date as its own.
+//   - raft-vote-volatile: the vote is not kept in stable storage, so a
+//     member that crashes and restarts can vote twice in one term.
 package raft
 
 import (
@@ -64,10 +77,19 @@ const (
 	Bug58b = "raft-58b"
 	Bug42  = "raft-42"
 	Bug66  = "raft-66"
+
+	BugFig8         = "raft-fig8"
+	BugVoteLog      = "raft-vote-log"
+	BugVoteVolatile = "raft-vote-volatile"
 )
 
 // BugNames returns the bug switches in the order of the paper's Table 1.
 func BugNames() []string { return []string{Bug45, Bug46, Bug56, Bug58a, Bug58b, Bug42, Bug66} }
+
+// HardBugNames returns the switches of textbook mistakes that the hard-bug
+// set of the time-to-bug study uses (see the package documentation); they
+// have no shipped traces.
+func HardBugNames() []string { return []string{BugFig8, BugVoteLog, BugVoteVolatile} }
 
 // Option names other than the bug switches.
 const (
@@ -132,8 +154,12 @@ func System() *record.System {
 		Bug58b: "0-indexed log: prevLogIndex is ambiguous and followers cannot reject a lagging leader",
 		Bug42:  "the commit index is the mode of matchIndex, not the N/2+1'st value",
 		Bug66:  "a delayed AppendEntries with fewer entries truncates the follower's log (unordered network)",
+
+		BugFig8:         "a leader commits an entry of an earlier term once a majority stores it (Raft paper, Figure 8)",
+		BugVoteLog:      "a member grants its vote without checking that the candidate's log is up to date",
+		BugVoteVolatile: "the vote is not kept in stable storage: after a restart a member can vote again in the same term",
 	}
-	for _, b := range BugNames() {
+	for _, b := range append(BugNames(), HardBugNames()...) {
 		opts = append(opts, record.OptionSpec{Name: b, Default: "false", Usage: docs[b], Bug: true})
 	}
 	return &record.System{

@@ -79,7 +79,7 @@ func TestMessageHooks(t *testing.T) {
 
 func TestSystemOptions(t *testing.T) {
 	sys := System()
-	assert.Equal(t, BugNames(), sys.Bugs())
+	assert.Equal(t, append(BugNames(), HardBugNames()...), sys.Bugs())
 	cases := []struct {
 		opts    record.Options
 		members int
