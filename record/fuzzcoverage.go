@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,36 +22,59 @@ import (
 // random like a fuzz run. Each run is an ordinary Sim run, so the trace
 // of a violation replays and minimizes like any other.
 
-// CoverageConfig configures SearchCoverage.
-type CoverageConfig struct {
-	SearchConfig
+// Coverage is the coverage-guided mode with its defaults (CoverageMode).
+var Coverage Mode = CoverageMode{}
+
+// CoverageMode is coverage-guided fuzzing (demi fuzz --mode coverage). A
+// campaign keeps its corpus and the abstract states seen across its runs,
+// so a run depends on the runs before it in the campaign: the search from
+// the same first seed makes the same runs, but a run's seed alone does
+// not make it again.
+type CoverageMode struct {
 	// Initial is how many runs draw a fresh random schedule before the
-	// search starts mutating the corpus (default 8).
+	// campaign starts mutating its corpus (default 8).
 	Initial int
 	// Corpus bounds the schedules kept (default 256); when it is full a
 	// new schedule replaces one drawn at random.
 	Corpus int
-	// Coverage, when set, is called after every run with the abstract
+	// Report, when set, is called after every run with the abstract
 	// states covered so far.
-	Coverage func(CoveragePoint)
+	Report func(CoveragePoint)
 }
 
-// CoveragePoint is the coverage of a search after some runs.
+// CoveragePoint is the coverage of a campaign after some runs.
 type CoveragePoint struct {
 	Runs    int
 	States  int
 	Elapsed time.Duration
 }
 
-func (c CoverageConfig) withDefaults() CoverageConfig {
-	if c.Initial <= 0 {
-		c.Initial = 8
+// Name is "coverage".
+func (CoverageMode) Name() string { return "coverage" }
+
+// Campaign prepares a coverage-guided search; its corpus mutations are
+// drawn from cfg.Seed.
+func (m CoverageMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campaign, error) {
+	if m.Initial <= 0 {
+		m.Initial = 8
 	}
-	if c.Corpus <= 0 {
-		c.Corpus = 256
+	if m.Corpus <= 0 {
+		m.Corpus = 256
 	}
-	c.FuzzConfig = c.FuzzConfig.withDefaults()
-	return c
+	return &covCampaign{sys: sys, opts: opts, cfg: cfg.FuzzConfig.withDefaults(), mode: m,
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f766572616765)), seen: map[uint64]struct{}{}, start: time.Now()}, nil
+}
+
+type covCampaign struct {
+	sys    *System
+	opts   Options
+	cfg    FuzzConfig
+	mode   CoverageMode
+	rng    *rand.Rand
+	seen   map[uint64]struct{}
+	corpus [][]covStep
+	runs   int
+	start  time.Time
 }
 
 // covStep is one step of a corpus schedule: an event as the run executed
@@ -60,75 +84,46 @@ type covStep struct {
 	gen bool
 }
 
-// SearchCoverage runs sys Runs times (run i with seed Seed+i for its
-// actors), the first Initial runs at random and every later one a mutant
-// of a schedule of the corpus, until a run ends in a violation that
-// SearchConfig keeps (as Search does). It returns that trace, or nil, and
-// the number of runs tried. The whole search is determined by Seed.
-func SearchCoverage(ctx context.Context, sys *System, opts Options, cfg CoverageConfig) (*Trace, int, error) {
-	cfg = cfg.withDefaults()
-	runs := max(cfg.Runs, 1)
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636f766572616765))
-	seen := map[uint64]struct{}{}
-	var corpus [][]covStep
-	start := time.Now()
-	prog := SearchProgress{Best: -1}
-	for i := 0; i < runs; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, i, err
+func (c *covCampaign) Run(ctx context.Context, seed uint64, _ *Sim) (RunResult, error) {
+	var sched []covStep
+	params := []Option{{Name: "run", Value: strconv.Itoa(c.runs + 1)}}
+	if c.runs >= c.mode.Initial && len(c.corpus) > 0 {
+		parent := c.rng.IntN(len(c.corpus))
+		var muts []string
+		sched, muts = mutate(c.rng, c.corpus[parent])
+		params = append(params, Option{Name: "parent", Value: strconv.Itoa(parent)},
+			Option{Name: "mutations", Value: strings.Join(muts, ", ")})
+	}
+	c.runs++
+	cfg := c.cfg
+	cfg.Seed = seed
+	cr, err := newCovRun(c.sys, c.opts, cfg, c.seen)
+	if err != nil {
+		return RunResult{}, err
+	}
+	v, err := cr.run(ctx, sched)
+	if err != nil {
+		return RunResult{}, err
+	}
+	if cr.lastNew >= 0 {
+		kept := make([]covStep, cr.lastNew+1)
+		for k, e := range cr.sim.events[:cr.lastNew+1] {
+			kept[k] = covStep{ev: e}
 		}
-		var sched []covStep
-		how := "random"
-		if i >= cfg.Initial && len(corpus) > 0 {
-			parent := rng.IntN(len(corpus))
-			var muts []string
-			sched, muts = mutate(rng, corpus[parent], sys)
-			how = fmt.Sprintf("mutant of corpus[%d]: %s", parent, strings.Join(muts, ", "))
-		}
-		c := cfg.FuzzConfig
-		c.Seed = cfg.Seed + uint64(i)
-		cr, err := newCovRun(sys, opts, c, seen)
-		if err != nil {
-			return nil, i + 1, err
-		}
-		v, err := cr.run(ctx, sched)
-		if err != nil {
-			return nil, i + 1, err
-		}
-		sim := cr.sim
-		if cr.lastNew >= 0 {
-			kept := make([]covStep, cr.lastNew+1)
-			for k, e := range sim.events[:cr.lastNew+1] {
-				kept[k] = covStep{ev: e}
-			}
-			if len(corpus) < cfg.Corpus {
-				corpus = append(corpus, kept)
-			} else {
-				corpus[rng.IntN(len(corpus))] = kept
-			}
-		}
-		if cfg.Coverage != nil {
-			cfg.Coverage(CoveragePoint{Runs: i + 1, States: len(seen), Elapsed: time.Since(start)})
-		}
-		if cfg.Progress != nil {
-			prog.Runs = i + 1
-			prog.Deliveries += int64(sim.NumDeliveries())
-			if v != nil && sim.NumDeliveries() > prog.Best {
-				prog.Best, prog.BestViolation = sim.NumDeliveries(), v.Fingerprint
-			}
-			cfg.Progress(prog)
-		}
-		if v != nil && sim.NumDeliveries() >= cfg.MinDeliveries && strings.HasPrefix(v.Fingerprint, cfg.Violation) {
-			t := sim.handOver(v)
-			t.Header.Note = fmt.Sprintf("fuzz --mode coverage seed=%d run %d (%s), %d abstract states covered",
-				cfg.Seed, i+1, how, len(seen))
-			return t, i + 1, nil
+		if len(c.corpus) < c.mode.Corpus {
+			c.corpus = append(c.corpus, kept)
+		} else {
+			c.corpus[c.rng.IntN(len(c.corpus))] = kept
 		}
 	}
-	return nil, runs, nil
+	if c.mode.Report != nil {
+		c.mode.Report(CoveragePoint{Runs: c.runs, States: len(c.seen), Elapsed: time.Since(c.start)})
+	}
+	params = append(params, Option{Name: "states", Value: strconv.Itoa(len(c.seen))})
+	return RunResult{Sim: cr.sim, Violation: v, Config: cfg, Params: params}, nil
 }
 
-// covRun is one run of SearchCoverage.
+// covRun is one run of a coverage campaign.
 type covRun struct {
 	fuzzer
 	abs     *Abstraction
@@ -274,18 +269,16 @@ func (c *covRun) match(e *Event) int {
 
 // mutate returns a mutant of sched (1 to 3 mutations) and their names.
 // The events before the first delivery (the setup) are kept as they are.
-func mutate(r *rand.Rand, sched []covStep, sys *System) ([]covStep, []string) {
+func mutate(r *rand.Rand, sched []covStep) ([]covStep, []string) {
 	out := slices.Clone(sched)
 	setup := 0
 	for setup < len(out) && out[setup].ev.Kind != Deliver {
 		setup++
 	}
 	var members []ActorID
-	if sys.Members != nil {
-		for _, st := range out[:setup] {
-			if st.ev.Kind == Start {
-				members = append(members, st.ev.Actor)
-			}
+	for _, st := range out[:setup] {
+		if st.ev.Kind == Start {
+			members = append(members, st.ev.Actor)
 		}
 	}
 	var names []string

@@ -55,15 +55,15 @@ func TestSampleRoundPlanIsBoundedAndPeriodic(t *testing.T) {
 func TestSearchRoundsFindsRaft58aAndReplays(t *testing.T) {
 	sys := raft.System()
 	opts := record.Options{raft.Bug58a: "true"}
-	cfg := record.RoundsConfig{SearchConfig: record.SearchConfig{Runs: 400}}
+	cfg := record.SearchConfig{Runs: 400, Mode: record.Rounds}
 	cfg.Seed = 1
-	tr, runs, err := record.SearchRounds(context.Background(), sys, opts, cfg)
+	tr, runs, err := record.Search(context.Background(), sys, opts, cfg)
 	require.NoError(t, err)
 	require.NotNil(t, tr, "no violation in %d runs", runs)
 	require.Contains(t, tr.Header.Violation.Fingerprint, "nextIndex beyond its log")
 	replays(t, sys, tr)
 	// The same first seed gives the same trace, event for event.
-	again, runs2, err := record.SearchRounds(context.Background(), sys, opts, cfg)
+	again, runs2, err := record.Search(context.Background(), sys, opts, cfg)
 	require.NoError(t, err)
 	require.Equal(t, runs, runs2)
 	require.Equal(t, len(tr.Events), len(again.Events))
@@ -72,25 +72,26 @@ func TestSearchRoundsFindsRaft58aAndReplays(t *testing.T) {
 	}
 	// Its seed alone regenerates it.
 	cfg.Seed, cfg.Runs = tr.Header.Seed, 1
-	one, _, err := record.SearchRounds(context.Background(), sys, opts, cfg)
+	one, _, err := record.Search(context.Background(), sys, opts, cfg)
 	require.NoError(t, err)
 	require.Len(t, one.Events, len(tr.Events))
 }
 
 func TestSearchRoundsIsolatesByPartitions(t *testing.T) {
 	sys := raft.System()
-	cfg := record.RoundsConfig{SearchConfig: record.SearchConfig{Runs: 1}, Isolations: 2}
+	cfg := record.SearchConfig{Runs: 1, Mode: record.RoundsMode{Isolations: 2}}
 	cfg.Seed, cfg.MaxSteps = 1, 300
-	tr, _, err := record.SearchRounds(context.Background(), sys, record.Options{}, cfg)
+	tr, _, err := record.Search(context.Background(), sys, record.Options{}, cfg)
 	require.NoError(t, err)
 	require.Nil(t, tr) // no bug switched on
 	// A violating run keeps its plan in the note and its isolations as
 	// partition events that heal.
 	cfg.Runs, cfg.MaxSteps = 400, 0
-	tr, _, err = record.SearchRounds(context.Background(), sys, record.Options{raft.Bug58a: "true"}, cfg)
+	tr, _, err = record.Search(context.Background(), sys, record.Options{raft.Bug58a: "true"}, cfg)
 	require.NoError(t, err)
 	require.NotNil(t, tr)
-	require.Contains(t, tr.Header.Note, "--mode rounds")
+	require.Equal(t, "rounds", tr.Header.Fuzz.Mode)
+	require.Equal(t, "isolated", tr.Header.Fuzz.Params[3].Name)
 	parts, heals := 0, 0
 	for _, e := range tr.Events {
 		switch e.Kind {
@@ -102,7 +103,7 @@ func TestSearchRoundsIsolatesByPartitions(t *testing.T) {
 			heals++
 		}
 	}
-	t.Logf("%d partitions %d heals, %s", parts, heals, tr.Header.Note)
+	t.Logf("%d partitions %d heals, %s", parts, heals, tr.Header.Fuzz)
 	require.Equal(t, 2, parts) // the two isolation episodes of the plan
 	require.Equal(t, 2, heals)
 }
@@ -110,7 +111,7 @@ func TestSearchRoundsIsolatesByPartitions(t *testing.T) {
 func TestSearchRoundsNeedsRounds(t *testing.T) {
 	sys := &record.System{Name: "plain", Members: func(record.Options) []record.ActorID { return []record.ActorID{"a"} },
 		New: func(record.ActorID, record.Options) record.Actor { return nil }, Messages: []record.Message{struct{}{}}}
-	_, _, err := record.SearchRounds(context.Background(), sys, nil, record.RoundsConfig{})
+	_, _, err := record.Search(context.Background(), sys, nil, record.SearchConfig{Mode: record.Rounds})
 	require.ErrorIs(t, err, record.ErrNoRounds)
 	require.False(t, record.HasRounds(sys))
 	require.True(t, record.HasRounds(raft.System()))
@@ -120,10 +121,10 @@ func TestSearchCoverageGrowsAndReplays(t *testing.T) {
 	sys := raft.System()
 	opts := record.Options{raft.Bug46: "true"}
 	var points []record.CoveragePoint
-	cfg := record.CoverageConfig{SearchConfig: record.SearchConfig{Runs: 300}, Initial: 2,
-		Coverage: func(p record.CoveragePoint) { points = append(points, p) }}
+	cfg := record.SearchConfig{Runs: 300, Mode: record.CoverageMode{Initial: 2,
+		Report: func(p record.CoveragePoint) { points = append(points, p) }}}
 	cfg.Seed = 1
-	tr, runs, err := record.SearchCoverage(context.Background(), sys, opts, cfg)
+	tr, runs, err := record.Search(context.Background(), sys, opts, cfg)
 	require.NoError(t, err)
 	require.NotNil(t, tr, "no violation in %d runs", runs)
 	require.Len(t, points, runs)
@@ -132,11 +133,11 @@ func TestSearchCoverageGrowsAndReplays(t *testing.T) {
 	}
 	require.Greater(t, points[len(points)-1].States, 100)
 	replays(t, sys, tr)
-	require.Contains(t, tr.Header.Note, "--mode coverage")
+	require.Equal(t, "coverage", tr.Header.Fuzz.Mode)
 	// The same seed gives the same search.
 	var again []record.CoveragePoint
-	cfg.Coverage = func(p record.CoveragePoint) { again = append(again, p) }
-	tr2, runs2, err := record.SearchCoverage(context.Background(), sys, opts, cfg)
+	cfg.Mode = record.CoverageMode{Initial: 2, Report: func(p record.CoveragePoint) { again = append(again, p) }}
+	tr2, runs2, err := record.Search(context.Background(), sys, opts, cfg)
 	require.NoError(t, err)
 	require.Equal(t, runs, runs2)
 	require.Equal(t, len(tr.Events), len(tr2.Events))
@@ -150,10 +151,10 @@ func TestSearchCoverageMutatesTheCorpus(t *testing.T) {
 	// abstract states a fresh walk of the same length did not.
 	sys := raft.System()
 	var last record.CoveragePoint
-	cfg := record.CoverageConfig{SearchConfig: record.SearchConfig{Runs: 30}, Initial: 3,
-		Coverage: func(p record.CoveragePoint) { last = p }}
+	cfg := record.SearchConfig{Runs: 30, Mode: record.CoverageMode{Initial: 3,
+		Report: func(p record.CoveragePoint) { last = p }}}
 	cfg.Seed, cfg.MaxSteps = 1, 400
-	tr, runs, err := record.SearchCoverage(context.Background(), sys, record.Options{}, cfg)
+	tr, runs, err := record.Search(context.Background(), sys, record.Options{}, cfg)
 	require.NoError(t, err)
 	require.Nil(t, tr)
 	require.Equal(t, 30, runs)

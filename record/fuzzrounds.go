@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -35,9 +36,14 @@ import (
 // isolated set changes: the run is an ordinary trace of deliveries and
 // partition and heal events, which replays and minimizes like any other.
 
-// RoundsConfig configures SearchRounds.
-type RoundsConfig struct {
-	SearchConfig
+// Rounds is the round-by-round mode with the paper's defaults (RoundsMode).
+var Rounds Mode = RoundsMode{}
+
+// RoundsMode samples uniform lossy synchronous runs (demi fuzz --mode
+// rounds): each run draws its isolation plan (SampleRoundPlan) from its
+// seed, so the same seed gives the same run. It needs a system some of
+// whose message types implement Rounded.
+type RoundsMode struct {
 	// Rounds is r, the rounds in which processes may be isolated (default
 	// 40); the run goes on without losses after them, up to MaxSteps.
 	Rounds int
@@ -49,23 +55,57 @@ type RoundsConfig struct {
 	Isolations int
 }
 
-func (c RoundsConfig) withDefaults() RoundsConfig {
-	if c.Rounds <= 0 {
-		c.Rounds = 40
+func (m RoundsMode) withDefaults() RoundsMode {
+	if m.Rounds <= 0 {
+		m.Rounds = 40
 	}
-	if c.Period <= 0 {
-		c.Period = 4
+	if m.Period <= 0 {
+		m.Period = 4
 	}
-	if c.Isolations < 0 {
-		c.Isolations = 0
-	} else if c.Isolations == 0 {
-		c.Isolations = 2
+	if m.Isolations <= 0 {
+		m.Isolations = 2
 	}
-	c.FuzzConfig = c.FuzzConfig.withDefaults()
-	return c
+	return m
 }
 
-// ErrNoRounds is returned by SearchRounds for a system none of whose
+// Name is "rounds".
+func (RoundsMode) Name() string { return "rounds" }
+
+// Campaign prepares a search of sys in rounds.
+func (m RoundsMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campaign, error) {
+	if !HasRounds(sys) {
+		return nil, fmt.Errorf("system %s: %w", sys.Name, ErrNoRounds)
+	}
+	return &roundsCampaign{sys: sys, opts: opts, cfg: cfg.FuzzConfig.withDefaults(), mode: m.withDefaults()}, nil
+}
+
+type roundsCampaign struct {
+	sys  *System
+	opts Options
+	cfg  FuzzConfig
+	mode RoundsMode
+}
+
+func (c *roundsCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunResult, error) {
+	cfg := c.cfg
+	cfg.Seed = seed
+	rr, err := newRoundsRun(c.sys, c.opts, cfg, c.mode, spareLog(prev))
+	if err != nil {
+		return RunResult{}, err
+	}
+	v, err := rr.run(ctx)
+	if err != nil {
+		return RunResult{}, err
+	}
+	return RunResult{Sim: rr.sim, Violation: v, Config: cfg, Params: []Option{
+		{Name: "isolations", Value: strconv.Itoa(c.mode.Isolations)},
+		{Name: "period", Value: strconv.Itoa(c.mode.Period)},
+		{Name: "rounds", Value: strconv.Itoa(c.mode.Rounds)},
+		{Name: "isolated", Value: rr.plan.String()},
+	}}, nil
+}
+
+// ErrNoRounds is returned by the rounds mode for a system none of whose
 // message types implements Rounded.
 var ErrNoRounds = errors.New("no message type of the system carries a round (record.Rounded)")
 
@@ -153,73 +193,25 @@ func (p RoundPlan) String() string {
 	return b.String()
 }
 
-// SearchRounds samples uniform lossy synchronous runs of sys, seed after
-// seed, until one ends in a violation that SearchConfig keeps (as Search
-// does). It returns that trace, or nil and the number of runs tried. Each
-// run draws its isolation plan from its seed: the same seed gives the same
-// trace.
-func SearchRounds(ctx context.Context, sys *System, opts Options, cfg RoundsConfig) (*Trace, int, error) {
-	if !HasRounds(sys) {
-		return nil, 0, fmt.Errorf("system %s: %w", sys.Name, ErrNoRounds)
-	}
-	cfg = cfg.withDefaults()
-	runs := max(cfg.Runs, 1)
-	var spare []entry
-	prog := SearchProgress{Best: -1}
-	for i := 0; i < runs; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, i, err
-		}
-		c := cfg
-		c.Seed = cfg.Seed + uint64(i)
-		rr, err := newRoundsRun(sys, opts, c, spare)
-		if err != nil {
-			return nil, i + 1, err
-		}
-		v, err := rr.run(ctx)
-		if err != nil {
-			return nil, i + 1, err
-		}
-		sim := rr.sim
-		if cfg.Progress != nil {
-			prog.Runs = i + 1
-			prog.Deliveries += int64(sim.NumDeliveries())
-			if v != nil && sim.NumDeliveries() > prog.Best {
-				prog.Best, prog.BestViolation = sim.NumDeliveries(), v.Fingerprint
-			}
-			cfg.Progress(prog)
-		}
-		if v != nil && sim.NumDeliveries() >= cfg.MinDeliveries && strings.HasPrefix(v.Fingerprint, cfg.Violation) {
-			t := sim.handOver(v)
-			t.Header.Note = fmt.Sprintf("fuzz --mode rounds seed=%d max-steps=%d d=%d k=%d r=%d isolated %s",
-				c.Seed, c.MaxSteps, c.Isolations, c.Period, c.Rounds, rr.plan)
-			return t, i + 1, nil
-		}
-		spare = sim.log[:0]
-	}
-	return nil, runs, nil
-}
-
-// roundsRun is one run of SearchRounds.
+// roundsRun is one run of the rounds mode.
 type roundsRun struct {
 	fuzzer
-	rc       RoundsConfig
 	plan     RoundPlan
 	cuts     []Event // the partitions isolating the current round's set
 	isolated []ActorID
 	injected int
 }
 
-func newRoundsRun(sys *System, opts Options, cfg RoundsConfig, spare []entry) (*roundsRun, error) {
-	f, err := newFuzzer(sys, opts, cfg.FuzzConfig, true, spare)
+func newRoundsRun(sys *System, opts Options, cfg FuzzConfig, m RoundsMode, spare []entry) (*roundsRun, error) {
+	f, err := newFuzzer(sys, opts, cfg, true, spare)
 	if err != nil {
 		return nil, err
 	}
 	f.sim.sch.on = false // the waves pick from the pending list themselves
 	// A stream of its own, so that the plan does not shift the deliveries.
 	pr := rand.New(rand.NewPCG(cfg.Seed, 0x726f756e6473))
-	plan := SampleRoundPlan(pr, f.sim.members, cfg.Rounds, cfg.Period, cfg.Isolations)
-	return &roundsRun{fuzzer: *f, rc: cfg, plan: plan}, nil
+	plan := SampleRoundPlan(pr, f.sim.members, m.Rounds, m.Period, m.Isolations)
+	return &roundsRun{fuzzer: *f, plan: plan}, nil
 }
 
 func (r *roundsRun) run(ctx context.Context) (*Violation, error) {

@@ -12,8 +12,11 @@ import (
 // mode's business, but the same seed must give the same run, byte for byte.
 //
 // Each mode lives in a file of its own: Walk (fuzz.go, the random walk
-// with fixed weights) and Swarm (swarm.go, a walk with a mix of faults and
-// workload drawn per run). Modes lists the modes demi knows.
+// with fixed weights), Swarm (swarm.go, a walk with a mix of faults and
+// workload drawn per run), Rounds (fuzzrounds.go, lossy synchronous rounds
+// with isolated processes) and Coverage (fuzzcoverage.go, a corpus of
+// schedules mutated toward new abstract states). Modes lists the modes
+// demi knows.
 type Mode interface {
 	// Name is the mode's name on the command line and in trace headers.
 	Name() string
@@ -66,7 +69,7 @@ func (fi *FuzzInfo) String() string {
 
 // Modes returns the fuzz modes demi knows, the default first.
 func Modes() []Mode {
-	return []Mode{Swarm, Walk}
+	return []Mode{Swarm, Walk, Rounds, Coverage}
 }
 
 // LookupMode finds a mode of Modes by name.

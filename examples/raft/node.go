@@ -38,7 +38,7 @@ type Committed struct {
 type bugs struct {
 	dupVotes, staleVotes, forgetVote, lateInit, zeroIndex, modeCommit, truncate bool
 	// The hard-bug set (HardBugNames).
-	fig8, voteNoLog, voteVolatile bool
+	fig8, voteNoLog, voteVolatile, logVolatile bool
 }
 
 func bugsOf(o record.Options) bugs {
@@ -54,6 +54,7 @@ func bugsOf(o record.Options) bugs {
 		fig8:         o.Bool(BugFig8),
 		voteNoLog:    o.Bool(BugVoteLog),
 		voteVolatile: o.Bool(BugVoteVolatile),
+		logVolatile:  o.Bool(BugLogVolatile),
 	}
 }
 
@@ -159,8 +160,12 @@ func (n *Node) persist(ctx *record.Context) {
 	if n.bugs.voteVolatile {
 		voted = "" // raft-vote-volatile: the vote is not written
 	}
+	log := n.log
+	if n.bugs.logVolatile && n.role != Leader {
+		log = log[:min(n.commitIndex, len(log))] // raft-log-volatile: committed entries only
+	}
 	ctx.Storage().Put(storageKey, persistent{
-		Term: n.term, VotedFor: voted, Log: slices.Clone(n.log),
+		Term: n.term, VotedFor: voted, Log: slices.Clone(log),
 		Members: slices.Clone(n.members), LedTerms: slices.Clone(n.ledTerms),
 	})
 }

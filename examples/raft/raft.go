@@ -59,6 +59,9 @@
 //     candidate's log is at least as up to date as its own.
 //   - raft-vote-volatile: the vote is not kept in stable storage, so a
 //     member that crashes and restarts can vote twice in one term.
+//   - raft-log-volatile: a follower keeps only committed entries in stable
+//     storage but acknowledges the others, so a crash can take an entry
+//     that a majority acknowledged out of that majority.
 package raft
 
 import (
@@ -81,6 +84,7 @@ const (
 	BugFig8         = "raft-fig8"
 	BugVoteLog      = "raft-vote-log"
 	BugVoteVolatile = "raft-vote-volatile"
+	BugLogVolatile  = "raft-log-volatile"
 )
 
 // BugNames returns the bug switches in the order of the paper's Table 1.
@@ -89,7 +93,7 @@ func BugNames() []string { return []string{Bug45, Bug46, Bug56, Bug58a, Bug58b, 
 // HardBugNames returns the switches of textbook mistakes that the hard-bug
 // set of the time-to-bug study uses (see the package documentation); they
 // have no shipped traces.
-func HardBugNames() []string { return []string{BugFig8, BugVoteLog, BugVoteVolatile} }
+func HardBugNames() []string { return []string{BugFig8, BugVoteLog, BugVoteVolatile, BugLogVolatile} }
 
 // Option names other than the bug switches.
 const (
@@ -158,6 +162,7 @@ func System() *record.System {
 		BugFig8:         "a leader commits an entry of an earlier term once a majority stores it (Raft paper, Figure 8)",
 		BugVoteLog:      "a member grants its vote without checking that the candidate's log is up to date",
 		BugVoteVolatile: "the vote is not kept in stable storage: after a restart a member can vote again in the same term",
+		BugLogVolatile:  "a follower keeps only committed entries in stable storage, yet acknowledges the others",
 	}
 	for _, b := range append(BugNames(), HardBugNames()...) {
 		opts = append(opts, record.OptionSpec{Name: b, Default: "false", Usage: docs[b], Bug: true})
