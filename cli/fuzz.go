@@ -39,6 +39,7 @@ func fuzzCmd(e *env) *cobra.Command {
 		mode     string
 		shard    string
 		dir      string
+		rm       record.RoundsMode
 	)
 	cmd := &cobra.Command{
 		Use:   "fuzz --system S [--bug B] [--mode M] [--seed N] [--runs R] [--budget D] [--max-steps N] [--shard I/N] [-o FILE | --dir DIR]",
@@ -51,7 +52,14 @@ swarm (the default) draws every run's own mix of faults and workload (which
 kinds of external event, their weights, the timer probability) from its seed
 within ranges the system declares, and records the drawn values in the
 trace header; walk uses the same weights (the options) and --timer-prob for
-every run, as demi did before modes. It tries seeds N, N+1, ... until a run
+every run, as demi did before modes; rounds (systems whose messages carry
+a round, record.Rounded) runs lossy synchronous rounds, each delivering
+every message in flight, with at most --isolations isolated members per
+run, drawn afresh every --period rounds over the first --fault-rounds
+rounds (the communication closure paper's Algorithm 1); coverage mutates
+a corpus of earlier runs' schedules and keeps those that reach a new
+abstract state, and prints the abstract states covered (docs/fuzz-modes.md).
+It tries seeds N, N+1, ... until a run
 ends in a violation with at least --min-deliveries deliveries (and, with
 --violation, a fingerprint that starts with it), for at most
 --runs seeds (default: no limit) and at most --budget (default 1m). On a
@@ -93,6 +101,10 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 			if cfg.Mode, err = record.LookupMode(mode); err != nil {
 				return badInput(fmt.Errorf("--mode: %w", err))
 			}
+			cov, err := modeFlags(cmd.Flags(), &cfg, sys, rm)
+			if err != nil {
+				return err
+			}
 			if cfg.Mode != record.Walk && !cmd.Flags().Changed("timer-prob") {
 				cfg.TimerProb = 0 // the mode draws it
 			}
@@ -133,6 +145,7 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 			defer cancel()
 			t, runs, err := record.Search(ctx, sys, given, cfg)
 			prog.done()
+			cov.print(e.stdout)
 			if cmd.Context().Err() != nil {
 				return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted after %d run(s); no trace written", runs)}
 			}
@@ -165,7 +178,7 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 			h := t.Header
 			fmt.Fprintf(e.stdout, "violation %s\n  %s\nafter %d deliveries and %d externals (seed %d, run %d)\nwrote %s\nregenerate with: %s\n",
 				record.Escape(h.Violation.Fingerprint), record.Escape(h.Violation.Detail), h.Deliveries, h.Externals,
-				h.Seed, runs, out, regenerateCommand(cmd.Root().Name(), cmd.Flags(), h.Seed, out))
+				h.Seed, runs, out, regenerateCommand(cmd.Root().Name(), cmd.Flags(), h.Seed, cov.runs(runs), out))
 			return kept
 		},
 	}
@@ -184,6 +197,9 @@ within the limits, 2 on bad input, 128+N on signal N (130 for Ctrl-C).`,
 	f.IntVar(&cfg.MinDeliveries, "min-deliveries", 0, "keep only violations found after at least this many deliveries")
 	f.StringVar(&cfg.Violation, "violation", "", "keep only violations whose fingerprint starts with this (e.g. ElectionSafety)")
 	f.StringVar(&mode, "mode", record.Modes()[0].Name(), "how each run is made: "+modeNames())
+	f.IntVar(&rm.Isolations, "isolations", 2, "--mode rounds: most isolated members per run, d (1 to 64)")
+	f.IntVar(&rm.Period, "period", 4, "--mode rounds: rounds between draws of the isolated set, k (1 to 1000)")
+	f.IntVar(&rm.Rounds, "fault-rounds", 40, "--mode rounds: rounds in which members may be isolated, r (1 to 100000)")
 	f.StringVar(&shard, "shard", "", "I/N: try only shard I (from 0) of N of the seeds; N alone: I from $JOB_COMPLETION_INDEX")
 	f.StringVar(&dir, "dir", "", "write every failing run to this directory (a campaign) instead of the first to -o")
 	f.StringVar(&network, "network", "", "")
@@ -219,13 +235,19 @@ func checkFuzzFlags(f *pflag.FlagSet, cfg *record.SearchConfig, externals int, b
 
 // regenerateCommand is the demi fuzz command line that writes the same
 // trace again: the flags the user gave, with the seed of the run found and
-// a single run.
-func regenerateCommand(program string, f *pflag.FlagSet, seed uint64, out string) string {
+// a single run; or, when runs > 0 (a mode whose runs depend on the runs
+// before them, as coverage's do), the first seed and shard the user gave
+// and that many runs.
+func regenerateCommand(program string, f *pflag.FlagSet, seed uint64, runs int, out string) string {
 	args := []string{program, "fuzz"}
 	f.Visit(func(fl *pflag.Flag) {
 		switch fl.Name {
-		case "seed", "runs", "budget", "output", "shard", "dir":
+		case "seed", "runs", "budget", "output", "dir":
 			return
+		case "shard":
+			if runs == 0 {
+				return
+			}
 		}
 		if sv, ok := fl.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
@@ -238,7 +260,15 @@ func regenerateCommand(program string, f *pflag.FlagSet, seed uint64, out string
 	if m := f.Lookup("mode"); m != nil && !m.Changed { // the default may change; the command must not
 		args = append(args, "--mode", m.Value.String())
 	}
-	args = append(args, "--seed", fmt.Sprint(seed), "--runs", "1", "-o", shellQuote(out))
+	if runs > 0 {
+		first := "1"
+		if fl := f.Lookup("seed"); fl != nil {
+			first = fl.Value.String()
+		}
+		args = append(args, "--seed", first, "--runs", fmt.Sprint(runs), "-o", shellQuote(out))
+	} else {
+		args = append(args, "--seed", fmt.Sprint(seed), "--runs", "1", "-o", shellQuote(out))
+	}
 	return strings.Join(args, " ")
 }
 

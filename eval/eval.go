@@ -95,6 +95,8 @@ type Config struct {
 	Long *LongConfig
 	// DPOR, when set, runs the DPOR study (dporstudy.go).
 	DPOR *DPORConfig
+	// Finding, when set, runs the time-to-bug study (finding.go).
+	Finding *FindingConfig
 	// ImgDir, when set, receives the pace plots (PNG); ImgLink is the path
 	// the markdown uses for ImgDir.
 	ImgDir, ImgLink string
@@ -155,6 +157,8 @@ type Report struct {
 	// and OptimumLoad the machine's load average at its start and end.
 	OptimumWorkers int    `json:"optimum_workers,omitempty"`
 	OptimumLoad    string `json:"optimum_load,omitempty"`
+	// Finding is the time-to-bug study (finding.go).
+	Finding *FindingReport `json:"finding,omitempty"`
 	// Long is the long-trace study (longtrace.go).
 	Long          []LongRow `json:"long,omitempty"`
 	LongGenerated string    `json:"long_generated,omitempty"`

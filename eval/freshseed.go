@@ -427,8 +427,8 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 // other sections are kept as they were measured), or to a new report when
 // base is nil.
 func RunStudies(ctx context.Context, cfg Config, base *Report) (*Report, error) {
-	if cfg.Catalog == nil || cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil && cfg.DPOR == nil {
-		return nil, errors.New("eval: no study to run (fresh seeds, optimum, long traces or DPOR)")
+	if cfg.Catalog == nil || cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil && cfg.DPOR == nil && cfg.Finding == nil {
+		return nil, errors.New("eval: no study to run (fresh seeds, optimum, long traces, DPOR or finding)")
 	}
 	c := cfg.withDefaults()
 	rep := base
@@ -475,7 +475,19 @@ func (c *Config) studies(ctx context.Context, rep *Report, bugs []string, update
 		}
 	}
 	if c.DPOR != nil {
-		return c.dporStudy(ctx, rep, bugs, update)
+		if err := c.dporStudy(ctx, rep, bugs, update); err != nil {
+			return err
+		}
+	}
+	if c.Finding != nil {
+		f, err := RunFinding(ctx, c.Catalog, *c.Finding, c.ImgDir, c.ImgLink, c.Log, func(f *FindingReport) error {
+			rep.Finding = f
+			return update()
+		})
+		if f != nil {
+			rep.Finding = f
+		}
+		return err
 	}
 	return nil
 }

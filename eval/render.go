@@ -78,6 +78,7 @@ func Markdown(w io.Writer, rep *Report) error {
 	m.fresh(rep)
 	m.long(rep)
 	m.dporStudy(rep)
+	m.finding(rep)
 	m.pace(rep)
 	m.peer(rep)
 	m.scaling(rep)

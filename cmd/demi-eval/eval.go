@@ -65,6 +65,9 @@ type flags struct {
 	dporSchedules                              int
 	dporSteps                                  int64
 	studies                                    string
+	findingTrials, findingCapRuns              int
+	findingJobs, findingCurveRuns              int
+	findingCap                                 time.Duration
 }
 
 func newRoot(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
@@ -97,7 +100,11 @@ the optimum study (demi optimal --subsets below each bug's best known
 reproducer, --optimum-budget each) and the fresh-seed study (--fresh failing
 traces per bug from the seeds after the shipped one, each minimized with
 --fresh-budget). --studies-only runs only these two and keeps the other
-sections of OUT/evaluation.json as they were measured. The long-trace study
+sections of OUT/evaluation.json as they were measured. The time-to-bug
+study (--finding-trials per bug and fuzz mode, each capped at
+--finding-cap-runs runs and --finding-cap, plus abstract-state coverage
+curves) runs after the others, or alone with --studies finding; it takes
+at most bugs x modes x trials x --finding-cap / --finding-jobs. The long-trace study
 (--long N, default 100000; 0 skips it) fuzzes, for every bug, the first
 failing run of at least N deliveries from seed 1 and minimizes it with
 --long-budget (--long-runs traces per bug), measuring time and peak memory,
@@ -161,6 +168,12 @@ bad input, 130 when interrupted.`,
 	fs.IntVar(&f.dporSchedules, "dpor-schedules", 16, "DPOR study: schedule budget of each TFB check")
 	fs.Int64Var(&f.dporSteps, "dpor-steps", 1_500_000, "DPOR study: step cap of each delta debugging pass of each variant")
 	fs.StringVar(&f.studies, "studies", "", "run only these studies (comma-separated: optimum, fresh, long, dpor); keep the other sections of OUT/evaluation.json")
+
+	fs.IntVar(&f.findingTrials, "finding-trials", 20, "time-to-bug study: trials per bug and fuzz mode (0: skip)")
+	fs.IntVar(&f.findingCapRuns, "finding-cap-runs", 1000, "time-to-bug study: most runs of a trial")
+	fs.DurationVar(&f.findingCap, "finding-cap", 2*time.Second, "time-to-bug study: longest a trial searches")
+	fs.IntVar(&f.findingJobs, "finding-jobs", 2, "time-to-bug study: trials run at a time")
+	fs.IntVar(&f.findingCurveRuns, "finding-curve-runs", 150, "time-to-bug study: runs of each abstract-state coverage curve")
 	return cmd
 }
 
@@ -184,6 +197,9 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	if f.fresh < 0 || f.freshBudget <= 0 || f.optimumBudget <= 0 {
 		return badInput(errors.New("--fresh must be at least 0, --fresh-budget and --optimum-budget positive"))
 	}
+	if f.findingTrials < 0 || f.findingTrials > 1000 || f.findingCapRuns < 1 || f.findingCap <= 0 || f.findingJobs < 1 || f.findingCurveRuns < 0 {
+		return badInput(errors.New("--finding-trials must be 0 to 1000, --finding-cap-runs and --finding-jobs at least 1, --finding-cap positive, --finding-curve-runs at least 0"))
+	}
 	if f.dporSchedules < 1 || f.dporSteps < 1 {
 		return badInput(errors.New("--dpor-schedules and --dpor-steps must be positive"))
 	}
@@ -191,10 +207,10 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	for _, s := range strings.Split(f.studies, ",") {
 		switch s = strings.TrimSpace(s); s {
 		case "":
-		case "optimum", "fresh", "long", "dpor":
+		case "optimum", "fresh", "long", "dpor", "finding":
 			only[s] = true
 		default:
-			return badInput(fmt.Errorf("--studies: unknown study %q (want optimum, fresh, long or dpor)", s))
+			return badInput(fmt.Errorf("--studies: unknown study %q (want optimum, fresh, long, dpor or finding)", s))
 		}
 	}
 	if len(only) > 0 && f.studiesOnly {
@@ -278,6 +294,13 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		cfg.Long = &eval.LongConfig{Cases: longCases(bugList, f.long), N: f.longRuns, Budget: f.longBudget,
 			FuzzBudget: f.longFuzzBudget, CancelAfter: f.longCancel}
 	}
+	if f.findingTrials > 0 {
+		cfg.Finding = &eval.FindingConfig{Cases: findingCases(cat, bugList), Trials: f.findingTrials,
+			CapRuns: f.findingCapRuns, CapTime: f.findingCap, Workers: f.findingJobs, CurveRuns: f.findingCurveRuns}
+		if f.findingCurveRuns > 0 && len(bugList) == 0 {
+			cfg.Finding.Curves = findingCurves()
+		}
+	}
 	if !f.noDPOR {
 		cfg.DPOR = &eval.DPORConfig{Bugs: bugList, Schedules: f.dporSchedules, Steps: f.dporSteps}
 	}
@@ -298,8 +321,11 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		if !only["dpor"] {
 			cfg.DPOR = nil
 		}
+		if !only["finding"] {
+			cfg.Finding = nil
+		}
 	} else if f.studiesOnly {
-		cfg.DPOR = nil
+		cfg.DPOR, cfg.Finding = nil, nil
 	}
 	command := commandLine(cmd)
 	cfg.OnUpdate = func(r *eval.Report) error {
@@ -312,7 +338,7 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	}
 	var rep *eval.Report
 	if f.studiesOnly {
-		if cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil && cfg.DPOR == nil {
+		if cfg.Fresh == nil && cfg.Optimum == nil && cfg.Long == nil && cfg.DPOR == nil && cfg.Finding == nil {
 			return badInput(errors.New("--studies-only or --studies with --fresh 0, --no-optimum, --no-dpor and no --long leaves nothing to do"))
 		}
 		base, err := eval.ReadJSON(js)

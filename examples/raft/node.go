@@ -38,7 +38,7 @@ type Committed struct {
 type bugs struct {
 	dupVotes, staleVotes, forgetVote, lateInit, zeroIndex, modeCommit, truncate bool
 	// The hard-bug set (HardBugNames).
-	fig8, voteNoLog, voteVolatile, logVolatile bool
+	fig8, voteNoLog, voteVolatile, logVolatile, termVolatile, ackOnSend bool
 }
 
 func bugsOf(o record.Options) bugs {
@@ -55,6 +55,8 @@ func bugsOf(o record.Options) bugs {
 		voteNoLog:    o.Bool(BugVoteLog),
 		voteVolatile: o.Bool(BugVoteVolatile),
 		logVolatile:  o.Bool(BugLogVolatile),
+		termVolatile: o.Bool(BugTermVolatile),
+		ackOnSend:    o.Bool(BugAckOnSend),
 	}
 }
 
@@ -164,8 +166,12 @@ func (n *Node) persist(ctx *record.Context) {
 	if n.bugs.logVolatile && n.role != Leader {
 		log = log[:min(n.commitIndex, len(log))] // raft-log-volatile: committed entries only
 	}
+	term := n.term
+	if n.bugs.termVolatile {
+		term, voted = 0, "" // raft-term-volatile: neither is written
+	}
 	ctx.Storage().Put(storageKey, persistent{
-		Term: n.term, VotedFor: voted, Log: slices.Clone(log),
+		Term: term, VotedFor: voted, Log: slices.Clone(log),
 		Members: slices.Clone(n.members), LedTerms: slices.Clone(n.ledTerms),
 	})
 }
@@ -384,6 +390,9 @@ func (n *Node) sendAppend(ctx *record.Context, i int) {
 		Entries: slices.Clone(n.log[prev:]), LeaderCommit: n.commitIndex,
 	})
 	n.nextIndex[i] = n.lastIndex() + 1
+	if n.bugs.ackOnSend {
+		n.matchIndex[i] = n.lastIndex() // raft-ack-on-send: as if it had arrived
+	}
 }
 
 func (n *Node) onClientCommand(ctx *record.Context, m ClientCommand) {

@@ -62,6 +62,11 @@
 //   - raft-log-volatile: a follower keeps only committed entries in stable
 //     storage but acknowledges the others, so a crash can take an entry
 //     that a majority acknowledged out of that majority.
+//   - raft-term-volatile: the term is not kept in stable storage, so a
+//     member that restarts forgets it and, with it, whom it voted for.
+//   - raft-ack-on-send: a leader counts an entry as stored on a follower
+//     as soon as it sends it, so it may commit an entry that a majority
+//     never received.
 package raft
 
 import (
@@ -85,6 +90,8 @@ const (
 	BugVoteLog      = "raft-vote-log"
 	BugVoteVolatile = "raft-vote-volatile"
 	BugLogVolatile  = "raft-log-volatile"
+	BugTermVolatile = "raft-term-volatile"
+	BugAckOnSend    = "raft-ack-on-send"
 )
 
 // BugNames returns the bug switches in the order of the paper's Table 1.
@@ -93,7 +100,9 @@ func BugNames() []string { return []string{Bug45, Bug46, Bug56, Bug58a, Bug58b, 
 // HardBugNames returns the switches of textbook mistakes that the hard-bug
 // set of the time-to-bug study uses (see the package documentation); they
 // have no shipped traces.
-func HardBugNames() []string { return []string{BugFig8, BugVoteLog, BugVoteVolatile, BugLogVolatile} }
+func HardBugNames() []string {
+	return []string{BugFig8, BugVoteLog, BugVoteVolatile, BugLogVolatile, BugTermVolatile, BugAckOnSend}
+}
 
 // Option names other than the bug switches.
 const (
@@ -163,6 +172,8 @@ func System() *record.System {
 		BugVoteLog:      "a member grants its vote without checking that the candidate's log is up to date",
 		BugVoteVolatile: "the vote is not kept in stable storage: after a restart a member can vote again in the same term",
 		BugLogVolatile:  "a follower keeps only committed entries in stable storage, yet acknowledges the others",
+		BugTermVolatile: "the term is not kept in stable storage: a restarted member forgets it and its vote",
+		BugAckOnSend:    "a leader counts an entry as stored on a follower as soon as it sends it",
 	}
 	for _, b := range append(BugNames(), HardBugNames()...) {
 		opts = append(opts, record.OptionSpec{Name: b, Default: "false", Usage: docs[b], Bug: true})
