@@ -99,7 +99,7 @@ func ballotSystem() *record.System {
 }
 
 // runWith runs the demi command line on cat.
-func runWith(cat *record.Catalog, args ...string) (int, string, string) {
+func runCat(cat *record.Catalog, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := cli.Run(context.Background(), cat, args, &out, &errb)
 	return code, out.String(), errb.String()
@@ -120,7 +120,7 @@ func TestFuzzModesTracesAreOrdinary(t *testing.T) {
 		t.Run(c.system+"-"+c.mode, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "found.trace")
-			code, out, errs := runWith(cat, "fuzz", "--system", c.system, "--bug", c.bug, "--mode", c.mode, "--runs", "500", "-o", path)
+			code, out, errs := runCat(cat, "fuzz", "--system", c.system, "--bug", c.bug, "--mode", c.mode, "--runs", "500", "-o", path)
 			require.Equal(t, 0, code, errs)
 			require.Contains(t, out, "wrote "+path)
 			if c.mode == "coverage" {
@@ -134,21 +134,21 @@ func TestFuzzModesTracesAreOrdinary(t *testing.T) {
 			args := strings.Fields(strings.TrimSpace(line))[1:]
 			again := filepath.Join(dir, "again.trace")
 			args[len(args)-1] = again
-			code, _, errs = runWith(cat, args...)
+			code, _, errs = runCat(cat, args...)
 			require.Equal(t, 0, code, errs)
 			require.Equal(t, read(t, path), read(t, again))
 
-			code, out, errs = runWith(cat, "replay", path)
+			code, out, errs = runCat(cat, "replay", path)
 			require.Equal(t, 0, code, errs+out)
-			code, out, errs = runWith(cat, "show", "--rounds", path)
+			code, out, errs = runCat(cat, "show", "--rounds", path)
 			require.Equal(t, 0, code, errs)
 			require.Contains(t, out, "violation: ")
 			min := filepath.Join(dir, "found.min.trace")
-			code, out, errs = runWith(cat, "minimize", path, "-o", min, "--steps", "200000")
+			code, out, errs = runCat(cat, "minimize", path, "-o", min, "--steps", "200000")
 			require.Equal(t, 0, code, errs+out)
-			code, out, errs = runWith(cat, "replay", min)
+			code, out, errs = runCat(cat, "replay", min)
 			require.Equal(t, 0, code, errs+out)
-			code, out, errs = runWith(cat, "show", "--rounds", min)
+			code, out, errs = runCat(cat, "show", "--rounds", min)
 			require.Equal(t, 0, code, errs)
 			require.Contains(t, out, "round ")
 		})
@@ -166,14 +166,14 @@ func TestFuzzModeFlags(t *testing.T) {
 		{[]string{"--mode", "rounds", "--fault-rounds", "0"}, "demi: --fault-rounds 0: want 1 to 100000\n"},
 		{[]string{"--mode", "coverage", "--period", "3"}, "demi: --period is a flag of --mode rounds, not of --mode coverage\n"},
 	} {
-		code, _, errs := runWith(cat, append([]string{"fuzz", "--system", "raft", "--runs", "1", "-o", filepath.Join(t.TempDir(), "x")}, c.args...)...)
+		code, _, errs := runCat(cat, append([]string{"fuzz", "--system", "raft", "--runs", "1", "-o", filepath.Join(t.TempDir(), "x")}, c.args...)...)
 		require.Equal(t, 2, code)
 		require.Equal(t, c.want, errs)
 	}
 	noRounds := record.NewCatalog(ballotSystem())
 	sys, _ := noRounds.Lookup("ballot")
 	sys.Messages = []record.Message{elect{}}
-	code, _, errs := runWith(noRounds, "fuzz", "--system", "ballot", "--mode", "rounds", "--runs", "1", "-o", filepath.Join(t.TempDir(), "x"))
+	code, _, errs := runCat(noRounds, "fuzz", "--system", "ballot", "--mode", "rounds", "--runs", "1", "-o", filepath.Join(t.TempDir(), "x"))
 	require.Equal(t, 2, code)
 	require.Equal(t, "demi: --mode rounds: system ballot: no message type of the system carries a round (record.Rounded)\n", errs)
 }

@@ -20,6 +20,7 @@ func Catalog() *record.Catalog {
 		etcdraft.System(),
 		paxos.System(),
 		raft.System(),
+		raft.HardSystem(),
 		spark.System(),
 		tokenring.System(),
 	)

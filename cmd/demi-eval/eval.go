@@ -298,7 +298,7 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		cfg.Finding = &eval.FindingConfig{Cases: findingCases(cat, bugList), Trials: f.findingTrials,
 			CapRuns: f.findingCapRuns, CapTime: f.findingCap, Workers: f.findingJobs, CurveRuns: f.findingCurveRuns}
 		if f.findingCurveRuns > 0 && len(bugList) == 0 {
-			cfg.Finding.Curves = findingCurves()
+			cfg.Finding.Curves = findingCurves(cat)
 		}
 	}
 	if !f.noDPOR {

@@ -38,7 +38,7 @@ type Committed struct {
 type bugs struct {
 	dupVotes, staleVotes, forgetVote, lateInit, zeroIndex, modeCommit, truncate bool
 	// The hard-bug set (HardBugNames).
-	fig8, voteNoLog, voteVolatile, logVolatile, termVolatile, ackOnSend bool
+	voteVolatile, logVolatile, termVolatile bool
 }
 
 func bugsOf(o record.Options) bugs {
@@ -51,12 +51,9 @@ func bugsOf(o record.Options) bugs {
 		modeCommit: o.Bool(Bug42),
 		truncate:   o.Bool(Bug66),
 
-		fig8:         o.Bool(BugFig8),
-		voteNoLog:    o.Bool(BugVoteLog),
 		voteVolatile: o.Bool(BugVoteVolatile),
 		logVolatile:  o.Bool(BugLogVolatile),
 		termVolatile: o.Bool(BugTermVolatile),
-		ackOnSend:    o.Bool(BugAckOnSend),
 	}
 }
 
@@ -313,7 +310,7 @@ func (n *Node) onRequestVote(ctx *record.Context, from record.ActorID, m Request
 	n.observe(ctx, m.Term)
 	upToDate := m.LastLogTerm > n.termAt(n.lastIndex()) ||
 		m.LastLogTerm == n.termAt(n.lastIndex()) && m.LastLogIndex >= n.lastIndex()
-	grant := m.Term == n.term && (n.votedFor == "" || n.votedFor == m.Candidate) && (upToDate || n.bugs.voteNoLog)
+	grant := m.Term == n.term && (n.votedFor == "" || n.votedFor == m.Candidate) && upToDate
 	if grant {
 		n.votedFor = m.Candidate
 		n.persist(ctx)
@@ -390,9 +387,6 @@ func (n *Node) sendAppend(ctx *record.Context, i int) {
 		Entries: slices.Clone(n.log[prev:]), LeaderCommit: n.commitIndex,
 	})
 	n.nextIndex[i] = n.lastIndex() + 1
-	if n.bugs.ackOnSend {
-		n.matchIndex[i] = n.lastIndex() // raft-ack-on-send: as if it had arrived
-	}
 }
 
 func (n *Node) onClientCommand(ctx *record.Context, m ClientCommand) {
@@ -491,7 +485,7 @@ func (n *Node) maybeCommit(ctx *record.Context) {
 		idx = vals[n.majority()-1]
 	}
 	assertf(idx <= n.lastIndex(), "leader %s has a matchIndex beyond its log", n.id)
-	if idx > n.commitIndex && (n.termAt(idx) == n.term || n.bugs.fig8) { // raft-fig8: any term
+	if idx > n.commitIndex && n.termAt(idx) == n.term {
 		n.advanceCommit(idx)
 	}
 }

@@ -79,7 +79,7 @@ func TestMessageHooks(t *testing.T) {
 
 func TestSystemOptions(t *testing.T) {
 	sys := System()
-	assert.Equal(t, append(BugNames(), HardBugNames()...), sys.Bugs())
+	assert.Equal(t, BugNames(), sys.Bugs())
 	cases := []struct {
 		opts    record.Options
 		members int
@@ -243,4 +243,11 @@ func TestReferencesNeedTheirBug(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+func TestHardSystem(t *testing.T) {
+	sys := HardSystem()
+	assert.Equal(t, "raft-hard", sys.Name)
+	assert.Equal(t, append(BugNames(), HardBugNames()...), sys.Bugs())
+	assert.Equal(t, BugNames(), System().Bugs(), "raft's own options stay as they were")
 }
