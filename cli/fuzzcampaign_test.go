@@ -79,7 +79,7 @@ func TestFuzzShardBadInput(t *testing.T) {
 	oneLineError(t, errs, "-o and --dir exclude each other: --dir writes every failing run, -o the first")
 	code, _, errs = run(t, "fuzz", "--system", "tokenring", "--mode", "nope")
 	assert.Equal(t, 2, code)
-	oneLineError(t, errs, `--mode: unknown fuzz mode "nope" (known: swarm, walk)`)
+	oneLineError(t, errs, `--mode: unknown fuzz mode "nope" (known: swarm, walk, rounds, coverage)`)
 }
 
 func TestTriageGroupsACampaign(t *testing.T) {

@@ -156,7 +156,6 @@ func System() *record.System {
 		Bug58b: "0-indexed log: prevLogIndex is ambiguous and followers cannot reject a lagging leader",
 		Bug42:  "the commit index is the mode of matchIndex, not the N/2+1'st value",
 		Bug66:  "a delayed AppendEntries with fewer entries truncates the follower's log (unordered network)",
-
 	}
 	for _, b := range BugNames() {
 		opts = append(opts, record.OptionSpec{Name: b, Default: "false", Usage: docs[b], Bug: true})
