@@ -35,5 +35,5 @@ func stepScreen(t *testing.T, s *session) string {
 
 // stepKeys is the README's list of the step-through commands and keys.
 func stepKeys(*testing.T, *session) string {
-	return "command    argument    key        what it does\n" + strings.Join(step.Help(), "\n") + "\n"
+	return step.HelpHeader() + "\n" + strings.Join(step.Help(), "\n") + "\n"
 }

@@ -57,8 +57,8 @@ func commandSpecs() []commandSpec {
 		{"next", "n", "[N]", "n → space", "go N steps forward (default 1)", OpNext},
 		{"prev", "p", "[N]", "p ←", "go N steps back (default 1)", OpPrev},
 		{"goto", "g", "K", "g", "go to step K", OpGoto},
-		{"break", "b", "ACTOR|TYPE", "b", "run to the next event of an actor or a message type", OpBreak},
-		{"continue", "c", "", "c", "run to the next event of the last breakpoint", OpContinue},
+		{"break", "b", "ACTOR|TYPE|COND", "b", "run to the next event of an actor or a message type, or to where COND starts to hold (raft-2.role == leader; raft-2.votes alone: where it changes)", OpBreak},
+		{"continue", "c", "", "c", "run to the next stop of the last breakpoint", OpContinue},
 		{"violation", "v", "", "v", "run to the step where the invariant breaks", OpViolation},
 		{"rounds", "r", "", "r", "toggle the round view", OpRounds},
 		{"search", "/", "TEXT", "/", "run to the next event whose text contains TEXT", OpSearch},
@@ -139,9 +139,24 @@ func Parse(line string) (Command, error) {
 // Help returns the command list, one command a line: name, arguments, key
 // in the terminal UI and what it does.
 func Help() []string {
+	width := argsWidth()
 	var out []string
 	for _, s := range commandSpecs() {
-		out = append(out, fmt.Sprintf("%-10s %-11s %-10s %s", s.name, s.args, s.key, s.doc))
+		out = append(out, fmt.Sprintf("%-10s %-*s %-10s %s", s.name, width, s.args, s.key, s.doc))
 	}
 	return out
+}
+
+// HelpHeader is the heading of Help's columns.
+func HelpHeader() string {
+	return fmt.Sprintf("%-10s %-*s %-10s %s", "command", argsWidth(), "argument", "key", "what it does")
+}
+
+// argsWidth is the width of Help's argument column.
+func argsWidth() int {
+	width := 11
+	for _, s := range commandSpecs() {
+		width = max(width, len(s.args)+1)
+	}
+	return width
 }

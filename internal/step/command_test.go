@@ -45,7 +45,7 @@ func TestParseErrors(t *testing.T) {
 		"goto":        `goto: want K, got ""`,
 		"goto -1":     `goto: want K, got "-1"`,
 		"deliver x":   `deliver: want ID, got "x"`,
-		"break":       "break: want ACTOR|TYPE",
+		"break":       "break: want ACTOR|TYPE|COND",
 		"quit now":    "quit takes no argument",
 		"save!":       "save!: want FILE (save! overwrites only a file you name)",
 		"restart":     "restart: want ACTOR",

@@ -99,22 +99,31 @@ func (w *Walk) Exec(ctx context.Context, c Command) error {
 			return fmt.Errorf("goto: there is no step %d (steps 0 to %d)", c.N, last)
 		}
 		return w.move(ctx, c.N)
-	case OpBreak:
-		match, err := w.matcher(c.Arg)
+	case OpBreak, OpContinue:
+		arg := c.Arg
+		if c.Op == OpContinue {
+			if w.breakpoint == "" {
+				return errors.New("continue: no breakpoint set (break ACTOR|TYPE|ACTOR.FIELD [== VALUE])")
+			}
+			arg = w.breakpoint
+		}
+		cond, isCond, err := parseCondition(arg)
 		if err != nil {
 			return err
 		}
-		w.breakpoint = c.Arg
-		return w.runTo(ctx, "breakpoint "+c.Arg, match)
-	case OpContinue:
-		if w.breakpoint == "" {
-			return errors.New("continue: no breakpoint set (break ACTOR|TYPE)")
+		if isCond {
+			if err := w.checkCondition(cond); err != nil {
+				return err
+			}
+			w.breakpoint = arg
+			return w.runToCondition(ctx, cond)
 		}
-		match, err := w.matcher(w.breakpoint)
+		match, err := w.matcher(arg)
 		if err != nil {
 			return err
 		}
-		return w.runTo(ctx, "breakpoint "+w.breakpoint, match)
+		w.breakpoint = arg
+		return w.runTo(ctx, "breakpoint "+arg, match)
 	case OpViolation:
 		v := s.Header().Violation
 		if v == nil {

@@ -43,7 +43,7 @@ func defaultKeys() keyMap {
 			b([]string{"n", "right", " "}, "n/→", "next", "next", "", nil),
 			b([]string{"p", "left"}, "p/←", "prev", "prev", "", nil),
 			b([]string{"g"}, "g", "goto", "goto", "go to step: ", nil),
-			b([]string{"b"}, "b", "break", "break", "run to the next event of (actor or message type): ", nil),
+			b([]string{"b"}, "b", "break", "break", "break on (actor, message type, or actor.field [== value]): ", nil),
 			b([]string{"c"}, "c", "continue", "continue", "", nil),
 			b([]string{"v"}, "v", "violation", "violation", "", nil),
 			b([]string{"r"}, "r", "rounds", "rounds", "", nil),

@@ -245,7 +245,7 @@ func TestTerminalBreakpointAndViolation(t *testing.T) {
 	tm.keys("13", "Enter")
 	tm.waitFor("step 13 of 20")
 	tm.keys("b")
-	tm.waitFor("run to the next event of")
+	tm.waitFor("break on (actor, message type")
 	tm.keys("raft-3", "Enter")
 	tm.expect(map[string]string{
 		"step":   "step 15 of 20 (21 events) · round 1 · phase election",
@@ -284,7 +284,7 @@ func TestTerminalBreakpointAndViolation(t *testing.T) {
 
 	tm.keys("?")
 	tm.expect(map[string]string{
-		"violation ": "violation              v          run to the step where the invariant breaks",
+		"violation ": "violation                   v          run to the step where the invariant breaks",
 	})
 
 	tm.keys("q")
