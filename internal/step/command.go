@@ -30,6 +30,7 @@ const (
 	OpSave                    // save [FILE] (save! FILE overwrites): write the execution as a trace
 	OpHelp                    // help: the list of commands and keys
 	OpQuit                    // quit
+	OpDiff                    // diff: this what-if execution against the original
 )
 
 // Command is one parsed command.
@@ -69,6 +70,7 @@ func commandSpecs() []commandSpec {
 		{"kill", "K", "ACTOR", "K", "what-if: kill ACTOR now", OpKill},
 		{"inject", "i", "EVENT", "i", "what-if: external event now (start A | kill A | restart A | send A TYPE {json} | partition A,B C | heal A,B C)", OpInject},
 		{"undo", "u", "", "u", "back to the execution before the last what-if", OpUndo},
+		{"diff", "=", "", "=", "compare this execution with the original: first different event, actors' state here", OpDiff},
 		{"save", "w", "[FILE]", "w", "write this execution as a trace (save! FILE overwrites)", OpSave},
 		{"help", "?", "", "?", "list the commands and keys", OpHelp},
 		{"quit", "q", "", "q", "quit", OpQuit},

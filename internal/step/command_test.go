@@ -60,5 +60,5 @@ func TestParseErrors(t *testing.T) {
 func TestHelpListsEveryCommand(t *testing.T) {
 	h := Help()
 	require.Len(t, h, len(commandSpecs()))
-	assert.Equal(t, "next       [N]         n → space  go N steps forward (default 1)", h[0])
+	assert.Equal(t, "next       [N]              n → space  go N steps forward (default 1)", h[0], "the argument column fits ACTOR|TYPE|COND")
 }

@@ -124,6 +124,8 @@ func (w *Walk) Exec(ctx context.Context, c Command) error {
 		}
 		w.breakpoint = arg
 		return w.runTo(ctx, "breakpoint "+arg, match)
+	case OpDiff:
+		return w.diff(ctx)
 	case OpViolation:
 		v := s.Header().Violation
 		if v == nil {
