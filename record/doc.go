@@ -32,7 +32,8 @@
 // A message is a plain value ([Message]) of a type registered in the
 // system, so that traces can store it; a handler must not change a message
 // after sending it. Message types may help minimization and display by
-// implementing [Clocked], [ClockAdvancer], [Shrinkable] or [Rounded].
+// implementing [Clocked], [ClockAdvancer], [Shrinkable] or [Rounded], and
+// mark bootstrap messages that a replay must wait for with [Unignorable].
 //
 // A [System] ties it together: its Name, its Members (the actor IDs of a
 // run) and New (a fresh actor, on start and crash-restart), the Messages it
