@@ -8,6 +8,7 @@
 # the first trial's failing seed.
 #
 # Usage: scripts/plain-fuzz.sh [TRIALS] [CAP] [EXTRA demi fuzz flags...]
+# ONLY=REGEXP limits it to the "system bug" lines that match.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -27,6 +28,7 @@ range() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END {if (NR==0) print "-"; else pr
 echo "| system | bug | found | seconds (median, min–max) | runs (median, min–max) | first seed of trial 0 |"
 echo "|---|---|---|---|---|---|"
 "$tmp/demi" systems | awk '/^[a-z0-9]+ — /{sys=$1} /^bug switches:/{sub(/^bug switches: /,""); n=split($0,b,", "); for(i=1;i<=n;i++) print sys, b[i]}' |
+grep -E -- "${ONLY:-.}" |
 while read -r sys bug; do
   : >"$tmp/secs"; : >"$tmp/runs"; found=0; first="-"
   for ((k = 0; k < trials; k++)); do

@@ -190,6 +190,25 @@ func System() *record.System {
 		Invariant: invariant,
 		Setup:     Setup,
 		Externals: []record.Generator{{Name: "spark-external", Weight: 1, Make: makeExternal}},
+		Swarm:     swarm(),
+	}
+}
+
+// swarm is what a swarm-mode fuzz run of Spark draws (record.Swarm): the
+// weights of worker joins, job submissions and master and driver
+// crash-restarts, each kind left out of some runs, the number of external
+// events and their rate, and the timer probability.
+func swarm() *record.SwarmSpec {
+	return &record.SwarmSpec{
+		Options: []record.SwarmOption{
+			{Name: OptJoinWeight, Off: 0.1, Min: 1, Max: 20},
+			{Name: OptSubmitWeight, Off: 0.1, Min: 1, Max: 20},
+			{Name: OptMasterRestartWeight, Off: 0.4, Min: 1, Max: 10},
+			{Name: OptDriverRestartWeight, Off: 0.4, Min: 1, Max: 10},
+		},
+		TimerProb:    [2]float64{0.02, 0.2},
+		Externals:    [2]int{10, 60},
+		ExternalProb: [2]float64{0.005, 0.1},
 	}
 }
 
