@@ -34,7 +34,7 @@ func TestRetargetDisplacedRetargetsTheReplacedTrace(t *testing.T) {
 	require.False(t, m.displaces(), "no second pass ran: nothing displaced")
 	m.displaced = displaced
 	require.True(t, m.displaces())
-	require.NoError(t, m.runStage(context.Background(), StageRetargetDisplaced, m.steps.Load()+m.cfg.Steps/retargetShare, m.retargetDisplaced))
+	require.NoError(t, m.runStage(context.Background(), StageRetargetDisplaced, m.steps.Load()+m.allowance(StageRetargetDisplaced), m.retargetDisplaced))
 	best = m.snapshotBest()
 	assert.Equal(t, [2]int{19, 12}, [2]int{best.Header.Deliveries, best.Header.Externals})
 	assert.Equal(t, displaced.Header.Violation.Fingerprint, best.Header.Violation.Fingerprint)

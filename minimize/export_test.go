@@ -21,10 +21,18 @@ func newStageMinimizer(sys *record.System, input, best *record.Trace, opts recor
 		return nil, err
 	}
 	m.dropped = reinsertable(input.Events)
+	m.calls, m.left, m.passStats, m.skip = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}, map[string]bool{}
+	m.noStall = true
 	if err := m.newChecks(); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// allowance is what one call of the pass named name may use from the
+// start of a run: its share of the whole step budget.
+func (m *minimizer) allowance(name string) int64 {
+	return int64(float64(m.cfg.Steps) * lookupPass(name).Share)
 }
 
 // RunInsertStage runs the insert stage alone on best (input is the trace
@@ -36,7 +44,7 @@ func RunInsertStage(ctx context.Context, sys *record.System, input, best *record
 	if err != nil {
 		return nil, err
 	}
-	m.limit.Store(m.cfg.Steps / insertShare)
+	m.limit.Store(m.allowance(StageInsert))
 	if err := m.insert(ctx); err != nil {
 		return nil, err
 	}

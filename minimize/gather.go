@@ -67,9 +67,6 @@ import (
 // it. The moves are a fixed list with fixed checks, so the result does
 // not depend on Workers.
 
-// gatherShare: the gather stage may use Config.Steps/gatherShare steps
-// beyond the step budget.
-const gatherShare = 20
 
 // gatherPlan is the plan of one gather move before relabelling: the
 // events, and the index from which its deliveries are wildcards.

@@ -142,7 +142,7 @@ func gatherStageReachesTheOptimum(t *testing.T, sys *record.System, tr *record.T
 	for w := 1; w <= 2; w++ {
 		sm, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), w)
 		require.NoError(t, err)
-		sm.limit.Store(sm.cfg.Steps / gatherShare)
+		sm.limit.Store(sm.allowance(StageGather))
 		require.NoError(t, sm.gatherStage(context.Background()))
 		best[w-1], steps[w-1] = sm.snapshotBest(), sm.steps.Load()
 	}

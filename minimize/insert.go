@@ -76,9 +76,6 @@ const maxInsertDeliveries = 64
 // maxInsertCost bounds the cost of a suffix the search looks for.
 const maxInsertCost = 6
 
-// insertShare: the insert stage may use Config.Steps/insertShare steps
-// beyond the step budget.
-const insertShare = 10
 
 // maxInsertSteps caps the steps (events run, the prefix's included) of the
 // search at one cut.
@@ -98,7 +95,7 @@ func (m *minimizer) insert(ctx context.Context) error {
 	_, tr, err := m.firstTrace(ctx, len(cuts), insertChunk, func(_ *dpor.Checker, i int) (*record.Trace, int64, error) {
 		// What the stage may still use, read when the chunk started (the
 		// step count grows only when a chunk is done).
-		limit := min(maxInsertSteps, m.limit.Load()-m.steps.Load())
+		limit := min(maxInsertSteps, m.end()-m.steps.Load())
 		s := &suffixSearch{ctx: ctx, target: m.target, alphabet: alphabet, limit: limit}
 		return s.run(m.sys, base, cuts[i])
 	})

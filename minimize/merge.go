@@ -49,10 +49,6 @@ import (
 // drained merge move.
 const mergeFlush = 2
 
-// mergeShare: the merge stage may use Config.Steps/mergeShare steps
-// beyond the step budget for its moves (the removal stages after a move
-// that helped have an allowance of their own, as after shrink-search).
-const mergeShare = 10
 
 // mergeEdits lists the merge moves of events, in a fixed order: for every
 // started actor in the order of their starts, every pair of its rounds a <
@@ -204,9 +200,8 @@ func mergeMove(at int, moved []int, drop map[int]bool, drained bool) edit {
 // mergeStage runs the merge stage: the sink moves (sink.go), then the
 // merge moves of the best trace, in order, each checked and followed by a
 // descent (reorder.go); the first that ends smaller than the best trace
-// replaces it, shrink-contents and the removal stages of a round
-// re-minimize it on an allowance of their own (afterMerge), and the moves of the
-// new best trace are tried, until none improves it.
+// replaces it, and the moves of the new best trace are tried, until none
+// improves it.
 func (m *minimizer) mergeStage(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -221,22 +216,7 @@ func (m *minimizer) mergeStage(ctx context.Context) error {
 		if err != nil || tr == nil || !m.offer(tr) {
 			return err
 		}
-		limit, used := m.limit.Load(), m.steps.Load()
-		if err := m.afterMerge(ctx); err != nil {
-			return err
-		}
-		m.limit.Store(limit + m.steps.Load() - used)
 	}
-}
-
-// afterMerge runs shrink-contents and the removal stages of a round on
-// the best trace, at the first schedule budget per check, on an allowance
-// of their own (Config.Steps/shrinkFollowShare, as after shrink-search).
-// Content shrinking comes first: a merged trace often needs fewer members
-// (raft-58a seed 8708: 36 (E:14) -> 23 (E:14) at once, the Bootstrap
-// member list losing the member only the later round needed).
-func (m *minimizer) afterMerge(ctx context.Context) error {
-	return m.followUp(ctx, m.shrinkContents)
 }
 
 // mergeMoves lists the moves of the merge stage: the sink moves, the

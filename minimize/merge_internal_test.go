@@ -178,7 +178,7 @@ func TestMergeStageReachesTheBestKnownSize(t *testing.T) {
 			run := func(workers int) *minimizer {
 				m, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), workers)
 				require.NoError(t, err)
-				m.limit.Store(m.cfg.Steps / mergeShare)
+				m.limit.Store(m.allowance(StageMerge))
 				require.NoError(t, m.mergeStage(context.Background()))
 				return m
 			}

@@ -1,175 +1,98 @@
 // Package minimize turns a failing trace into a minimal causal sequence: a
 // trace that still triggers the same violation (same violation fingerprint)
 // with as few external events, deliveries and message contents as can be
-// found within a time budget. It implements the DEMi paper's §3 and
-// Appendix A, and the longer pipeline of DEMi's own implementation (see
-// docs/minimization.md):
+// found within a step budget. It implements the DEMi paper's §3 and
+// Appendix A, and goes further (see docs/minimization.md).
 //
-//  1. initial: replay the trace exactly; it must reproduce its violation.
-//     On long traces (5,000 deliveries or more) the setup followed by the
-//     shortest window of events before the violation that reproduces it
-//     is the proof instead, and the best trace from then on (window.go):
-//     the input is not replayed in full, and later checks cost a short run.
-//  2. provenance: drop deliveries outside the violation's causal past.
-//  3. ddmin-externals: delta debugging over the external events (kept
-//     valid: a partition travels with its heal, a wait marker with the event
-//     before it, a kill or restart needs its actor's start), each
-//     subsequence checked with the single STSSched schedule. This is the
-//     paper's "STSSched" column; strategy "sts" stops here.
-//  4. ddmin-externals-wild: the same with every delivery a wildcard (once
-//     client commands are gone, the messages that carried them change
-//     contents and exact fingerprints stop matching).
-//  5. clock-clusters: when messages carry a logical clock (record.Clocked),
-//     whole clock clusters are removed, oldest first, with the later
-//     deliveries matched by type (wildcards) and clock-advancing timers
-//     (record.ClockAdvancer) removed one at a time along with them.
-//  6. ddmin-internals: delta debugging over the deliveries, wildcarded, each
-//     candidate checked with type-fingerprint backtracks (package dpor).
-//  7. fifo-internals: deliveries left pending one at a time, trying only the
-//     last delivery of each sender-receiver queue (removing a middle one
-//     would break FIFO).
-//  8. shrink-contents: external messages lose components (record.Shrinkable,
-//     or slice elements, integers and strings found by reflection).
-//  9. one-at-a-time: every causal cone, then every remaining delivery,
-//     then every external event, tried for removal once more.
-//  10. rounds 2, 3, ... while the step budget lasts: ddmin-externals-N (with
-//     wildcards and TFB checks), clock-clusters-N, ddmin-internals-N and
-//     one-at-a-time-N. A round that finds nothing multiplies the schedules
-//     per check by 4, up to 64; the rounds end after a round at the
-//     largest budget that finds nothing, or when the step budget is spent. Before the schedules per check
-//     grow, reorder-N tries, once per trace, moves that reorder rather
-//     than remove (reorder.go), on half of the remaining steps (a later
-//     one on all of them once a move has helped); when one helps,
-//     another round follows.
-//     After the first reorder stage, internals-first runs once: a second
-//     first pass from the trace after provenance, in the other order
-//     (clock clusters and ddmin over the deliveries before the external
-//     events, so that elections that stand in for client commands go
-//     while the commands are still there; portfolio.go); its result
-//     replaces the best trace when it has fewer deliveries plus externals.
-//     For systems that declare interchangeable actors (record.Symmetry:
-//     Raft), relabel-N runs at the start of every round, and relabel once
-//     when the rounds end and once before round-form (an allowance of its
-//     own, a hundredth of the step budget), whenever the best trace
-//     changed and its run breaks the target's invariant with other actors
-//     before the target:
-//     the prefix up to that point, relabelled by a symmetry that maps
-//     that violation onto the target, is checked and kept when it
-//     reproduces the target; in the last look, a violation that may
-//     break at the target's own step is tried the same way as a move,
-//     with a descent (relabel.go).
-//     When the rounds end, for systems whose runs fork soundly, the
-//     shrink-search stage runs once when the best trace has a group of
-//     identical external messages that can lose a component (a Bootstrap
-//     member list): the edited plan is followed as far as it still goes
-//     and the optimal package's exact search looks for the rest, and the
-//     removal stages of a round re-minimize what it finds (shrinksearch.go;
-//     an allowance of its own, a tenth of the step budget).
-//     Then, when internals-first's result replaced a best trace whose
-//     configuration messages name every actor the violation names by one
-//     that leaves one of them out (an outsider leader), the
-//     shrink-search-displaced stage runs once, on what remains of the
-//     step budget (at least shrink-search's allowance): shrink-search's
-//     searches on the replaced trace, with its group edits that keep the
-//     named actors, for a trace smaller than the best one
-//     (shrinkdisplaced.go).
-//     Then the gather stage runs once, on an allowance of its own (a
-//     twentieth of the step budget): an actor's round (its timer and the
-//     external messages it then handles) takes a later external message
-//     of the same type, which another round took, and another member's
-//     start moves after the round's first message, or is inserted there
-//     for a member the trace never starts; the plan is also tried
-//     relabelled by every symmetry of the members (one leader taking two
-//     client commands, the victim started after the first one; gather.go).
-//     Then the retarget stage runs once, on an allowance of
-//     its own (a quarter of the step budget): the reorder stage's moves,
-//     led by retarget moves that address an external event to another
-//     actor (a client command sent to the leader rather than to a
-//     follower that forwards it, a restart of another member;
-//     retarget.go), and ended by timer moves that fire a timer at another
-//     actor, which trades places with the timer's actor in the timer's
-//     causal cone (another member's election), and by handover moves that
-//     give it the round together with the external messages the timer's
-//     actor handled after it (handover.go), and, when crash-restarts are
-//     in the run's fault model, by restart moves that restart a member at
-//     a position, dropping the stale messages queued for it (restart.go),
-//     and by repeat moves that run a timer's round again after a
-//     cut with another actor in the timer's actor's place (a member that
-//     holds the old leader's entries leads the next term; repeat.go),
-//     and last by hasten moves that move every timer firing after a cut
-//     to the cut with the requests it sent (later terms reached by bare
-//     timeouts before the first round's votes; hasten.go).
-//     When internals-first's result replaced the best trace, the
-//     retarget-displaced stage runs once after it, on an allowance of its
-//     own (a quarter of the step budget): the retarget stage's moves on
-//     the trace internals-first replaced, whose route retarget may
-//     shorten further; its result replaces the best trace when it has
-//     fewer deliveries plus externals (displaced.go).
-//     Then the merge stage runs once, on an allowance of its own (a
-//     tenth of the step budget): sink moves send a forwarded external
-//     message to the last actor of its forwarding chain, where it arrived
-//     (sink.go), and merge moves move an actor's later round of external
-//     handling into an earlier one, leaving the later round's timer cone
-//     out (merge.go), candidacy merges leave out a round that handles
-//     nothing with what it made its receiver refuse (mergecand.go), and
-//     carried restarts hand a round to an actor restarted just before it,
-//     the restart moved past the round (mergecarry.go); a move that helps
-//     is followed by shrink-contents and the removal stages of a round.
-//     After the last round, insert runs on a trace of at most 64
-//     deliveries whose input has external events to insert (client
-//     commands, crash-restarts): a suffix of the best trace is replaced
-//     by the cheapest one a bounded exhaustive search finds, deliveries
-//     and inserted external events included, and a descent trims the
-//     rest (insert.go). It has an allowance of its own (a tenth of the
-//     step budget).
-//     Then, for systems whose runs fork soundly (raft, paxos; not the
-//     etcd raft actors), near runs: a suffix of the best trace is
-//     replaced by the cheapest one the optimal package's exact search over
-//     forked runs finds from the state after the prefix (deliveries of
-//     whatever is pending, the suffix's external events each applied or
-//     left out), with cuts tried from the end back (near.go). It has an
-//     allowance of its own (a tenth of the step budget).
-//     Gather, retarget, merge, insert and near are the late stages
-//     (late.go): while one of them changes the best trace, they run
-//     again, insert, near, retarget with its own moves only, merge, then
-//     gather, as insert-2, near-2, retarget-2, merge-2, gather-2, ...,
-//     each skipped when the best trace is the one it
-//     left, for at most three passes in all and, after the first, while
-//     the later passes have used less than half the step budget.
-//     After the late stages, the resample stage runs once, on an allowance
-//     of its own (a fortieth of the step budget): random runs of the best
-//     trace's external events (as demi fuzz makes them, the external
-//     events in their order), each stopped one delivery short of the best
-//     trace, from fixed seeds; a run that ends in the target violation,
-//     or in the target's invariant with other actors relabelled onto it
-//     by a symmetry, is a shorter trace on a route of its own, which the
-//     removal stages of a round re-minimize, and shrink-search-2 after
-//     them (resample.go). It runs last so that it can only make the
-//     result smaller.
-//  11. round-form: for systems whose messages carry a round, the schedule
-//     is rewritten into lockstep rounds where that still reproduces the
-//     violation: whole rounds and phases removed, late deliveries turned
-//     into losses, deliveries out of lockstep order moved earlier; never
-//     larger (roundform.go). It runs when the rounds end or the step
-//     budget is spent, with an allowance of its own (a twentieth of the
-//     step budget), not when the wall-clock budget runs out.
-//  12. final: the result is replayed exactly and must reproduce the
-//     violation.
+// A minimization is one search. The input is replayed exactly first
+// (initial; on traces of 5,000 deliveries or more a short window of it
+// before the violation is the proof instead, window.go), and the result is
+// replayed exactly last (final). In between, a driver (driver.go) runs the
+// passes of one table (passes.go). A pass belongs to a tier: removals take
+// events away, moves change the route and descend from there, searches
+// look further, cleanup runs once at the end. The driver runs the removal
+// tier to a fixpoint, then the moves until one helps, then the searches
+// until one helps, and goes back to the removals after any success; within
+// a tier, passes run in the order of their measured gain, ties in table
+// order. A pass is not called again on a trace it left unchanged. The
+// passes, in table order:
 //
-// The names are constants (StageInitial, ...); FirstPass and RoundStages
-// list them in this order.
+//   - provenance (removal): drops deliveries outside the violation's
+//     causal past (once).
+//   - relabel (removal; needs record.Symmetry): cuts the trace where
+//     its run breaks the target's invariant with other actors,
+//     relabelled onto the target's (relabel.go).
+//   - ddmin-externals (removal): delta debugging over the external
+//     events (kept valid: a partition travels with its heal, a wait
+//     marker with the event before it, a kill or restart needs its
+//     actor's start); its first call checks each subsequence with the
+//     single STSSched schedule, the paper's "STSSched" column (strategy
+//     "sts" stops after it), later calls with wildcards and
+//     type-fingerprint backtracks.
+//   - ddmin-externals-wild (removal): the same with every delivery a
+//     wildcard (once).
+//   - clock-clusters (removal; needs record.Clocked): removes whole
+//     clusters of deliveries that share a logical clock value, with the
+//     timers that advance the clock.
+//   - ddmin-internals (removal): delta debugging over the deliveries,
+//     wildcarded, each candidate checked with type-fingerprint
+//     backtracks (package dpor).
+//   - fifo-internals (removal): leaves the last delivery of each
+//     sender-receiver queue pending, one at a time.
+//   - shrink-contents (removal): external messages lose components
+//     (record.Shrinkable, or slice elements, integers and strings found
+//     by reflection).
+//   - one-at-a-time (removal): every causal cone, delivery and external
+//     event tried for removal once more.
+//   - reorder (move): swaps deliveries, moves and re-inserts external
+//     events (reorder.go).
+//   - gather (move; needs record.Symmetry): one actor's round takes a
+//     later external message of the type it handled (gather.go).
+//   - retarget (move): external events and timers addressed to other
+//     actors, handovers, restarts, repeated and hastened rounds
+//     (retarget.go).
+//   - merge (move): an actor's later round merged into an earlier one,
+//     forwarded messages sent where they arrive (merge.go).
+//   - escalate (search): the removals again with four times the
+//     schedules per check, up to 64 times (from 4 times on, backtracks
+//     on any message type after the type-matching ones).
+//   - near (search; needs optimal.Forks): a suffix replaced by the
+//     cheapest one an exact search over forked runs finds (near.go).
+//   - shrink-search (search; needs optimal.Forks): a group of identical
+//     external messages loses a component and an exact search finds the
+//     rest (shrinksearch.go).
+//   - insert (search): a suffix replaced by the cheapest one a bounded
+//     exhaustive search finds, external events inserted (insert.go).
+//   - internals-first (search): a second start from the trace after
+//     provenance that removes internal events first; its result and the
+//     trace it replaces form the beam (portfolio.go; once).
+//   - retarget-displaced (search): the retarget moves on the beam's
+//     other trace (displaced.go).
+//   - shrink-search-displaced (search; needs optimal.Forks):
+//     shrink-search on the beam's other trace, keeping the actors the
+//     violation names (shrinkdisplaced.go).
+//   - resample (search): random runs of the trace's external events,
+//     shorter than it, that end in the target violation (resample.go).
+//   - relabel-same-step (cleanup; needs record.Symmetry): the relabel
+//     pass for violations that may break at the target's own step, as a
+//     move.
+//   - round-form (cleanup; needs record.Rounded): the schedule
+//     rewritten into lockstep rounds where it still reproduces the
+//     violation; never larger (roundform.go).
 //
 // Every successful check's own run is the new trace, so every intermediate
 // best is exact and replayable. Candidates are checked on Workers
 // goroutines; when several are tried at once the first success in
-// candidate order wins. Budgets are counted in steps (one event of one
-// schedule a check runs), never in time: every stage gets a share of the
-// step budget (Config.Steps) that remains, and a stage ends when its
-// candidates are done or its share is used up, at a point counted the way
-// a sequential scan would count it. The result therefore depends on the
-// input and the step budget alone, not on Workers or the machine's load;
-// the wall-clock Config.Budget is only a hard outer cap (a run that hits
-// it returns the best trace so far).
+// candidate order wins, and an error is returned where a sequential scan
+// would return it. Budgets are counted in steps (one event of one schedule
+// a check runs), never in time: Config.Steps bounds all the work, each
+// call of a pass may use its share of what remains, and the run stops on
+// stall, when the steps since the last improvement pass the steps it took
+// to reach it (at least a million). A pass ends at a point counted the way a sequential
+// scan would count it, so the result depends on the input and the step
+// budget alone, not on Workers or the machine's load; the wall-clock
+// Config.Budget is only a hard outer cap (a run that hits it returns the
+// best trace so far).
 package minimize
 
 import (
@@ -229,6 +152,8 @@ type Config struct {
 	Fingerprint fingerprint.Func
 	// MaxSchedules bounds the schedules of one TFB check (0 = 16).
 	MaxSchedules int
+	// Skip lists passes to leave out (names from Passes), for ablation.
+	Skip []string
 	// TFBScale is the trace length (in deliveries) up to which a check
 	// gets the whole MaxSchedules; longer traces get proportionally fewer
 	// (0 = 100).
@@ -258,7 +183,9 @@ type StageStats struct {
 // PacePoint is the best size after an improvement, against the schedules
 // executed so far (the paper's Figure 2).
 type PacePoint struct {
-	Schedules  int64 `json:"schedules"`
+	Schedules int64 `json:"schedules"`
+	// Steps is the work done when the improvement was found.
+	Steps      int64 `json:"steps"`
 	Deliveries int   `json:"deliveries"`
 	Externals  int   `json:"externals"`
 }
@@ -273,6 +200,8 @@ type Result struct {
 	Stages []StageStats
 	// Final is the last row of Stages.
 	Final StageStats
+	// Passes sums the stage rows up per pass, in the pass table's order.
+	Passes []PassStats
 	// Pace is the best size after each improvement.
 	Pace []PacePoint
 	// Interrupted reports that ctx was cancelled; Trace is the best so far.
@@ -342,6 +271,22 @@ type minimizer struct {
 	// firstTrace); limit is where the running stage must end.
 	steps atomic.Int64
 	limit atomic.Int64
+	// lastImprovement is the step count at the last improvement; the run
+	// stalls (driver.go) when the steps since pass a share of it. noStall
+	// lifts that bound (the initial window, the cleanup tier, forks).
+	lastImprovement atomic.Int64
+	noStall         bool
+
+	// The driver's state (driver.go): calls and statistics per pass, the
+	// best trace each pass last left, the passes left out, the trace after
+	// provenance (where internals-first starts).
+	calls           map[string]int
+	left            map[string]*record.Trace
+	passStats       map[string]*PassStats
+	skip            map[string]bool
+	afterProvenance *record.Trace
+	// resampleSeed is the seed of the resample pass's next run.
+	resampleSeed uint64
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace
@@ -351,6 +296,7 @@ type minimizer struct {
 	stageT0  time.Time
 	stageS0  int64
 	stageW0  int64
+	stageB0  *record.Trace
 	progress sync.Mutex // serializes Progress calls
 }
 
@@ -387,6 +333,15 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		m.strat = "tfb"
 	}
 	m.escalation = 1
+	m.noStall = true // the initial window search is bounded by its share alone
+	m.calls, m.left, m.passStats = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}
+	m.skip = map[string]bool{}
+	for _, name := range cfg.Skip {
+		if !knownPass(name) {
+			return nil, fmt.Errorf("minimize: unknown pass %q", name)
+		}
+		m.skip[name] = true
+	}
 	if m.resolved, err = sys.Resolve(m.opts); err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)
 	}
@@ -447,7 +402,8 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	}
 
 	stop := m.startProgress()
-	runErr := m.pipeline(deadline)
+	m.noStall = false
+	runErr := m.drive(deadline)
 	outOfTime := ctx.Err() == nil && deadline.Err() != nil
 	cancel()
 	stop()
@@ -482,6 +438,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	res.Stages = append([]StageStats(nil), m.stages...)
 	res.Pace = append([]PacePoint(nil), m.pace...)
 	m.mu.Unlock()
+	res.Passes = m.passResults()
 	res.Final = res.Stages[len(res.Stages)-1]
 	return res, nil
 }
@@ -512,141 +469,6 @@ func (m *minimizer) newChecks() error {
 	return nil
 }
 
-// pipeline runs the stages of the strategy; each keeps the best so far.
-// Every stage may use a share of the step budget that remains when it
-// starts; round-form has an allowance of its own, so that it also runs
-// after the budget is spent.
-func (m *minimizer) pipeline(ctx context.Context) error {
-	if err := m.runStage(ctx, StageProvenance, m.shareOf(0.05), m.provenance); err != nil {
-		return err
-	}
-	afterProvenance := m.snapshotBest()
-	stages := []stage{
-		{StageDdminExternals, 0.4, m.ddminExternals},
-	}
-	if m.mode != dpor.STS {
-		stages = append(stages,
-			stage{StageDdminExternalsWild, 0.3, m.ddminExternalsWild},
-			stage{StageClockClusters, 0.3, m.clockClusters},
-			stage{StageDdminInternals, 0.5, m.ddminInternals},
-			stage{StageFifoInternals, 0.2, m.fifoInternals},
-			stage{StageShrinkContents, 0.3, m.shrinkContents},
-			stage{StageOneAtATime, 1, m.oneAtATime},
-		)
-	}
-	for _, s := range stages {
-		if err := m.runStage(ctx, s.name, m.shareOf(s.share), s.run); err != nil {
-			return err
-		}
-	}
-	if m.mode == dpor.STS {
-		return nil
-	}
-	// Further rounds while the step budget lasts: a removal can open the
-	// way for others, and a round that finds nothing grants the next one
-	// four times the schedules per check (DPOR may stray further from the
-	// guide), up to maxEscalation; the rounds end after a round at the
-	// largest budget that finds nothing, or when the step budget is spent.
-	// Neither depends on time.
-	var reordered *record.Trace  // the last trace the reorder stage started from
-	portfolio := false           // whether internals-first has run
-	var relabelled *record.Trace // the last trace the relabel stage looked at
-	for round := 2; ctx.Err() == nil && !m.spent(); round++ {
-		// nodiverge runs the removal stages only: the relabel, reorder,
-		// search and late stages build schedules outside the checks,
-		// which would diverge.
-		if m.mode != dpor.NoDiverge {
-			if err := m.relabelStage(ctx, RoundStage(StageRelabel, round), &relabelled, false); err != nil {
-				return err
-			}
-		}
-		before := m.snapshotBest()
-		for _, s := range []stage{
-			{StageDdminExternals, 0.2, m.ddminExternalsTFB},
-			{StageClockClusters, 0.3, m.clockClusters},
-			{StageDdminInternals, 0.5, m.ddminInternals},
-			{StageOneAtATime, 1, m.oneAtATime},
-		} {
-			if err := m.runStage(ctx, RoundStage(s.name, round), m.shareOf(s.share), s.run); err != nil {
-				return err
-			}
-		}
-		if m.snapshotBest() == before {
-			// Removals found nothing: once per trace, try the moves that
-			// reorder (reorder.go) before granting more schedules.
-			if reordered != before && m.mode != dpor.NoDiverge {
-				reordered = before
-				// A reorder stage may use half of what remains. A later
-				// one may use all of it once one of its moves has helped;
-				// one whose moves all failed within that half leaves the
-				// rest to the rounds that follow with more schedules per
-				// check, which cost far fewer steps than a reorder of the
-				// same trace. The first one stays within its half, so
-				// that internals-first (portfolio.go), which follows it
-				// once, still has steps to run.
-				half := m.shareOf(0.5)
-				full := half
-				if portfolio {
-					full = m.shareOf(1)
-				}
-				if err := m.runStage(ctx, RoundStage(StageReorder, round), half, m.reorderUpTo(full)); err != nil {
-					return err
-				}
-				if !portfolio {
-					portfolio = true
-					if err := m.runStage(ctx, StageInternalsFirst, m.shareOf(0.5), m.internalsFirst(afterProvenance)); err != nil {
-						return err
-					}
-				}
-				if m.snapshotBest() != before {
-					continue
-				}
-			}
-			if m.escalation >= maxEscalation {
-				break
-			}
-			m.escalation *= 4
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if m.mode == dpor.NoDiverge {
-		return nil
-	}
-	if err := m.relabelStage(ctx, StageRelabel, &relabelled, false); err != nil {
-		return err
-	}
-	if m.shrinkSearches(ctx) {
-		if err := m.runStage(ctx, StageShrinkSearch, m.steps.Load()+m.cfg.Steps/shrinkSearchShare, m.shrinkSearch); err != nil {
-			return err
-		}
-	}
-	if m.shrinkDisplaces(ctx) { // shrinkdisplaced.go
-		if err := m.runStage(ctx, StageShrinkSearchDisplaced, max(m.steps.Load()+m.cfg.Steps/shrinkSearchShare, m.cfg.Steps), m.shrinkSearchDisplaced); err != nil {
-			return err
-		}
-	}
-	if err := m.lateStages(ctx); err != nil { // late.go: retarget, insert, near
-		return err
-	}
-	if err := m.resampleStage(ctx); err != nil { // resample.go
-		return err
-	}
-	if err := m.relabelStage(ctx, StageRelabel, &relabelled, true); err != nil {
-		return err
-	}
-	return m.runStage(ctx, StageRoundForm, m.steps.Load()+m.cfg.Steps/roundFormShare, m.roundForm)
-}
-
-// stage is a stage of the pipeline: its name, the share of the remaining
-// step budget it may use, and what it does.
-type stage struct {
-	name  string
-	share float64
-	run   func(ctx context.Context) error
-}
-
 // maxEscalation bounds the growth of the schedule budget per check; from
 // broadEscalation on, TFB checks also backtrack on messages of other types
 // (plain DPOR), after the type-matching ones.
@@ -654,10 +476,6 @@ const (
 	maxEscalation   = 64
 	broadEscalation = 4
 )
-
-// roundFormShare: the round-form stage may use Config.Steps/roundFormShare
-// steps beyond the step budget.
-const roundFormShare = 20
 
 // errStepBudget ends a stage whose share of the step budget is used up.
 var errStepBudget = errors.New("the stage's share of the step budget is used up")
@@ -733,7 +551,8 @@ func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) 
 
 func (m *minimizer) recordPace() {
 	m.mu.Lock()
-	m.pace = append(m.pace, PacePoint{Schedules: m.schedules.Load(), Deliveries: m.best.Header.Deliveries, Externals: m.best.Header.Externals})
+	m.lastImprovement.Store(m.steps.Load())
+	m.pace = append(m.pace, PacePoint{Schedules: m.schedules.Load(), Steps: m.steps.Load(), Deliveries: m.best.Header.Deliveries, Externals: m.best.Header.Externals})
 	m.mu.Unlock()
 }
 
@@ -743,6 +562,7 @@ func (m *minimizer) setStage(name string) {
 	m.stageT0 = time.Now()
 	m.stageS0 = m.schedules.Load()
 	m.stageW0 = m.steps.Load()
+	m.stageB0 = m.best
 	m.mu.Unlock()
 	m.report()
 }
@@ -750,10 +570,15 @@ func (m *minimizer) setStage(name string) {
 func (m *minimizer) endStage() {
 	m.mu.Lock()
 	now := m.schedules.Load()
-	m.stages = append(m.stages, StageStats{Name: m.stage, Deliveries: m.best.Header.Deliveries,
+	row := StageStats{Name: m.stage, Deliveries: m.best.Header.Deliveries,
 		Externals: m.best.Header.Externals, Schedules: now - m.stageS0, Steps: m.steps.Load() - m.stageW0,
-		Seconds: time.Since(m.stageT0).Seconds()})
+		Seconds: time.Since(m.stageT0).Seconds()}
+	m.stages = append(m.stages, row)
+	before := m.stageB0
 	m.mu.Unlock()
+	if m.passStats != nil && before != nil {
+		m.notePass(row, before)
+	}
 }
 
 func (m *minimizer) report() {
@@ -853,7 +678,7 @@ const scanChunk = 16
 // workers.
 func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (int, *record.Trace, error) {
 	for lo := 0; lo < n; lo += chunk {
-		if m.steps.Load() >= m.limit.Load() {
+		if m.steps.Load() >= m.end() {
 			return -1, nil, errStepBudget
 		}
 		f, tr, err := m.firstIn(ctx, lo, min(n, lo+chunk), try)

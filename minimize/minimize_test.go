@@ -145,43 +145,58 @@ func TestPaceAndStages(t *testing.T) {
 	for _, s := range res.Stages {
 		names = append(names, s.Name)
 	}
-	// The first pass, then whole rounds 2, 3, ..., retarget, maybe
-	// insert, maybe near, resample, then round-form, final.
-	first := minimize.FirstPass()
-	require.Equal(t, first, names[:len(first)])
+	// initial, provenance, the driver's calls, the cleanup tier, final.
+	require.Equal(t, []string{minimize.StageInitial, minimize.StageProvenance}, names[:2])
 	require.Equal(t, minimize.StageFinal, names[len(names)-1])
-	require.Equal(t, minimize.StageRoundForm, names[len(names)-2], "the round-form pass ends the pipeline")
-	rounds := names[len(first) : len(names)-2]
-	require.Equal(t, minimize.StageResample, rounds[len(rounds)-1], "resample follows the late stages")
-	rounds = rounds[:len(rounds)-1]
-	if rounds[len(rounds)-1] == minimize.StageNear {
-		rounds = rounds[:len(rounds)-1] // after insert, for runs that fork
+	tiers := map[string]minimize.Tier{}
+	for _, p := range minimize.Passes() {
+		tiers[p.Name] = p.Tier
 	}
-	if rounds[len(rounds)-1] == minimize.StageInsert {
-		rounds = rounds[:len(rounds)-1] // after the last round, on short traces
-	}
-	require.Equal(t, minimize.StageRetarget, rounds[len(rounds)-1], "the retarget stage follows the rounds")
-	rounds = rounds[:len(rounds)-1]
-	per := minimize.RoundStages()
-	require.NotEmpty(t, rounds, "at least one further round runs")
-	// Whole rounds, each possibly followed by its reorder stage.
-	for round := 2; len(rounds) > 0; round++ {
-		require.GreaterOrEqual(t, len(rounds), len(per), "only whole rounds: %v", rounds)
-		for i, stage := range per {
-			require.Equal(t, minimize.RoundStage(stage, round), rounds[i])
+	calls := map[string]int{}
+	var steps int64
+	cleanup := false
+	for i, s := range res.Stages[1 : len(res.Stages)-1] {
+		pass := minimize.PassOf(s.Name)
+		tier, ok := tiers[pass]
+		require.True(t, ok, "row %s is a call of a pass", s.Name)
+		calls[pass]++
+		if calls[pass] > 1 {
+			require.Equal(t, minimize.RoundStage(pass, calls[pass]), s.Name)
 		}
-		rounds = rounds[len(per):]
-		if len(rounds) > 0 && rounds[0] == minimize.RoundStage(minimize.StageReorder, round) {
-			rounds = rounds[1:]
-			if len(rounds) > 0 && rounds[0] == minimize.StageInternalsFirst {
-				rounds = rounds[1:]
-			}
+		steps += s.Steps
+		if tier == minimize.Cleanup {
+			cleanup = true
+		} else {
+			require.False(t, cleanup, "%s after the cleanup tier", s.Name)
+		}
+		prev := res.Stages[i]
+		if (tier == minimize.Move || tier == minimize.Search) && s.Deliveries+s.Externals < prev.Deliveries+prev.Externals {
+			next := res.Stages[i+2]
+			require.Equal(t, minimize.Removal, tiers[minimize.PassOf(next.Name)], "a successful %s goes back to the removals", s.Name)
 		}
 	}
+	// --stats' per-pass rows sum the stage rows up.
+	var passSteps int64
+	for _, p := range res.Passes {
+		require.Equal(t, calls[p.Name], p.Calls, p.Name)
+		passSteps += p.Steps
+	}
+	require.Equal(t, steps, passSteps)
+	require.Equal(t, len(calls), len(res.Passes))
+
+	// A pass left out does not run.
+	less, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: time.Minute, Skip: []string{minimize.StageDdminInternals, minimize.StageReorder}})
+	require.NoError(t, err)
+	for _, s := range less.Stages {
+		require.NotContains(t, []string{minimize.StageDdminInternals, minimize.StageReorder}, minimize.PassOf(s.Name))
+	}
+	_, err = minimize.Run(context.Background(), sys, tr, minimize.Config{Skip: []string{"nope"}})
+	require.ErrorContains(t, err, `unknown pass "nope"`)
 	require.Equal(t, tr.Header.Deliveries, res.Stages[0].Deliveries)
 	require.NotEmpty(t, res.Pace)
 	for i := 1; i < len(res.Pace); i++ {
 		require.GreaterOrEqual(t, res.Pace[i].Schedules, res.Pace[i-1].Schedules)
+		require.GreaterOrEqual(t, res.Pace[i].Steps, res.Pace[i-1].Steps)
 		require.LessOrEqual(t, res.Pace[i].Deliveries+res.Pace[i].Externals, res.Pace[i-1].Deliveries+res.Pace[i-1].Externals)
 	}
 	last := res.Pace[len(res.Pace)-1]

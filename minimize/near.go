@@ -46,10 +46,6 @@ import (
 // search took 12.4 M steps on an allowance of 2 M. Not yet bounded in
 // steps.
 
-// nearShare: the near stage may use Config.Steps/nearShare steps beyond
-// the step budget.
-const nearShare = 10
-
 // nearStepCost is what one step of the forked search counts in the step
 // budget.
 const nearStepCost = 10
@@ -59,7 +55,7 @@ const nearStates = 100_000
 
 // near runs the near stage on the best trace.
 func (m *minimizer) near(ctx context.Context) error {
-	return m.offerEach(ctx, "near search", m.nearCuts, nil)
+	return m.offerEach(ctx, "near search", m.nearCuts)
 }
 
 // offerEach offers the best trace's successors from next, one after the
@@ -67,22 +63,16 @@ func (m *minimizer) near(ctx context.Context) error {
 // (near, shrink-search). Each successor must be smaller than the best
 // trace (next promises it; anything else is an internal error, named by
 // what). after, when not nil, runs after each success.
-func (m *minimizer) offerEach(ctx context.Context, what string, next func(context.Context, *record.Trace) (*record.Trace, error), after func(context.Context) error) error {
-	for {
-		tr, err := next(ctx, m.snapshotBest())
-		if err != nil || tr == nil {
-			return err
-		}
-		if !m.offer(tr) {
-			return fmt.Errorf("internal error: the %s's trace (%d deliveries, E:%d) is not smaller than the best",
-				what, tr.Header.Deliveries, tr.Header.Externals)
-		}
-		if after != nil {
-			if err := after(ctx); err != nil {
-				return err
-			}
-		}
+func (m *minimizer) offerEach(ctx context.Context, what string, next func(context.Context, *record.Trace) (*record.Trace, error)) error {
+	tr, err := next(ctx, m.snapshotBest())
+	if err != nil || tr == nil {
+		return err
 	}
+	if !m.offer(tr) {
+		return fmt.Errorf("internal error: the %s's trace (%d deliveries, E:%d) is not smaller than the best",
+			what, tr.Header.Deliveries, tr.Header.Externals)
+	}
+	return nil
 }
 
 // searchCut runs the exact search after cut of t (optimal.SearchFrom over
@@ -92,7 +82,7 @@ func (m *minimizer) offerEach(ctx context.Context, what string, next func(contex
 // counts nearStepCost steps. It returns a nil result when the allowance is
 // spent. The caller checks ctx after it.
 func (m *minimizer) searchCut(ctx context.Context, t *record.Trace, cut, bound int, states int64) (*optimal.Result, error) {
-	left := (m.limit.Load() - m.steps.Load()) / nearStepCost
+	left := (m.end() - m.steps.Load()) / nearStepCost
 	if left <= 0 {
 		return nil, nil
 	}

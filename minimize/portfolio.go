@@ -65,11 +65,19 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	f := &minimizer{sys: m.sys, opts: m.opts, resolved: m.resolved, seed: m.seed, target: m.target,
 		cfg: m.cfg, mode: m.mode, strat: m.strat, fp: m.fp, checks: m.checks, tallies: m.tallies,
 		maxComponents: m.maxComponents, escalation: 1, dropped: m.dropped,
-		start: m.start, budget: m.budget, best: best}
+		start: m.start, budget: m.budget, best: best, noStall: true}
 	f.cfg.Progress = nil
 	f.cfg.Steps = m.limit.Load()
 	f.steps.Store(m.steps.Load())
 	return f
+}
+
+// stage is one step of a forked minimizer's fixed sequence: its name, the
+// share of the remaining step budget it may use, and what it does.
+type stage struct {
+	name  string
+	share float64
+	run   func(ctx context.Context) error
 }
 
 // run runs stages on a forked minimizer, each with its share of the steps

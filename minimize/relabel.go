@@ -63,47 +63,6 @@ import (
 // relabelPerms caps the relabellings tried per violation.
 const relabelPerms = 4
 
-// relabelStage runs the relabel stage, named name, when the system
-// declares a symmetry and the best trace changed since *last (which it
-// updates), and when the best trace's run breaks the target's invariant
-// with other actors before the target. With same (the last look, before
-// round-form), it also tries the violations that may break at the
-// target's step, on the best trace even if it did not change (and then
-// only those): tried earlier, such a move can lead the rounds and the
-// late stages into another local minimum, larger than the one they reach
-// without it (raft-58b unseen seed 911: 28 deliveries instead of 23).
-func (m *minimizer) relabelStage(ctx context.Context, name string, last **record.Trace, same bool) error {
-	best := m.snapshotBest()
-	if m.sys.Symmetry == nil || best == *last && !same {
-		return nil
-	}
-	looked := best == *last
-	*last = best
-	cuts, sameCuts, steps, err := m.relabelCuts(ctx, best)
-	if err != nil {
-		return err
-	}
-	if looked {
-		cuts = nil // tried on this trace already
-	}
-	if !same {
-		sameCuts = nil
-	}
-	if len(cuts)+len(sameCuts) == 0 {
-		return nil
-	}
-	return m.runStage(ctx, name, m.steps.Load()+m.cfg.Steps/relabelShare, func(ctx context.Context) error {
-		m.steps.Add(steps)
-		return m.relabel(ctx, best, cuts, sameCuts)
-	})
-}
-
-// relabelShare: the relabel stage may use Config.Steps/relabelShare steps
-// beyond the steps done when it starts, an allowance of its own, so that
-// it also runs when the step budget is spent (it checks a few short
-// candidates).
-const relabelShare = 100
-
 // relabelCuts replays best exactly and returns the relabel stage's
 // candidates, in the order they are checked, with the steps of the
 // replay: for each violation other than the target, in the order the run

@@ -14,9 +14,17 @@ func RunRelabelStage(ctx context.Context, sys *record.System, best *record.Trace
 	if err != nil {
 		return nil, "", err
 	}
-	var last *record.Trace
-	if err := m.relabelStage(ctx, StageRelabel, &last, true); err != nil {
+	cuts, same, steps, err := m.relabelCuts(ctx, best)
+	if err != nil {
 		return nil, "", err
+	}
+	if len(cuts)+len(same) > 0 {
+		if err := m.runStage(ctx, StageRelabel, m.allowance(StageRelabel), func(ctx context.Context) error {
+			m.steps.Add(steps)
+			return m.relabel(ctx, best, cuts, same)
+		}); err != nil {
+			return nil, "", err
+		}
 	}
 	name := ""
 	if len(m.stages) > 0 {

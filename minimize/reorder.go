@@ -41,21 +41,6 @@ const reorderSchedules = 8
 // maxReorderMoves bounds the moves generated from one trace.
 const maxReorderMoves = 4000
 
-// reorderUpTo returns the reorder stage: it runs until no move improves
-// the best trace, within the stage's step limit, which it raises to full
-// once one of its moves has improved the best trace.
-func (m *minimizer) reorderUpTo(full int64) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		start := m.snapshotBest()
-		return m.reorderWith(ctx, func(base *record.Trace) []edit {
-			if base != start && m.limit.Load() < full {
-				m.limit.Store(full)
-			}
-			return m.moves(base)
-		}, true)
-	}
-}
-
 // reorderWith tries the moves that gen lists for the best trace, in order,
 // each with its descent; the first that ends smaller than the best trace
 // replaces it, and the moves are listed again from the new best, until no

@@ -50,10 +50,6 @@ import (
 // smaller: every stage before it runs as without it. On a trace already
 // at its bug's optimum it finds nothing and spends that allowance.
 
-// resampleShare: the resample stage may use Config.Steps/resampleShare
-// steps beyond the steps done when it starts.
-const resampleShare = 40
-
 // resampleSeed is the seed of the stage's first random run.
 const resampleSeed = 1
 
@@ -61,28 +57,14 @@ const resampleSeed = 1
 // at its allowance.
 const resampleChunk = 256
 
-// resampleStage runs the resample stage, and shrink-search again
-// (RoundStage(StageShrinkSearch, 2)) on what it found, if anything.
-func (m *minimizer) resampleStage(ctx context.Context) error {
-	before := m.snapshotBest()
-	if err := m.runStage(ctx, StageResample, m.steps.Load()+m.cfg.Steps/resampleShare, m.resample); err != nil {
-		return err
-	}
-	if m.snapshotBest() == before || !m.shrinkSearches(ctx) {
-		return nil
-	}
-	return m.runStage(ctx, RoundStage(StageShrinkSearch, 2), m.steps.Load()+m.cfg.Steps/shrinkSearchShare, m.shrinkSearch)
-}
-
 // resample runs the resample stage on the best trace.
 func (m *minimizer) resample(ctx context.Context) error {
-	limit := m.limit.Load()
-	seed := uint64(resampleSeed)
-	next := func(ctx context.Context, base *record.Trace) (*record.Trace, error) {
-		m.limit.Store(limit) // a follow-up set its own
-		return m.resampleFrom(ctx, base, &seed)
+	if m.resampleSeed == 0 {
+		m.resampleSeed = resampleSeed
 	}
-	return m.offerEach(ctx, "resample", next, func(ctx context.Context) error { return m.followUp(ctx) })
+	return m.offerEach(ctx, "resample", func(ctx context.Context, base *record.Trace) (*record.Trace, error) {
+		return m.resampleFrom(ctx, base, &m.resampleSeed)
+	})
 }
 
 // resampleFrom makes random runs of base's external events, from *seed
@@ -99,7 +81,7 @@ func (m *minimizer) resampleFrom(ctx context.Context, base *record.Trace, seed *
 	if maxSteps < 1 || len(script) == 0 {
 		return nil, nil
 	}
-	for m.steps.Load() < m.limit.Load() {
+	for m.steps.Load() < m.end() {
 		var deliveries int64
 		cfg := record.SearchConfig{
 			FuzzConfig: record.FuzzConfig{

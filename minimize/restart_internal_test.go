@@ -57,7 +57,7 @@ func retargetMinimizer(t *testing.T, sys *record.System, tr *record.Trace, opts 
 	t.Helper()
 	m, err := newStageMinimizer(sys, tr, tr, opts, workers)
 	require.NoError(t, err)
-	m.limit.Store(m.cfg.Steps / retargetShare)
+	m.limit.Store(m.allowance(StageRetarget))
 	return m
 }
 

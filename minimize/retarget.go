@@ -101,9 +101,6 @@ func timerRetargetEdits(events []record.Event) []edit {
 	return out
 }
 
-// retargetShare: the retarget stage may use Config.Steps/retargetShare
-// steps beyond the step budget.
-const retargetShare = 4
 
 // retarget runs the retarget stage: the reorder stage's search (reorder.go)
 // with the retarget moves of external events first, then the reorder
@@ -135,7 +132,7 @@ func (m *minimizer) retargetWith(ctx context.Context, reorders bool) error {
 		out = append(out, repeatEdits(base.Events)...) // repeat.go
 		// resend.go, when the stage has steps left (its replay counts);
 		// a replay that fails (ctx) leaves its moves out.
-		if m.steps.Load() < m.limit.Load() {
+		if m.steps.Load() < m.end() {
 			if rs, steps, err := m.resendEdits(ctx, base); err == nil {
 				m.steps.Add(steps)
 				out = append(out, rs...)

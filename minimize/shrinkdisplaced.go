@@ -87,8 +87,7 @@ func (m *minimizer) leavesOutNamed(t *record.Trace) bool {
 
 // shrinkSearchDisplaced runs the shrink-search-displaced stage: the
 // searches of the displaced trace's group edits that keep the named
-// actors, for a trace smaller than the best, then the removal stages of a
-// round on what it found.
+// actors, for a trace smaller than the best.
 func (m *minimizer) shrinkSearchDisplaced(ctx context.Context) error {
 	d := m.displaced
 	edits, _ := m.groupEdits(d, true, true)
@@ -100,5 +99,5 @@ func (m *minimizer) shrinkSearchDisplaced(ctx context.Context) error {
 		return fmt.Errorf("internal error: the displaced shrink search's trace (%d deliveries, E:%d) is not smaller than the best",
 			tr.Header.Deliveries, tr.Header.Externals)
 	}
-	return m.followUp(ctx)
+	return nil
 }

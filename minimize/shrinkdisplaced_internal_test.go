@@ -65,7 +65,7 @@ func TestShrinkSearchDisplacedListsTheNamedLeader(t *testing.T) {
 	for w := 1; w <= 2; w++ {
 		s, m := displacedMinimizer(t, w)
 		sys = s
-		m.limit.Store(m.cfg.Steps / shrinkSearchShare * 3)
+		m.limit.Store(m.allowance(StageShrinkSearch) * 3)
 		require.NoError(t, m.shrinkSearchDisplaced(context.Background()))
 		best[w-1], steps[w-1] = m.snapshotBest(), m.steps.Load()
 	}

@@ -2,7 +2,6 @@ package minimize
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -55,14 +54,6 @@ import (
 // nearStepCost steps per forked step: the result depends on the step
 // budget only, not on Workers or on time.
 
-// shrinkSearchShare: the shrink-search stage may use
-// Config.Steps/shrinkSearchShare steps beyond the step budget.
-const shrinkSearchShare = 10
-
-// shrinkFollowShare: after the stage finds a smaller trace, the removal
-// stages that follow may use Config.Steps/shrinkFollowShare steps more.
-const shrinkFollowShare = 20
-
 // shrinkSearchStates caps the distinct states of a search in the first
 // pass; each later pass allows four times as many.
 const shrinkSearchStates = 1000
@@ -79,34 +70,7 @@ func (m *minimizer) shrinkSearches(ctx context.Context) bool {
 
 // shrinkSearch runs the shrink-search stage on the best trace.
 func (m *minimizer) shrinkSearch(ctx context.Context) error {
-	return m.offerEach(ctx, "shrink search", m.shrinkSearchFrom, m.afterShrinkSearch)
-}
-
-// afterShrinkSearch runs the removal stages of a round on the best trace,
-// at the first schedule budget per check, on an allowance of their own.
-func (m *minimizer) afterShrinkSearch(ctx context.Context) error {
-	return m.followUp(ctx)
-}
-
-// followUp runs first, then the removal stages of a round, on the best
-// trace after a stage has found a smaller one: at the first schedule
-// budget per check, on an allowance of their own
-// (Config.Steps/shrinkFollowShare). A stage that ends the allowance ends
-// the follow-up, without error.
-func (m *minimizer) followUp(ctx context.Context, first ...func(context.Context) error) error {
-	m.limit.Store(m.steps.Load() + m.cfg.Steps/shrinkFollowShare)
-	escalation := m.escalation
-	m.escalation = 1
-	defer func() { m.escalation = escalation }()
-	for _, run := range append(first, m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime) {
-		if err := run(ctx); err != nil {
-			if errors.Is(err, errStepBudget) {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return m.offerEach(ctx, "shrink search", m.shrinkSearchFrom)
 }
 
 // shrinkSearchFrom searches the group edits of base, pass by pass, and

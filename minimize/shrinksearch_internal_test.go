@@ -60,7 +60,7 @@ func TestShrinkSearchEscapesTheFourMemberMinimum(t *testing.T) {
 	for _, j := range []int{1, 2} {
 		m := stageMinimizer(t, path, j)
 		require.True(t, m.shrinkSearches(context.Background()))
-		m.limit.Store(DefaultSteps / shrinkSearchShare)
+		m.limit.Store(m.allowance(StageShrinkSearch))
 		require.NoError(t, m.shrinkSearch(context.Background()))
 		assert.Equal(t, []int{16, 8}, []int{m.best.Header.Deliveries, m.best.Header.Externals}, "-j %d", j)
 		var buf bytes.Buffer

@@ -3,8 +3,10 @@ package minimize
 import "fmt"
 
 // Stage names: the rows of demi minimize's table, StageStats.Name and
-// Progress.Stage. The package doc lists them in the order they run; a test
-// checks that it lists every one.
+// Progress.Stage. Every name but StageInitial and StageFinal is a pass of
+// the pass table (passes.go); a pass's later calls are named
+// RoundStage(name, n). A test checks that the table, these constants and
+// the package doc agree.
 const (
 	// StageInitial replays the input exactly; it must reproduce its violation.
 	StageInitial = "initial"
@@ -114,25 +116,17 @@ const (
 	// still reproduces the violation (roundform.go); it runs once, after the
 	// last round, for systems whose messages carry a round.
 	StageRoundForm = "round-form"
+	// StageEscalate runs the removals again with four times the
+	// schedules per check, up to 64 times the first.
+	StageEscalate = "escalate"
+	// StageRelabelSameStep is the relabel pass's last look, for
+	// violations that may break at the target's own step (relabel.go).
+	StageRelabelSameStep = "relabel-same-step"
 	// StageFinal replays the result exactly; it must reproduce the
 	// violation before anything is written.
 	StageFinal = "final"
 )
 
-// FirstPass lists the stages of the full (tfb) pipeline before its rounds,
-// in the order they run, from StageInitial on; strategy "sts" runs the
-// first three, then StageFinal.
-func FirstPass() []string {
-	return []string{StageInitial, StageProvenance, StageDdminExternals, StageDdminExternalsWild,
-		StageClockClusters, StageDdminInternals, StageFifoInternals, StageShrinkContents, StageOneAtATime}
-}
-
-// RoundStages lists the stages each further round repeats, in order; in
-// round n (from 2) they are named RoundStage(stage, n).
-func RoundStages() []string {
-	return []string{StageDdminExternals, StageClockClusters, StageDdminInternals, StageOneAtATime}
-}
-
-// RoundStage is the name of stage in round n (2, 3, ...):
+// RoundStage is the name of the stage row of a pass's call n (2, 3, ...):
 // "ddmin-internals-2".
 func RoundStage(stage string, round int) string { return fmt.Sprintf("%s-%d", stage, round) }

@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,42 +14,55 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPackageDocListsEveryStage checks that the numbered list of stages in
-// the package doc (minimize.go) is the pipeline: FirstPass in order, then
-// the rounds naming every RoundStages stage "-N", then final; and that
-// every Stage constant of stages.go is in it (an item, or named in the
-// rounds item).
-func TestPackageDocListsEveryStage(t *testing.T) {
+// TestPackageDocListsEveryPass checks that the package doc (minimize.go)
+// lists the pass table, in order, each pass with its tier and capability,
+// and that the Stage constants of stages.go are the table's passes plus
+// initial and final.
+func TestPackageDocListsEveryPass(t *testing.T) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "minimize.go", nil, parser.ParseComments|parser.PackageClauseOnly)
 	require.NoError(t, err)
 	require.NotNil(t, f.Doc)
-	item := regexp.MustCompile(`(?m)^\s*\d+\. ([^:]+):`)
-	var listed []string
-	var rounds string
-	for _, m := range item.FindAllStringSubmatchIndex(f.Doc.Text(), -1) {
-		name := f.Doc.Text()[m[2]:m[3]]
-		if strings.HasPrefix(name, "rounds") {
-			end := len(f.Doc.Text())
-			rounds = f.Doc.Text()[m[3]:end]
-			rounds = rounds[:strings.Index(rounds, "\n\n")+1]
-			listed = append(listed, "rounds")
-			continue
-		}
-		listed = append(listed, name)
+	item := regexp.MustCompile(`(?m)^\s*- ([a-z-]+) \(([a-z]+)(?:; needs ([^)]+))?\):`)
+	var listed, want []string
+	for _, m := range item.FindAllStringSubmatch(f.Doc.Text(), -1) {
+		listed = append(listed, m[1]+" "+m[2]+" "+firstWord(m[3]))
 	}
-	want := append(minimize.FirstPass(), "rounds", minimize.StageRoundForm, minimize.StageFinal)
-	assert.Equal(t, want, listed, "the numbered stages of the package doc")
-	for _, s := range minimize.RoundStages() {
-		assert.Contains(t, rounds, s+"-N", "the rounds item names every stage a round repeats")
+	for _, p := range minimize.Passes() {
+		want = append(want, p.Name+" "+p.Tier.String()+" "+firstWord(p.Needs))
 	}
+	assert.Equal(t, want, listed, "the package doc's passes: name, tier, capability")
 
 	consts := stageConstants(t)
-	require.GreaterOrEqual(t, len(consts), len(minimize.FirstPass())+1, "FirstPass and StageFinal are Stage constants")
-	for name, value := range consts {
-		inRounds := regexp.MustCompile(`\b` + regexp.QuoteMeta(value) + `(-N)?\b`).MatchString(rounds)
-		assert.True(t, slices.Contains(listed, value) || inRounds, "%s (%q) is listed in the package doc", name, value)
+	var values []string
+	for _, v := range consts {
+		values = append(values, v)
 	}
+	var names []string
+	for _, p := range minimize.Passes() {
+		names = append(names, p.Name)
+	}
+	names = append(names, minimize.StageInitial, minimize.StageFinal)
+	assert.ElementsMatch(t, names, values, "the Stage constants are the passes, initial and final")
+}
+
+// TestPassOf checks that a call's row maps back to its pass.
+func TestPassOf(t *testing.T) {
+	for row, want := range map[string]string{
+		"ddmin-internals-3":         "ddmin-internals",
+		"ddmin-externals-wild":      "ddmin-externals-wild",
+		"shrink-search-displaced-2": "shrink-search-displaced",
+		"relabel-same-step":         "relabel-same-step",
+		"final":                     "final",
+	} {
+		assert.Equal(t, want, minimize.PassOf(row), row)
+	}
+	_, err := minimize.ParsePasses("-near,-insert")
+	require.NoError(t, err)
+	_, err = minimize.ParsePasses("-nope")
+	require.ErrorContains(t, err, `unknown pass "nope"`)
+	_, err = minimize.ParsePasses("near")
+	require.ErrorContains(t, err, "write -NAME")
 }
 
 // stageConstants returns the Stage constants of stages.go, name to value.
@@ -79,4 +91,11 @@ func stageConstants(t *testing.T) map[string]string {
 		}
 	}
 	return out
+}
+
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }

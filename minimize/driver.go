@@ -1,0 +1,267 @@
+package minimize
+
+import (
+	"context"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/record"
+)
+
+// The driver: one loop over the pass table (passes.go).
+//
+// Provenance runs first. Then, until the run stalls:
+//
+//  1. the removal tier runs to a fixpoint: its passes in turn, again and
+//     again while one of them makes the best trace smaller;
+//  2. the move tier's passes run in turn until one makes the best trace
+//     smaller; then the driver goes back to the removals;
+//  3. when no move helps, the search tier's passes run the same way.
+//
+// The run ends when a whole round of moves and searches finds nothing, or
+// when it stalls. The cleanup tier runs last.
+//
+// Within a tier, passes run in the order of their measured gain so far
+// (events removed per step, over the run), ties broken by table order, so
+// the order depends on the input and the budget alone. A pass is not
+// called again on a best trace it left unchanged: running it again would
+// find what it found.
+//
+// One budget: every call of a pass may use its share (PassInfo.Share) of
+// the steps that remain of Config.Steps, less a twentieth kept for the
+// cleanup tier; nothing runs beyond Config.Steps. And the run stops on
+// stall, as Hypothesis's shrinker does: once the steps since the last
+// improvement exceed stallRatio times the steps it took to reach it (at
+// least stallFloor), no pass starts and a running pass ends at its next
+// look at the budget. Since steps are counted the way a sequential scan
+// counts them (firstTrace), where a run ends does not depend on Workers or
+// on the machine's load.
+
+// stallRatio and stallFloor: the run stalls once the steps since the
+// last improvement exceed max(stallFloor, stallRatio * steps up to it).
+const (
+	stallRatio = 1.0
+	stallFloor = 1_000_000
+	// cleanupShare is the part of the step budget the main tiers leave to
+	// the cleanup tier.
+	cleanupShare = 20
+)
+
+// drive runs the pass table on the best trace.
+func (m *minimizer) drive(ctx context.Context) error {
+	if _, err := m.call(ctx, StageProvenance); err != nil {
+		return err
+	}
+	m.afterProvenance = m.snapshotBest()
+	if m.mode == dpor.STS {
+		_, err := m.call(ctx, StageDdminExternals)
+		return err
+	}
+	for !m.stalled() {
+		if err := m.removals(ctx); err != nil {
+			return err
+		}
+		improved, err := m.untilSuccess(ctx, Move)
+		if err != nil {
+			return err
+		}
+		if !improved {
+			if improved, err = m.untilSuccess(ctx, Search); err != nil {
+				return err
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	m.noStall = true
+	for _, p := range m.order(Cleanup) {
+		if _, err := m.call(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removals runs the removal tier to a fixpoint.
+func (m *minimizer) removals(ctx context.Context) error {
+	for again := true; again && !m.stalled(); {
+		again = false
+		for _, p := range m.order(Removal) {
+			ok, err := m.call(ctx, p)
+			if err != nil {
+				return err
+			}
+			again = again || ok
+		}
+	}
+	return nil
+}
+
+// untilSuccess runs the passes of tier in gain order until one makes the
+// best trace smaller, and reports whether one did.
+func (m *minimizer) untilSuccess(ctx context.Context, tier Tier) (bool, error) {
+	for _, p := range m.order(tier) {
+		if m.stalled() {
+			return false, nil
+		}
+		ok, err := m.call(ctx, p)
+		if err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// order returns the names of tier's passes, highest measured gain first,
+// ties in table order.
+func (m *minimizer) order(tier Tier) []string {
+	var out []string
+	var gains []float64
+	for _, p := range passTable {
+		if p.Tier != tier {
+			continue
+		}
+		g := 0.0
+		if s := m.passStats[p.Name]; s != nil && s.Steps > 0 {
+			g = float64(s.Removed) / float64(s.Steps)
+		}
+		// insertion keeps table order among equal gains
+		i := len(out)
+		for i > 0 && gains[i-1] < g {
+			i--
+		}
+		out = append(out[:i], append([]string{p.Name}, out[i:]...)...)
+		gains = append(gains[:i], append([]float64{g}, gains[i:]...)...)
+	}
+	return out
+}
+
+// call runs one call of the pass named name on the best trace, when it
+// applies and is not left out, and reports whether the best trace got
+// smaller.
+func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	p := lookupPass(name)
+	best := m.snapshotBest()
+	if m.skip[name] || p.Once && m.calls[name] > 0 || m.left[name] == best || !m.modeRuns(p) {
+		return false, nil
+	}
+	if p.applies != nil && !p.applies(m, ctx) {
+		m.left[name] = best
+		return false, nil
+	}
+	end := m.budgetEnd()
+	done := m.steps.Load()
+	if done >= end {
+		return false, nil
+	}
+	m.calls[name]++
+	stage := name
+	if n := m.calls[name]; n > 1 {
+		stage = RoundStage(name, n)
+	}
+	limit := done + int64(float64(end-done)*p.Share)
+	err := m.runStage(ctx, stage, limit, func(ctx context.Context) error { return p.run(m, ctx) })
+	after := m.snapshotBest()
+	m.left[name] = after
+	return total(after) < total(best) || smaller(after, best), err
+}
+
+// modeRuns reports whether the strategy runs p: nodiverge (the paper's
+// NoDiverge) runs the removals and their escalation only, since the other
+// passes build schedules outside the checks, which would diverge.
+func (m *minimizer) modeRuns(p *pass) bool {
+	if m.mode != dpor.NoDiverge {
+		return true
+	}
+	return p.Tier == Removal && p.Name != StageRelabel || p.Name == StageEscalate
+}
+
+// budgetEnd is the step count at which the running tier must end: the
+// step budget, less the cleanup tier's part for the other tiers.
+func (m *minimizer) budgetEnd() int64 {
+	if m.noStall {
+		return m.cfg.Steps
+	}
+	return m.cfg.Steps - m.cfg.Steps/cleanupShare
+}
+
+// stallPoint is the step count at which the run stalls: stallRatio times
+// the steps up to the last improvement past it, at least stallFloor.
+func (m *minimizer) stallPoint() int64 {
+	last := m.lastImprovement.Load()
+	return last + max(stallFloor, int64(stallRatio*float64(last)))
+}
+
+// stalled reports whether the run has stalled (not in the cleanup tier).
+func (m *minimizer) stalled() bool {
+	return !m.noStall && m.steps.Load() >= m.stallPoint()
+}
+
+// end is the step count at which the running pass must end: its limit,
+// or the stall point when earlier (not in the cleanup tier).
+func (m *minimizer) end() int64 {
+	e := m.limit.Load()
+	if !m.noStall {
+		e = min(e, m.stallPoint())
+	}
+	return e
+}
+
+// lookupPass returns the table row named name.
+func lookupPass(name string) *pass {
+	for i := range passTable {
+		if passTable[i].Name == name {
+			return &passTable[i]
+		}
+	}
+	panic("minimize: no pass " + name)
+}
+
+// PassStats sums up the calls of one pass.
+type PassStats struct {
+	Name      string `json:"name"`
+	Tier      string `json:"tier"`
+	Calls     int    `json:"calls"`
+	Schedules int64  `json:"schedules"`
+	Steps     int64  `json:"steps"`
+	// Successes counts the calls after which the best trace was smaller.
+	Successes int `json:"successes"`
+	// Removed is the deliveries plus externals those calls removed.
+	Removed int     `json:"removed"`
+	Seconds float64 `json:"seconds"`
+}
+
+// notePass adds a stage row to its pass's statistics.
+func (m *minimizer) notePass(row StageStats, before *record.Trace) {
+	name := PassOf(row.Name)
+	if !knownPass(name) {
+		return
+	}
+	s := m.passStats[name]
+	if s == nil {
+		s = &PassStats{Name: name, Tier: lookupPass(name).Tier.String()}
+		m.passStats[name] = s
+	}
+	s.Calls++
+	s.Schedules += row.Schedules
+	s.Steps += row.Steps
+	s.Seconds += row.Seconds
+	if d := total(before) - (row.Deliveries + row.Externals); d > 0 {
+		s.Successes++
+		s.Removed += d
+	}
+}
+
+// passResults returns the statistics of the passes called, in table order.
+func (m *minimizer) passResults() []PassStats {
+	var out []PassStats
+	for _, p := range passTable {
+		if s := m.passStats[p.Name]; s != nil {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
