@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,9 @@ type minimizeStats struct {
 	// (minimize.Result.OutOfTime).
 	OutOfTime bool                  `json:"out_of_time"`
 	Stages    []minimize.StageStats `json:"stages"`
+	// Passes sums the stages up per pass: calls, steps, successes and
+	// the events they removed.
+	Passes []minimize.PassStats `json:"passes"`
 	Final     minimize.StageStats   `json:"final"`
 	Schedules int64                 `json:"schedules"`
 	Steps     int64                 `json:"steps"`
@@ -54,18 +58,22 @@ func minimizeCmd(e *env) *cobra.Command {
 		stats    string
 		workers  int
 		steps    int64
+		passes   string
 		of       optionFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "minimize FILE [-o OUT] [--budget DURATION] [--strategy tfb|sts|nodiverge] [--stats STATS.json] [-j N]",
+		Use:   "minimize FILE [-o OUT] [--budget DURATION] [--steps N] [--strategy tfb|sts|nodiverge] [--passes -NAME,...] [--stats STATS.json] [-j N]",
 		Short: "Minimize a failing trace to a minimal causal sequence",
 		Long: `minimize takes a failing trace and returns a trace that still triggers the same
 violation (same fingerprint) with as few external events, deliveries and
-message contents as it finds within the budget: provenance, delta debugging
-over external events (STSSched), content shrinking, internal-event removal
-(FIFO-aware, clock clusters with wildcards, delta debugging with type
-fingerprint backtracks, one at a time), then an exact replay to verify the
-result. See docs/minimization.md.
+message contents as it finds within the budget, then replays the result
+exactly to verify it. One driver runs the passes below: the removals to a
+fixpoint, then the moves, then the searches, back to the removals after any
+success, the cleanup last; it stops when --steps is spent or when the steps
+since the last improvement exceed those it took to reach it. --passes
+-near,-insert leaves passes out (for ablation). See docs/minimization.md.
+
+` + passList() + `
 
 The result goes to NAME.min.trace next to the input unless -o says otherwise;
 the input is never overwritten. --strategy sts stops after delta debugging
@@ -93,6 +101,10 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			}
 			if steps < 0 {
 				return badInput(errors.New("--steps must be positive"))
+			}
+			skip, err := minimize.ParsePasses(passes)
+			if err != nil {
+				return badInput(fmt.Errorf("--passes: %w", err))
 			}
 			if err := checkOutputsOf(in, out, ".min.trace", paths.Named{What: "--stats", Path: stats}); err != nil {
 				return err
@@ -125,6 +137,9 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			}
 			prog := newProgressPrinter(e.stderr)
 			cfg := minimize.Config{Budget: budget, Strategy: strategy, Workers: workers, Steps: steps, Progress: prog.update}
+			for name := range skip {
+				cfg.Skip = append(cfg.Skip, name)
+			}
 			res, err := minimize.Run(cmd.Context(), sys, t, cfg)
 			prog.done()
 			if err != nil {
@@ -163,6 +178,17 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if err := tab.Render(); err != nil {
 				return err
 			}
+			// Per pass: the evidence of what each pass paid for.
+			ptab := newTable(e.stdout, "pass", "tier", "calls", "steps", "successes", "removed")
+			for _, p := range res.Passes {
+				if err := ptab.Append(p.Name, p.Tier, fmt.Sprint(p.Calls), fmt.Sprint(p.Steps),
+					fmt.Sprint(p.Successes), fmt.Sprint(p.Removed)); err != nil {
+					return err
+				}
+			}
+			if err := ptab.Render(); err != nil {
+				return err
+			}
 			h := res.Trace.Header
 			fmt.Fprintf(e.stdout, "%s: %d deliveries and %d externals → %d deliveries and %d externals (%s)\nwrote %s\n",
 				in, t.Header.Deliveries, t.Header.Externals, h.Deliveries, h.Externals, h.Violation.Fingerprint, out)
@@ -181,12 +207,27 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output trace (default NAME.min.trace next to the input)")
 	cmd.Flags().DurationVar(&budget, "budget", minimize.DefaultBudget, "wall-clock budget: a hard outer cap (a run normally ends on its --steps first)")
-	cmd.Flags().Int64Var(&steps, "steps", 0, "work budget in steps, one event of one checked schedule each; the result depends only on it (default 20,000,000, more on traces of 5,000 deliveries or more)")
+	cmd.Flags().Int64Var(&steps, "steps", 0, "work budget in steps, one event of one checked schedule each, for all the work; the result depends only on it (default 20,000,000, more on traces of 5,000 deliveries or more)")
+	cmd.Flags().StringVar(&passes, "passes", "", "passes to leave out, as -NAME,-NAME (names listed above)")
 	cmd.Flags().StringVar(&strategy, "strategy", "tfb", "tfb (full pipeline), sts (stop after STSSched/ddmin) or nodiverge")
 	cmd.Flags().StringVar(&stats, "stats", "", "write the per-stage statistics as JSON to this file")
 	cmd.Flags().IntVarP(&workers, "jobs", "j", 0, "candidate checks in parallel (default: all cores)")
 	of.register(cmd, " instead of the trace's")
 	return cmd
+}
+
+// passList is the pass table as demi minimize --help shows it.
+func passList() string {
+	var b strings.Builder
+	b.WriteString("Passes (tier, what the system must provide):\n")
+	for _, p := range minimize.Passes() {
+		needs := ""
+		if p.Needs != "" {
+			needs = ", " + p.Needs
+		}
+		fmt.Fprintf(&b, "  %-24s %s%s\n", p.Name, p.Tier, needs)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // minimizeMemoryLimit is the soft memory limit of demi minimize (see
@@ -197,7 +238,7 @@ func writeStats(o *output, in, out, strategy string, budget time.Duration, worke
 	rf *rounds.Totals) (string, error) {
 	st := minimizeStats{System: system, Input: in, Output: out, Strategy: strategy, Budget: budget.Seconds(),
 		Workers: workers, Violation: violation, Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, Stages: res.Stages,
-		Final: res.Final, Pace: res.Pace, RoundForm: rf}
+		Final: res.Final, Pace: res.Pace, Passes: res.Passes, RoundForm: rf}
 	for _, s := range res.Stages {
 		st.Schedules += s.Schedules
 		st.Steps += s.Steps

@@ -214,12 +214,16 @@ func (m *minimizer) displacesPass(context.Context) bool { return m.displaces() }
 func (m *minimizer) escalates(context.Context) bool { return m.escalation < maxEscalation }
 
 // escalate multiplies the schedules per check by four and runs one sweep
-// of the removals that use them.
+// of the removals that use them, again while that finds nothing and the
+// schedules can still grow.
 func (m *minimizer) escalate(ctx context.Context) error {
-	m.escalation *= 4
-	for _, run := range []func(context.Context) error{m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime} {
-		if err := run(ctx); err != nil {
-			return err
+	start := m.snapshotBest()
+	for m.escalation < maxEscalation && m.snapshotBest() == start {
+		m.escalation *= 4
+		for _, run := range []func(context.Context) error{m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime} {
+			if err := run(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
