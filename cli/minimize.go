@@ -38,13 +38,13 @@ type minimizeStats struct {
 	Stages    []minimize.StageStats `json:"stages"`
 	// Passes sums the stages up per pass: calls, steps, successes and
 	// the events they removed.
-	Passes []minimize.PassStats `json:"passes"`
-	Final     minimize.StageStats   `json:"final"`
-	Schedules int64                 `json:"schedules"`
-	Steps     int64                 `json:"steps"`
-	Seconds   float64               `json:"seconds"`
-	PerSecond float64               `json:"schedules_per_second"`
-	Pace      []minimize.PacePoint  `json:"pace"`
+	Passes    []minimize.PassStats `json:"passes"`
+	Final     minimize.StageStats  `json:"final"`
+	Schedules int64                `json:"schedules"`
+	Steps     int64                `json:"steps"`
+	Seconds   float64              `json:"seconds"`
+	PerSecond float64              `json:"schedules_per_second"`
+	Pace      []minimize.PacePoint `json:"pace"`
 	// RoundForm sums the result up in rounds (for systems whose messages
 	// carry a round): deliveries in round form and the residue.
 	RoundForm *rounds.Totals `json:"round_form,omitempty"`

@@ -67,7 +67,6 @@ import (
 // it. The moves are a fixed list with fixed checks, so the result does
 // not depend on Workers.
 
-
 // gatherPlan is the plan of one gather move before relabelling: the
 // events, and the index from which its deliveries are wildcards.
 type gatherPlan struct {

@@ -76,7 +76,6 @@ const maxInsertDeliveries = 64
 // maxInsertCost bounds the cost of a suffix the search looks for.
 const maxInsertCost = 6
 
-
 // maxInsertSteps caps the steps (events run, the prefix's included) of the
 // search at one cut.
 const maxInsertSteps = 1_500_000

@@ -49,7 +49,6 @@ import (
 // drained merge move.
 const mergeFlush = 2
 
-
 // mergeEdits lists the merge moves of events, in a fixed order: for every
 // started actor in the order of their starts, every pair of its rounds a <
 // b that handle external messages, in trace order (a first), the move of

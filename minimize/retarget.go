@@ -101,7 +101,6 @@ func timerRetargetEdits(events []record.Event) []edit {
 	return out
 }
 
-
 // retarget runs the retarget stage: the reorder stage's search (reorder.go)
 // with the retarget moves of external events first, then the reorder
 // moves, then the retarget moves of timers, the handover, restart, repeat
