@@ -207,7 +207,20 @@ func (m *minimizer) end() int64 {
 	if !m.noStall {
 		e = min(e, m.stallPoint())
 	}
+	if m.stallCap > 0 {
+		e = min(e, m.stallCap)
+	}
 	return e
+}
+
+// stallCapOf is the bound a fork of m inherits: m's stall point, since a
+// fork's own improvements (of a trace larger than m's best) do not move
+// it. A fork of a fork inherits its parent's cap.
+func (m *minimizer) stallCapOf() int64 {
+	if m.noStall {
+		return m.stallCap
+	}
+	return m.stallPoint()
 }
 
 // lookupPass returns the table row named name.

@@ -276,6 +276,8 @@ type minimizer struct {
 	// lifts that bound (the initial window, the cleanup tier, forks).
 	lastImprovement atomic.Int64
 	noStall         bool
+	// stallCap, when set, bounds a fork's work: its parent's stall point.
+	stallCap int64
 
 	// The driver's state (driver.go): calls and statistics per pass, the
 	// best trace each pass last left, the passes left out, the trace after
