@@ -31,16 +31,19 @@ import (
 // cleanup tier; nothing runs beyond Config.Steps. And the run stops on
 // stall, as Hypothesis's shrinker does: once the steps since the last
 // improvement exceed stallRatio times the steps it took to reach it (at
-// least stallFloor), no pass starts and a running pass ends at its next
+// least a floor proportional to the input), no pass starts and a running pass ends at its next
 // look at the budget. Since steps are counted the way a sequential scan
 // counts them (firstTrace), where a run ends does not depend on Workers or
 // on the machine's load.
 
-// stallRatio and stallFloor: the run stalls once the steps since the
-// last improvement exceed max(stallFloor, stallRatio * steps up to it).
+// stallRatio, stallPerEvent and minStallFloor: the run stalls once the
+// steps since the last improvement exceed stallRatio times the steps up to
+// it, and at least the floor: stallPerEvent steps per event of the input,
+// at least minStallFloor.
 const (
-	stallRatio = 1.0
-	stallFloor = 1_000_000
+	stallRatio    = 1.0
+	stallPerEvent = 1000
+	minStallFloor = 100_000
 	// cleanupShare is the part of the step budget the main tiers leave to
 	// the cleanup tier.
 	cleanupShare = 20
@@ -192,7 +195,7 @@ func (m *minimizer) budgetEnd() int64 {
 // the steps up to the last improvement past it, at least stallFloor.
 func (m *minimizer) stallPoint() int64 {
 	last := m.lastImprovement.Load()
-	return last + max(stallFloor, int64(stallRatio*float64(last)))
+	return last + max(m.stallFloor, int64(stallRatio*float64(last)))
 }
 
 // stalled reports whether the run has stalled (not in the cleanup tier).

@@ -44,15 +44,15 @@
 //     by reflection).
 //   - one-at-a-time (removal): every causal cone, delivery and external
 //     event tried for removal once more.
-//   - reorder (move): swaps deliveries, moves and re-inserts external
-//     events (reorder.go).
 //   - gather (move; needs record.Symmetry): one actor's round takes a
 //     later external message of the type it handled (gather.go).
+//   - merge (move): an actor's later round merged into an earlier one,
+//     forwarded messages sent where they arrive (merge.go).
 //   - retarget (move): external events and timers addressed to other
 //     actors, handovers, restarts, repeated and hastened rounds
 //     (retarget.go).
-//   - merge (move): an actor's later round merged into an earlier one,
-//     forwarded messages sent where they arrive (merge.go).
+//   - reorder (move): swaps deliveries, moves and re-inserts external
+//     events (reorder.go).
 //   - escalate (search): the removals again with four times the
 //     schedules per check, up to 64 times (from 4 times on, backtracks
 //     on any message type after the type-matching ones).
@@ -88,7 +88,7 @@
 // a check runs), never in time: Config.Steps bounds all the work, each
 // call of a pass may use its share of what remains, and the run stops on
 // stall, when the steps since the last improvement pass the steps it took
-// to reach it (at least a million). A pass ends at a point counted the way a sequential
+// to reach it (at least 1,000 per event of the input, and 100,000). A pass ends at a point counted the way a sequential
 // scan would count it, so the result depends on the input and the step
 // budget alone, not on Workers or the machine's load; the wall-clock
 // Config.Budget is only a hard outer cap (a run that hits it returns the
@@ -276,6 +276,7 @@ type minimizer struct {
 	// lifts that bound (the initial window, the cleanup tier, forks).
 	lastImprovement atomic.Int64
 	noStall         bool
+	stallFloor      int64
 	// stallCap, when set, bounds a fork's work: its parent's stall point.
 	stallCap int64
 
@@ -336,6 +337,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	}
 	m.escalation = 1
 	m.noStall = true // the initial window search is bounded by its share alone
+	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
 	m.calls, m.left, m.passStats = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}
 	m.skip = map[string]bool{}
 	for _, name := range cfg.Skip {

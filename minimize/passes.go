@@ -57,8 +57,9 @@ type pass struct {
 }
 
 // passTable lists every pass, by tier, in the order that breaks ties
-// between passes of the same measured gain. It is the one place that
-// names the passes, their capabilities and their budgets.
+// between passes of the same measured gain: within a tier, the passes that
+// cost least first. It is the one place that names the passes, their
+// capabilities and their budgets.
 var passTable = []pass{
 	{PassInfo{StageProvenance, Removal, "", 0.05, true,
 		"drops deliveries outside the violation's causal past"},
@@ -88,18 +89,18 @@ var passTable = []pass{
 		"tries removing every causal cone, delivery and external event once more"},
 		nil, (*minimizer).oneAtATime},
 
-	{PassInfo{StageReorder, Move, "", 0.5, false,
-		"swaps deliveries, moves and re-inserts external events, each move followed by a descent"},
-		nil, (*minimizer).reorder},
 	{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false,
 		"gives one actor's round a later external message of the type it handled, another member started after it"},
 		(*minimizer).gathers, (*minimizer).gatherStage},
-	{PassInfo{StageRetarget, Move, "", 0.25, false,
-		"addresses external events and timers to other actors, hands rounds over, restarts and repeats rounds"},
-		nil, (*minimizer).retarget},
 	{PassInfo{StageMerge, Move, "", 0.1, false,
 		"merges an actor's later round of external handling into an earlier one; sends forwarded messages where they arrive"},
 		(*minimizer).merges, (*minimizer).mergeStage},
+	{PassInfo{StageRetarget, Move, "", 0.25, false,
+		"addresses external events and timers to other actors, hands rounds over, restarts and repeats rounds"},
+		nil, (*minimizer).retarget},
+	{PassInfo{StageReorder, Move, "", 0.5, false,
+		"swaps deliveries, moves and re-inserts external events, each move followed by a descent"},
+		nil, (*minimizer).reorder},
 
 	{PassInfo{StageEscalate, Search, "", 1, false,
 		"runs the removals again with four times the schedules per check (type-matching backtracks first, then any)"},
