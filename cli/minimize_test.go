@@ -23,6 +23,7 @@ func TestMinimizeCommand(t *testing.T) {
 	minPath := strings.TrimSuffix(in, ".trace") + ".min.trace"
 	require.Contains(t, out, "│ "+minimize.StageDdminExternals+" ")
 	require.True(t, strings.HasSuffix(out, in+": 7 deliveries and 6 externals → 3 deliveries and 4 externals (two-tokens)\nwrote "+minPath+"\n"), out)
+	minOut := out
 
 	after, err := os.ReadFile(in)
 	require.NoError(t, err)
@@ -62,6 +63,28 @@ func TestMinimizeCommand(t *testing.T) {
 	}
 	require.Positive(t, st.Steps)
 	require.Equal(t, steps, st.Steps, "the total is the stages' sum")
+
+	// The per-pass rows sum the stage rows up, in the table and in --stats.
+	require.Contains(t, minOut, "│ PASS ")
+	var ps struct {
+		Passes []minimize.PassStats `json:"passes"`
+	}
+	require.NoError(t, json.Unmarshal(b, &ps))
+	require.NotEmpty(t, ps.Passes)
+	var passSteps int64
+	removed := 0
+	for _, p := range ps.Passes {
+		passSteps += p.Steps
+		removed += p.Removed
+	}
+	assert.Equal(t, steps, passSteps, "the passes' steps are the stages'")
+	assert.Equal(t, 7+6-(3+4), removed, "the passes removed what the run removed")
+
+	// --passes leaves passes out.
+	code, out, errs = run(t, "minimize", in, "-o", filepath.Join(t.TempDir(), "less.trace"), "--passes", "-resample,-reorder")
+	require.Equal(t, 0, code, out+errs)
+	assert.NotContains(t, out, "│ "+minimize.StageResample+" ")
+	assert.NotContains(t, out, "│ "+minimize.StageReorder+" ")
 }
 
 // TestMinimizeStepsBoundTheWork gives minimize a step budget of 1 step:
@@ -126,6 +149,8 @@ func TestMinimizeBadInput(t *testing.T) {
 		{"missing file", []string{"minimize", filepath.Join(t.TempDir(), "nope.trace")}, 2, "nope.trace"},
 		{"negative -j", []string{"minimize", in, "-j", "-1"}, 2, "-j"},
 		{"negative --steps", []string{"minimize", in, "--steps", "-5"}, 2, "demi: --steps must be positive"},
+		{"unknown pass", []string{"minimize", in, "--passes", "-bogus"}, 2, `demi: --passes: unknown pass "bogus"`},
+		{"pass not left out", []string{"minimize", in, "--passes", "near"}, 2, "demi: --passes: pass \"near\": write -NAME to leave a pass out"},
 		{"no file", []string{"minimize"}, 2, "demi: accepts 1 arg(s), received 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
