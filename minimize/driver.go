@@ -42,7 +42,7 @@ import (
 // at least minStallFloor.
 const (
 	stallRatio    = 1.0
-	stallPerEvent = 1000
+	stallPerEvent = 300
 	minStallFloor = 100_000
 	// cleanupShare is the part of the step budget the main tiers leave to
 	// the cleanup tier.

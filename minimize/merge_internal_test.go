@@ -180,6 +180,8 @@ func TestMergeStageReachesTheBestKnownSize(t *testing.T) {
 				require.NoError(t, err)
 				m.limit.Store(m.allowance(StageMerge))
 				require.NoError(t, m.mergeStage(context.Background()))
+				// The driver goes back to the removals after a success.
+				require.NoError(t, m.thenRemovals(context.Background()))
 				return m
 			}
 			two := run(2)

@@ -88,7 +88,7 @@
 // a check runs), never in time: Config.Steps bounds all the work, each
 // call of a pass may use its share of what remains, and the run stops on
 // stall, when the steps since the last improvement pass the steps it took
-// to reach it (at least 1,000 per event of the input, and 100,000). A pass ends at a point counted the way a sequential
+// to reach it (at least 300 per event of the input, and 100,000). A pass ends at a point counted the way a sequential
 // scan would count it, so the result depends on the input and the step
 // budget alone, not on Workers or the machine's load; the wall-clock
 // Config.Budget is only a hard outer cap (a run that hits it returns the

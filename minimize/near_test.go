@@ -102,8 +102,8 @@ func ladderInput(t *testing.T, sys *record.System) *record.Trace {
 	return sim.Trace(v)
 }
 
-// TestNearStageFindsARouteTheRemovalsDoNot minimizes the climb: the stages
-// before near leave its 10 deliveries; the near stage finds the lift, 2
+// TestNearStageFindsARouteTheRemovalsDoNot minimizes the climb: the passes
+// before near leave its 10 deliveries; near's calls find the lift, 2
 // deliveries, with the same bytes whatever the number of workers.
 func TestNearStageFindsARouteTheRemovalsDoNot(t *testing.T) {
 	sys := ladderSystem()
@@ -118,9 +118,9 @@ func TestNearStageFindsARouteTheRemovalsDoNot(t *testing.T) {
 			before, near = res.Stages[i-1], s
 		}
 	}
-	require.Equal(t, minimize.StageNear, near.Name, "the near stage ran")
-	assert.Equal(t, [2]int{10, 2}, [2]int{before.Deliveries, before.Externals}, "what the stages before near leave")
-	assert.Equal(t, [2]int{2, 2}, [2]int{near.Deliveries, near.Externals})
+	require.Equal(t, minimize.StageNear, near.Name, "the near pass ran")
+	assert.Equal(t, [2]int{10, 2}, [2]int{before.Deliveries, before.Externals}, "what the passes before near leave")
+	assert.Less(t, near.Deliveries, 10, "near's first call finds a shorter route")
 	assert.Equal(t, [2]int{2, 2}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 	var kinds []string
 	for _, e := range res.Trace.Events {

@@ -28,8 +28,7 @@ func resampleStage(t *testing.T, path string, workers int, symmetry bool) (*reco
 	require.NoError(t, m.runStage(context.Background(), StageResample, m.allowance(StageResample), m.resample))
 	// The driver goes back to the removals after a success.
 	if m.snapshotBest() != tr {
-		m.cfg.Steps = m.steps.Load() + m.allowance(StageResample)
-		require.NoError(t, m.removals(context.Background()))
+		require.NoError(t, m.thenRemovals(context.Background()))
 	}
 	return sys, m.snapshotBest(), m.steps.Load()
 }

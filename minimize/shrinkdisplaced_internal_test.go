@@ -67,6 +67,7 @@ func TestShrinkSearchDisplacedListsTheNamedLeader(t *testing.T) {
 		sys = s
 		m.limit.Store(m.allowance(StageShrinkSearch) * 3)
 		require.NoError(t, m.shrinkSearchDisplaced(context.Background()))
+		require.NoError(t, m.thenRemovals(context.Background()))
 		best[w-1], steps[w-1] = m.snapshotBest(), m.steps.Load()
 	}
 	assert.Equal(t, [2]int{16, 6}, [2]int{best[0].Header.Deliveries, best[0].Header.Externals})

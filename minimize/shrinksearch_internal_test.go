@@ -22,7 +22,8 @@ func stageMinimizer(t *testing.T, path string, workers int) *minimizer {
 	require.NoError(t, err)
 	m := &minimizer{sys: sys, opts: tr.Header.OptionMap(), seed: tr.Header.Seed, target: tr.Header.Violation.Fingerprint,
 		cfg: Config{Workers: workers, MaxSchedules: 16, TFBScale: 100, Steps: DefaultSteps}, mode: dpor.TFB,
-		fp: fingerprint.For(sys, nil), escalation: 1, best: tr, maxComponents: map[string]int{}}
+		fp: fingerprint.For(sys, nil), escalation: 1, best: tr, maxComponents: map[string]int{},
+		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}, skip: map[string]bool{}, noStall: true}
 	m.resolved, err = sys.Resolve(m.opts)
 	require.NoError(t, err)
 	for _, e := range tr.Events {
@@ -62,6 +63,7 @@ func TestShrinkSearchEscapesTheFourMemberMinimum(t *testing.T) {
 		require.True(t, m.shrinkSearches(context.Background()))
 		m.limit.Store(m.allowance(StageShrinkSearch))
 		require.NoError(t, m.shrinkSearch(context.Background()))
+		require.NoError(t, m.thenRemovals(context.Background()))
 		assert.Equal(t, []int{16, 8}, []int{m.best.Header.Deliveries, m.best.Header.Externals}, "-j %d", j)
 		var buf bytes.Buffer
 		require.NoError(t, m.best.Encode(&buf))
