@@ -14,6 +14,9 @@ func RunRelabelStage(ctx context.Context, sys *record.System, best *record.Trace
 	if err != nil {
 		return nil, "", err
 	}
+	if sys.Symmetry == nil {
+		return best, "", nil // the pass does not apply
+	}
 	cuts, same, steps, err := m.relabelCuts(ctx, best)
 	if err != nil {
 		return nil, "", err
