@@ -103,25 +103,22 @@ func TestRelabelStageNeedsASymmetry(t *testing.T) {
 }
 
 // TestMinimizeRelabelsTheSameForEveryWorkerCount minimizes the other-pair
-// trace on a small step budget with 1 and 2 workers: the relabel stage
-// runs at the start of round 2 and cuts 8 deliveries, and the bytes are
-// the same.
+// trace on a small step budget with 1 and 2 workers: a relabel call cuts
+// deliveries, the result is at most 49 deliveries, and the bytes are the
+// same.
 func TestMinimizeRelabelsTheSameForEveryWorkerCount(t *testing.T) {
 	tr, sys := readOtherPair(t)
 	var out [][]byte
 	for _, workers := range []int{1, 2} {
 		res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 2 * time.Minute, Steps: 400_000, Workers: workers})
 		require.NoError(t, err)
-		var relabel, before *minimize.StageStats
+		cut := 0
 		for i, s := range res.Stages {
-			if s.Name == minimize.RoundStage(minimize.StageRelabel, 2) {
-				relabel, before = &res.Stages[i], &res.Stages[i-1]
+			if minimize.PassOf(s.Name) == minimize.StageRelabel {
+				cut += res.Stages[i-1].Deliveries - s.Deliveries
 			}
 		}
-		require.NotNil(t, relabel, "relabel-2 ran")
-		// The first pass takes one delivery, the relabelling 8 more.
-		assert.Equal(t, 57, before.Deliveries)
-		assert.Equal(t, 49, relabel.Deliveries)
+		assert.Positive(t, cut, "a relabel call cut deliveries")
 		assert.LessOrEqual(t, res.Trace.Header.Deliveries, 49)
 		assert.Equal(t, tr.Header.Violation.Fingerprint, res.Trace.Header.Violation.Fingerprint)
 		out = append(out, encode(t, res.Trace))

@@ -36,13 +36,11 @@ func TestStepBudgetEndsStagesDeterministically(t *testing.T) {
 			steps = append(steps, s.Steps)
 			total += s.Steps
 		}
-		// The budget ran out: the rounds stopped before converging, and
-		// only retarget, insert and round-form ran past it, within their
-		// own allowances (a quarter, a tenth and a twentieth of the
-		// budget), each of which a stage may overrun by the chunk it
-		// was checking when it reached it.
-		require.GreaterOrEqual(t, total, int64(budget), "-j %d", j)
-		require.Less(t, total, int64(budget)*2, "-j %d", j)
+		// The budget ran out: the tiers stopped where their shares did,
+		// with a twentieth left to the cleanup; nothing runs past the
+		// budget but the chunk a pass was checking when it reached it.
+		require.GreaterOrEqual(t, total, int64(budget)*3/4, "-j %d", j)
+		require.LessOrEqual(t, total, int64(budget)*11/10, "-j %d", j)
 		require.Equal(t, minimize.StageRoundForm, res.Stages[len(res.Stages)-2].Name)
 		if first == nil {
 			first, firstSteps = buf.Bytes(), steps
