@@ -53,8 +53,8 @@ func (m *md) finding(rep *Report) {
 			m.p("### The hard-bug set")
 			m.p("")
 			m.p("Bugs that the random walk with default flags (`--mode walk`) found in fewer than 1 of 1,000 runs when " +
-				"they were chosen, before any mode was measured on them (the choice and its numbers are in the Analysis " +
-				"section). They are variants of the example systems (bug switches kept in the systems' code, " +
+				"they were chosen, before any mode was measured on them: of the candidates, those it found in none of " +
+				"seeds 1–1000 (`hardCases` in cmd/demi-eval/finding.go lists every candidate's rate). They are variants of the example systems (bug switches kept in the systems' code, " +
 				"`raft.HardBugNames`, or options such as more members).")
 			m.p("")
 		} else {
