@@ -327,12 +327,23 @@ func mutateOnce(r *rand.Rand, sched *[]covStep, setup int, members []ActorID) (s
 	isDeliver := func(st covStep) bool { return !st.gen && st.ev.Kind == Deliver }
 	isFault := func(st covStep) bool {
 		switch st.ev.Kind {
-		case Kill, Restart, Partition, Heal:
-			return !st.gen
-		case Start:
+		case Kill, Restart, Partition, Heal, Start:
 			return !st.gen
 		}
 		return false
+	}
+	// move takes a random step with f (or none: -1) and puts it back at
+	// most spread steps away, never into the setup.
+	move := func(f func(covStep) bool, spread int) bool {
+		i := pick(f)
+		if i < 0 {
+			return false
+		}
+		st := s[i]
+		s = slices.Delete(s, i, i+1)
+		j := min(max(setup, i+r.IntN(2*spread+1)-spread), len(s))
+		*sched = slices.Insert(s, j, st)
+		return true
 	}
 	member := func() ActorID { return members[r.IntN(len(members))] }
 	insert := func(at int, st ...covStep) { *sched = slices.Insert(*sched, at, st...) }
@@ -348,11 +359,7 @@ func mutateOnce(r *rand.Rand, sched *[]covStep, setup int, members []ActorID) (s
 			return "duplicate a delivery", true
 		}
 	case mutMove:
-		if i := pick(isDeliver); i >= 0 {
-			st := s[i]
-			s = slices.Delete(s, i, i+1)
-			j := min(max(setup, i+r.IntN(41)-20), len(s))
-			*sched = slices.Insert(s, j, st)
+		if move(isDeliver, 20) {
 			return "move a delivery", true
 		}
 	case mutCrash:
@@ -383,11 +390,7 @@ func mutateOnce(r *rand.Rand, sched *[]covStep, setup int, members []ActorID) (s
 			return "remove a fault", true
 		}
 	case mutMoveFault:
-		if i := pick(isFault); i >= 0 {
-			st := s[i]
-			s = slices.Delete(s, i, i+1)
-			j := min(max(setup, i+r.IntN(201)-100), len(s))
-			*sched = slices.Insert(s, j, st)
+		if move(isFault, 100) {
 			return "move a fault", true
 		}
 	case mutClient:
