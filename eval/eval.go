@@ -126,7 +126,13 @@ type Report struct {
 	// Command is the demi-eval command line that measured the report, with
 	// every flag it was given ("" in reports written before it was kept).
 	Command string `json:"command,omitempty"`
-	Workers int    `json:"workers"`
+	// Commit is the source commit of the run that measured the report
+	// (git's short hash, marked when the work tree had changes; "" when
+	// unknown). StudiesCommit is the commit of a later run that measured
+	// only some studies (--studies) into the same report, when it differs.
+	Commit        string `json:"commit,omitempty"`
+	StudiesCommit string `json:"studies_commit,omitempty"`
+	Workers       int    `json:"workers"`
 	// PeerBudget is rapid's budget to find, and again to shrink.
 	PeerBudget string       `json:"peer_budget,omitempty"`
 	Rows       []Row        `json:"rows"`

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -327,10 +329,14 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	} else if f.studiesOnly {
 		cfg.DPOR, cfg.Finding = nil, nil
 	}
-	command := commandLine(cmd)
+	command, commit := commandLine(cmd), sourceCommit()
 	cfg.OnUpdate = func(r *eval.Report) error {
 		r.Notes = noteText
-		r.Command = command
+		if f.studiesOnly && r.Commit != "" {
+			r.StudiesCommit = commit
+		} else {
+			r.Command, r.Commit = command, commit
+		}
 		if err := eval.WriteMarkdown(md, r); err != nil {
 			return err
 		}
@@ -463,4 +469,19 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// sourceCommit is the checkout's commit as git names it (short hash), marked
+// when tracked files differ from it, or "" when git cannot say.
+func sourceCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	commit := strings.TrimSpace(string(out))
+	dirty, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil || len(bytes.TrimSpace(dirty)) > 0 {
+		commit += " with uncommitted changes"
+	}
+	return commit
 }
