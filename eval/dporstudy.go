@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +37,12 @@ type DPORConfig struct {
 	// Workers runs that many variants (of any bugs) at once (default
 	// Config.Workers); the results do not depend on it.
 	Workers int
+	// Fresh adds, for each case, a row on the case's first fresh failing
+	// trace (Config.FirstFresh): the input the fresh-seed study minimizes
+	// first, which no one shaped the minimizer on. Its MaxSeeds bounds
+	// the fuzz runs spent finding it (default 3000).
+	Fresh    []FreshCase
+	MaxSeeds int
 }
 
 // DPORVariant is one way of checking a candidate.
@@ -94,10 +101,21 @@ type DPORRun struct {
 
 // DPORRow is one bug of the DPOR study.
 type DPORRow struct {
-	Bug   string    `json:"bug"`
+	Bug string `json:"bug"`
+	// Seed, when set, says the input is the bug's first fresh failing
+	// trace, fuzzed from this seed, rather than its shipped trace.
+	Seed  uint64    `json:"fresh_seed,omitempty"`
 	Input Size      `json:"input"`
 	Runs  []DPORRun `json:"runs"`
 	Err   string    `json:"error,omitempty"`
+}
+
+// Label names the row's input: the bug, and the seed of a fresh trace.
+func (r *DPORRow) Label() string {
+	if r.Seed != 0 {
+		return fmt.Sprintf("%s, fresh seed %d", r.Bug, r.Seed)
+	}
+	return r.Bug
 }
 
 // errStepCap ends a pass that reached DPORConfig.Steps.
@@ -113,6 +131,9 @@ func (dc *DPORConfig) withDefaults(c *Config) DPORConfig {
 	}
 	if out.Workers <= 0 {
 		out.Workers = c.Workers
+	}
+	if out.MaxSeeds <= 0 {
+		out.MaxSeeds = 3000
 	}
 	return out
 }
@@ -144,9 +165,27 @@ func (c *Config) dporStudy(ctx context.Context, rep *Report, bugs []string, upda
 		}
 		rows[i].Input, traces[i], systems[i] = sizeOf(t), t, sys
 	}
+	for _, fc := range dc.Fresh {
+		if !slices.Contains(bugs, fc.Bug) {
+			continue
+		}
+		row := DPORRow{Bug: fc.Bug, Runs: make([]DPORRun, len(vs))}
+		c.Log("dpor study: %s: fuzzing its first fresh failing trace", fc.Bug)
+		t, sys, err := c.FirstFresh(ctx, fc, dc.MaxSeeds)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			row.Err = "fresh trace: " + err.Error()
+			t, sys = nil, nil
+		} else {
+			row.Seed, row.Input = t.Header.Seed, sizeOf(t)
+		}
+		rows, traces, systems = append(rows, row), append(traces, t), append(systems, sys)
+	}
 	type job struct{ bug, variant int }
-	jobs := make(chan job, len(bugs)*len(vs))
-	for i := range bugs {
+	jobs := make(chan job, len(rows)*len(vs))
+	for i := range rows {
 		if traces[i] == nil {
 			continue
 		}
@@ -156,8 +195,8 @@ func (c *Config) dporStudy(ctx context.Context, rep *Report, bugs []string, upda
 	}
 	close(jobs)
 	var mu sync.Mutex
-	left := make([]int, len(bugs))
-	for i := range bugs {
+	left := make([]int, len(rows))
+	for i := range rows {
 		if traces[i] != nil {
 			left[i] = len(vs)
 		}
@@ -166,10 +205,10 @@ func (c *Config) dporStudy(ctx context.Context, rep *Report, bugs []string, upda
 	var updateErr error
 	// flush adds the finished rows at the front, in bug order (mu held).
 	flush := func() {
-		for added < len(bugs) && left[added] == 0 {
+		for added < len(rows) && left[added] == 0 {
 			r := rows[added]
 			for _, run := range r.Runs {
-				c.Log("dpor study: %s %s: externals %s (%d schedules%s), internals %s (%d schedules%s)", r.Bug, run.Variant,
+				c.Log("dpor study: %s %s: externals %s (%d schedules%s), internals %s (%d schedules%s)", r.Label(), run.Variant,
 					run.Externals.Size, run.Externals.Schedules, cappedNote(run.Externals.Capped), run.Internals.Size,
 					run.Internals.Schedules, cappedNote(run.Internals.Capped))
 			}
@@ -197,7 +236,7 @@ func (c *Config) dporStudy(ctx context.Context, rep *Report, bugs []string, upda
 				rows[j.bug].Runs[j.variant] = run
 				if err != nil && ctx.Err() == nil && rows[j.bug].Err == "" {
 					rows[j.bug].Err = err.Error()
-					c.Log("dpor study: %s %s: %v", bugs[j.bug], vs[j.variant].Name, err)
+					c.Log("dpor study: %s %s: %v", rows[j.bug].Label(), vs[j.variant].Name, err)
 				}
 				left[j.bug]--
 				flush()

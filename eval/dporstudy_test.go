@@ -3,6 +3,7 @@ package eval_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,4 +62,37 @@ func TestDPORStudyOnTokenRing(t *testing.T) {
 	require.NoError(t, eval.Markdown(&md, rep))
 	assert.Contains(t, md.String(), "## DPOR study: STSSched against type-fingerprint backtracks")
 	assert.Contains(t, md.String(), "| bug | input | STSSched | STSSched+wild | TFB | TFB+wild | TFB+wild+broad | TFB+wild deepest | TFB+wild distance |")
+}
+
+// TestDPORStudyFreshInput adds the bug's first fresh failing trace to the
+// study: the first seed after the shipped one whose run breaks the same
+// invariant, in its own row after the shipped ones, with its own total.
+func TestDPORStudyFreshInput(t *testing.T) {
+	sys := tokenring.System()
+	dir := t.TempDir()
+	tr := ringTrace(t, sys, dir)
+	opts := record.Options{"restore-token": "true"}
+	sc := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: tr.Header.Seed, MaxSteps: 200, MaxExternals: 10},
+		Runs: 200, MinDeliveries: 20}
+	cfg := eval.Config{Catalog: record.NewCatalog(sys), TraceDir: dir,
+		DPOR: &eval.DPORConfig{Schedules: 4, Workers: 2,
+			Fresh: []eval.FreshCase{{Bug: "ring", System: sys.Name, Options: opts, Search: sc}}}}
+	rep, err := eval.RunStudies(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	require.Len(t, rep.DPOR, 2)
+	shipped, fresh := rep.DPOR[0], rep.DPOR[1]
+	assert.Zero(t, shipped.Seed)
+	require.Empty(t, fresh.Err)
+	first, _, err := cfg.FirstFresh(context.Background(), cfg.DPOR.Fresh[0], 3000)
+	require.NoError(t, err)
+	assert.Greater(t, first.Header.Seed, tr.Header.Seed)
+	assert.Equal(t, first.Header.Seed, fresh.Seed)
+	assert.Equal(t, eval.Size{Deliveries: first.Header.Deliveries, Externals: first.Header.Externals}, fresh.Input)
+	assert.Equal(t, fmt.Sprintf("ring, fresh seed %d", fresh.Seed), fresh.Label())
+	require.Len(t, fresh.Runs, len(eval.DPORVariants(4)))
+	var md bytes.Buffer
+	require.NoError(t, eval.Markdown(&md, rep))
+	assert.Contains(t, md.String(), fmt.Sprintf("| ring, fresh seed %d | %s |", fresh.Seed, fresh.Input))
+	assert.Contains(t, md.String(), "| **total, shipped traces** |")
+	assert.Contains(t, md.String(), "| **total, fresh traces** |")
 }

@@ -314,21 +314,15 @@ func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, opti
 	}
 	next := fc.Search.Seed + 1
 	for len(row.Runs) < f.N && row.SeedsTried < f.MaxSeeds {
-		sc := fc.Search
-		sc.Seed = next
-		sc.Runs = f.MaxSeeds - row.SeedsTried
-		t, runs, err := record.Search(ctx, sys, fc.Options, sc)
+		t, runs, err := nextFresh(ctx, sys, fc, members, row.Invariant, next, f.MaxSeeds-row.SeedsTried)
 		row.SeedsTried += runs
 		if err != nil {
-			return FreshRow{}, fmt.Errorf("fuzz: %w", err)
+			return FreshRow{}, err
 		}
 		if t == nil {
 			break
 		}
 		next = t.Header.Seed + 1
-		if Invariant(t.Header.Violation.Fingerprint, members) != row.Invariant {
-			continue
-		}
 		run, err := c.freshRun(ctx, f, sys, t, row)
 		if err != nil {
 			return FreshRow{}, fmt.Errorf("seed %d: %w", t.Header.Seed, err)
@@ -340,6 +334,50 @@ func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, opti
 			len(row.Runs), f.N, row.Invariant, row.SeedsTried, fc.Search.Seed)
 	}
 	return row, nil
+}
+
+// nextFresh fuzzes fc from seed on, at most maxSeeds runs, and returns the
+// first failing trace that breaks invariant (nil when none did) and the
+// runs it tried.
+func nextFresh(ctx context.Context, sys *record.System, fc FreshCase, members []record.ActorID, invariant string,
+	seed uint64, maxSeeds int) (*record.Trace, int, error) {
+	tried := 0
+	for tried < maxSeeds {
+		sc := fc.Search
+		sc.Seed = seed
+		sc.Runs = maxSeeds - tried
+		t, runs, err := record.Search(ctx, sys, fc.Options, sc)
+		tried += runs
+		if err != nil {
+			return nil, tried, fmt.Errorf("fuzz: %w", err)
+		}
+		if t == nil {
+			return nil, tried, nil
+		}
+		if Invariant(t.Header.Violation.Fingerprint, members) == invariant {
+			return t, tried, nil
+		}
+		seed = t.Header.Seed + 1
+	}
+	return nil, tried, nil
+}
+
+// FirstFresh returns the first fresh failing trace of fc, the one the
+// fresh-seed study minimizes first: the first seed after the shipped one
+// whose run breaks the shipped violation's invariant (within maxSeeds runs).
+func (c *Config) FirstFresh(ctx context.Context, fc FreshCase, maxSeeds int) (*record.Trace, *record.System, error) {
+	sys, members, invariant, err := c.shippedInvariant(fc)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, tried, err := nextFresh(ctx, sys, fc, members, invariant, fc.Search.Seed+1, maxSeeds)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t == nil {
+		return nil, nil, fmt.Errorf("no failing trace with %s in %d seeds after %d", invariant, tried, fc.Search.Seed)
+	}
+	return t, sys, nil
 }
 
 func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System, t *record.Trace, row FreshRow) (FreshRun, error) {

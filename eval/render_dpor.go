@@ -13,7 +13,9 @@ func (m *md) dporStudy(rep *Report) {
 	m.p("## DPOR study: STSSched against type-fingerprint backtracks")
 	m.p("")
 	m.p("Measured %s; regenerate this section alone with `go run ./cmd/demi-eval --docs --studies dpor` "+
-		"(the other sections are kept from docs/evaluation.json). On every bug's shipped failing trace, each "+
+		"(the other sections are kept from docs/evaluation.json). On every bug's shipped failing trace, and on the "+
+		"first fresh failing trace of every bug the fresh-seed study covers (the first seed after the shipped one "+
+		"whose run breaks the same invariant: an input no one shaped the minimizer on), each "+
 		"variant runs the DEMi paper's Algorithm 1, delta debugging over the external events with every "+
 		"subsequence checked by the variant (`minimize.DDMin`, the units and plans of minimize's ddmin-externals "+
 		"stage), then delta debugging over the deliveries that remain (every external event kept, as minimize's "+
@@ -46,34 +48,47 @@ func (m *md) dporStudy(rep *Report) {
 	} {
 		m.p("%s", pass.title)
 		m.p("")
-		totals := make([]int, len(names))
-		scheds := make([]int64, len(names))
 		var rows [][]string
-		for _, r := range rep.DPOR {
-			if r.Err != "" {
-				rows = append(rows, append([]string{r.Bug, r.Input.String(), "error: " + r.Err}, make([]string, len(names)-1)...))
+		for _, fresh := range []bool{false, true} {
+			totals := make([]int, len(names))
+			scheds := make([]int64, len(names))
+			n := 0
+			for _, r := range rep.DPOR {
+				if (r.Seed != 0) != fresh {
+					continue
+				}
+				n++
+				if r.Err != "" {
+					rows = append(rows, append([]string{r.Label(), r.Input.String(), "error: " + r.Err}, make([]string, len(names)-1)...))
+					continue
+				}
+				row := []string{r.Label(), r.Input.String()}
+				for i := range r.Runs {
+					p := pass.of(&r.Runs[i])
+					cell := fmt.Sprintf("%s (%d)", p.Size, p.Schedules)
+					if p.Capped {
+						cell += " capped"
+					}
+					row = append(row, cell)
+					if i < len(totals) {
+						totals[i] += p.Size.total()
+						scheds[i] += p.Schedules
+					}
+				}
+				rows = append(rows, row)
+			}
+			if n == 0 {
 				continue
 			}
-			row := []string{r.Bug, r.Input.String()}
-			for i := range r.Runs {
-				p := pass.of(&r.Runs[i])
-				cell := fmt.Sprintf("%s (%d)", p.Size, p.Schedules)
-				if p.Capped {
-					cell += " capped"
-				}
-				row = append(row, cell)
-				if i < len(totals) {
-					totals[i] += p.Size.total()
-					scheds[i] += p.Schedules
-				}
+			total := []string{"**total, shipped traces**", ""}
+			if fresh {
+				total[0] = "**total, fresh traces**"
 			}
-			rows = append(rows, row)
+			for i := range names {
+				total = append(total, fmt.Sprintf("%d (%d)", totals[i], scheds[i]))
+			}
+			rows = append(rows, total)
 		}
-		total := []string{"**total**", ""}
-		for i := range names {
-			total = append(total, fmt.Sprintf("%d (%d)", totals[i], scheds[i]))
-		}
-		rows = append(rows, total)
 		m.table(append([]string{"bug", "input"}, names...), rows)
 	}
 	m.p("<details><summary>Checks of every pass: reproduced / checked, and how many reproductions needed a backtrack</summary>")
@@ -81,7 +96,7 @@ func (m *md) dporStudy(rep *Report) {
 	var rows [][]string
 	for _, r := range rep.DPOR {
 		for _, run := range r.Runs {
-			rows = append(rows, []string{r.Bug, run.Variant, passDetail(&run.Externals), passDetail(&run.Internals)})
+			rows = append(rows, []string{r.Label(), run.Variant, passDetail(&run.Externals), passDetail(&run.Internals)})
 		}
 	}
 	m.table([]string{"bug", "variant", "externals pass", "deliveries pass"}, rows)

@@ -113,7 +113,8 @@ failing run of at least N deliveries from seed 1 and minimizes it with
 then again cancelled after --long-cancel-after; it takes about bugs x
 --long-runs x (fuzzing + 2 x --long-budget),
 and --studies-only runs it only when --long is given. The DPOR study
-(--no-dpor skips it) runs, on every bug's shipped trace, delta debugging
+(--no-dpor skips it) runs, on every bug's shipped trace and on the first fresh failing trace of
+each bug the fresh-seed study covers, delta debugging
 over the external events and then over the deliveries with each way of
 checking a candidate (STSSched, TFB, wildcards, Broad backtracks, the three
 backtrack orders; --dpor-schedules per TFB check, --dpor-steps per pass).
@@ -304,7 +305,8 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		}
 	}
 	if !f.noDPOR {
-		cfg.DPOR = &eval.DPORConfig{Bugs: bugList, Schedules: f.dporSchedules, Steps: f.dporSteps}
+		cfg.DPOR = &eval.DPORConfig{Bugs: bugList, Schedules: f.dporSchedules, Steps: f.dporSteps,
+			Fresh: freshCases(bugList, f.traces)}
 	}
 	if len(only) > 0 {
 		f.studiesOnly = true
