@@ -52,6 +52,13 @@
 // handler is a violation too: it halts the run, fingerprinted by the panic's
 // message and the function that panicked.
 //
+// A loss of progress breaks no invariant. A system states it as a
+// bounded-liveness property ([Liveness]): after the last external fault,
+// within N deliveries, a predicate holds. The runtime checks it after
+// every delivery; a window that closes without progress is a violation
+// fingerprinted "Liveness(NAME)", found, replayed and minimized like any
+// other.
+//
 // # Running a system
 //
 // Events come in two kinds. A delivery hands one pending message (or timer)

@@ -79,6 +79,7 @@ type Sim struct {
 	forkErr                error                 // the first actor a fork could not copy (see ForkError)
 	known                  map[reflect.Type]bool // the registered message types (see registered)
 	sysErr                 *UnregisteredError    // see SystemError
+	live                   liveWindow            // the bounded-liveness property (liveness.go)
 }
 
 // NewSim prepares a run of sys with the given options (resolved against the
@@ -111,6 +112,7 @@ func NewSim(sys *System, opts Options, seed uint64) (*Sim, error) {
 	s.seen = make([]uint32, n*n)
 	s.cut = make([]bool, n*n)
 	s.ctx.sim = s
+	s.liveStart()
 	return s, nil
 }
 
@@ -226,6 +228,9 @@ func (s *Sim) deliverAt(at int) {
 	s.remove(at) // p is invalid from here on
 	s.deliveries++
 	s.call(&s.slots[to], nil, from, msg)
+	if s.live.within > 0 {
+		s.liveDelivered()
+	}
 }
 
 // Apply executes an external event. Events that cannot take effect (killing
@@ -319,6 +324,9 @@ func (s *Sim) Apply(e Event) error {
 		if e.Kind == Partition {
 			s.dropWhere(func(p *Pending) bool { return !s.linkedAt(p.from, p.to) })
 		}
+	}
+	if s.live.within > 0 {
+		s.liveApplied(&e, at)
 	}
 	return nil
 }

@@ -76,6 +76,10 @@ type System struct {
 	// Swarm, if set, declares the ranges a swarm-mode fuzz run draws its
 	// mix of faults and workload from (swarm.go); nil means DefaultSwarm.
 	Swarm *SwarmSpec
+	// Liveness, if set, is a bounded-liveness property the runtime checks
+	// besides the invariant: after the last external fault, within N
+	// deliveries, a predicate holds (liveness.go).
+	Liveness *Liveness
 }
 
 // Generator makes one kind of random external event for fuzzing. Make

@@ -6,11 +6,17 @@ package record
 // View returns a read-only view of the actors for invariants and display.
 func (s *Sim) View() View { return View{s} }
 
-// Check returns the violation of a panicked handler, or else the system's
-// invariant over the current states (nil when it holds).
+// Check returns the violation of a panicked handler, or else that of the
+// system's bounded-liveness property (Liveness; kept once a window closed
+// without progress), or else the system's invariant over the current
+// states (nil when it holds).
 func (s *Sim) Check() (v *Violation) {
 	if s.halted != nil {
 		return s.halted
+	}
+	if s.live.expired != nil {
+		v := *s.live.expired // kept: a later fault does not undo it
+		return &v
 	}
 	if s.sys.Invariant == nil {
 		return nil
