@@ -124,6 +124,29 @@ func (n *Member) read(ctx *record.Context, g Get) {
 	rctx := "r" + strconv.Itoa(ctx.EventIndex())
 	n.reads = append(n.reads, pendingRead{rctx: rctx, key: g.Key, inv: ctx.EventIndex()})
 	n.rn.ReadIndex([]byte(rctx))
+	if n.retry {
+		ctx.SetTimer(timerRetry, ReadRetry{})
+	}
+}
+
+// retryReads asks raft again for the read index of every read still
+// waiting for one, with the read's own request context: etcd's server
+// does the same when a ReadIndex request gets no answer within its retry
+// interval (its linearizable read loop resends the request with the same
+// request ID). The timer stays armed while such reads wait. It is what
+// reaches the stale read index bug of go.etcd.io/raft/v3 v3.6.0
+// (docs/real-bugs.md).
+func (n *Member) retryReads(ctx *record.Context) {
+	waiting := false
+	for _, r := range n.reads {
+		if !r.ready {
+			n.rn.ReadIndex([]byte(r.rctx))
+			waiting = true
+		}
+	}
+	if waiting {
+		ctx.SetTimer(timerRetry, ReadRetry{})
+	}
 }
 
 // readStates gives the waiting Gets the read indices raft returned.

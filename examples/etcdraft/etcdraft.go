@@ -96,6 +96,7 @@ const (
 	OptKillWeight      = "kill-weight"
 	OptPartitionWeight = "partition-weight"
 	OptReadWeight      = "read-weight"
+	OptReadRetry       = "read-retry"
 )
 
 // Bounds of the options (see record.OptionSpec): values from a trace

@@ -24,6 +24,7 @@ const electionTick = 1 << 20
 const (
 	timerCampaign = "campaign"
 	timerTick     = "tick"
+	timerRetry    = "read-retry"
 )
 
 // bugs are the bug switches of one run.
@@ -39,6 +40,7 @@ type Member struct {
 	n       int    // cluster size
 	every   uint64 // entries applied between two snapshots (0: never)
 	prevote bool
+	retry   bool // read-retry: ask again for read indices not received
 	bugs    bugs
 
 	rn       *raft.RawNode
@@ -63,7 +65,7 @@ func newMember(id record.ActorID, o record.Options) *Member {
 	rid, _ := strconv.ParseUint(string(id[len(idPrefix):]), 10, 64)
 	return &Member{
 		id: id, rid: rid, n: max(1, o.Int(OptMembers)), every: uint64(max(0, o.Int(OptSnapshotEvery))),
-		prevote: o.Bool(OptPreVote),
+		prevote: o.Bool(OptPreVote), retry: o.Bool(OptReadRetry),
 		bugs: bugs{
 			sendBeforePersist:   o.Bool(BugSendBeforePersist),
 			applyBeforeCommit:   o.Bool(BugApplyBeforeCommit),
@@ -138,6 +140,8 @@ func (n *Member) Receive(ctx *record.Context, from record.ActorID, msg record.Me
 		n.propose(ctx, m)
 	case Get:
 		n.read(ctx, m)
+	case ReadRetry:
+		n.retryReads(ctx)
 	default:
 		if rm := unwrap(msg); rm != nil {
 			_ = n.rn.Step(rm)

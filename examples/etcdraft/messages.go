@@ -192,6 +192,12 @@ type Campaign struct{}
 // RawNode.Tick once, which makes the leader send heartbeats.
 type Tick struct{}
 
+// ReadRetry is a member's read-retry timer (key "read-retry", with the
+// read-retry option): firing asks raft again, with the same request
+// context, for the read index of every read still waiting for one, as
+// etcd's server retries a ReadIndex request that got no answer in time.
+type ReadRetry struct{}
+
 // messages lists one value of every message type, for record.System.
 func messages() []record.Message {
 	return []record.Message{

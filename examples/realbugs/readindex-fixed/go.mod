@@ -2,12 +2,13 @@ module github.com/demi-project/demi/examples/realbugs/readindex-fixed
 
 go 1.26.8
 
+// The fixed release: v3.7.0 (etcd-io/raft#397). The adapter is the main
+// module's examples/etcdraft, unchanged, with its read-retry option on.
+require go.etcd.io/raft/v3 v3.7.0 // indirect
+
 require (
 	github.com/demi-project/demi v0.0.0
 	github.com/stretchr/testify v1.12.1
-	github.com/vmihailenco/msgpack/v5 v5.4.1
-	go.etcd.io/raft/v3 v3.7.0
-	google.golang.org/protobuf v1.36.11
 )
 
 require (
@@ -42,12 +43,14 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
 )
 
 // demi itself comes from this repository (never the library).
