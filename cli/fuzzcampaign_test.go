@@ -1,9 +1,13 @@
 package cli_test
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/demi-project/demi/record"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -98,4 +102,49 @@ func TestTriageGroupsACampaign(t *testing.T) {
 	code, _, errs = run(t, "triage", t.TempDir())
 	assert.Equal(t, 2, code)
 	oneLineError(t, errs, "no .trace file in ")
+}
+
+// TestCoverageCampaignShards: a coverage campaign (--mode coverage --dir)
+// split by --shard: each shard keeps a corpus of its own over its seeds
+// (Seed+I, Seed+I+N, ...), so it writes the same traces every time, only
+// for its seeds; its first trace is the one fuzz -o writes for the same
+// shard; and each replays as a coverage trace.
+func TestCoverageCampaignShards(t *testing.T) {
+	cat := record.NewCatalog(ballotSystem())
+	campaign := func(dir string, extra ...string) []string {
+		args := append([]string{"fuzz", "--system", "ballot", "--bug", "grant-equal", "--mode", "coverage",
+			"--seed", "1", "--runs", "40", "--shard", "1/2", "--dir", dir}, extra...)
+		code, out, errs := runCat(cat, args...)
+		require.Equal(t, 0, code, out+errs)
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	names := campaign(a)
+	require.Greater(t, len(names), 1)
+	require.Equal(t, names, campaign(b))
+	first := uint64(math.MaxUint64)
+	for _, n := range names {
+		assert.Equal(t, read(t, filepath.Join(a, n)), read(t, filepath.Join(b, n)), n)
+		var seed uint64
+		_, err := fmt.Sscanf(n, "grant-equal-%d.trace", &seed)
+		require.NoError(t, err, n)
+		assert.Equal(t, uint64(0), seed%2, "%s: shard 1/2 from seed 1 tries seeds 2, 4, ...", n)
+		first = min(first, seed)
+		code, out, errs := runCat(cat, "replay", filepath.Join(a, n))
+		require.Equal(t, 0, code, out+errs)
+		code, out, errs = runCat(cat, "show", "--json", filepath.Join(a, n))
+		require.Equal(t, 0, code, errs)
+		assert.Contains(t, out, `"mode": "coverage"`)
+	}
+	one := filepath.Join(t.TempDir(), "one.trace")
+	code, out, errs := runCat(cat, "fuzz", "--system", "ballot", "--bug", "grant-equal", "--mode", "coverage",
+		"--seed", "1", "--runs", "40", "--shard", "1/2", "-o", one)
+	require.Equal(t, 0, code, out+errs)
+	assert.Equal(t, read(t, filepath.Join(a, fmt.Sprintf("grant-equal-%d.trace", first))), read(t, one))
 }

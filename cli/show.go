@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,19 +28,20 @@ type traceJSON struct {
 }
 
 type eventJSON struct {
-	Step    int              `json:"step"`
-	Kind    string           `json:"kind"`
-	ID      record.MsgID     `json:"id,omitempty"`
-	From    record.ActorID   `json:"from,omitempty"`
-	To      record.ActorID   `json:"to,omitempty"`
-	Type    string           `json:"type,omitempty"`
-	Message json.RawMessage  `json:"message,omitempty"`
-	Timer   string           `json:"timer,omitempty"`
-	Cause   int              `json:"cause"`
-	Actor   record.ActorID   `json:"actor,omitempty"`
-	A       []record.ActorID `json:"a,omitempty"`
-	B       []record.ActorID `json:"b,omitempty"`
-	Cond    string           `json:"cond,omitempty"`
+	Step    int                `json:"step"`
+	Kind    string             `json:"kind"`
+	ID      record.MsgID       `json:"id,omitempty"`
+	From    record.ActorID     `json:"from,omitempty"`
+	To      record.ActorID     `json:"to,omitempty"`
+	Type    string             `json:"type,omitempty"`
+	Message json.RawMessage    `json:"message,omitempty"`
+	Timer   string             `json:"timer,omitempty"`
+	Cause   int                `json:"cause"`
+	Actor   record.ActorID     `json:"actor,omitempty"`
+	A       []record.ActorID   `json:"a,omitempty"`
+	B       []record.ActorID   `json:"b,omitempty"`
+	Cond    string             `json:"cond,omitempty"`
+	At      record.VirtualTime `json:"at,omitempty"`
 }
 
 func showCmd(e *env) *cobra.Command {
@@ -102,10 +104,24 @@ shiviz a log for the ShiViz visualizer (docs/bug-reports.md).`,
 			if h.Fuzz != nil {
 				fmt.Fprintf(e.stdout, "fuzz mode %s\n", record.Escape(h.Fuzz.String()))
 			}
-			tb := newTable(e.stdout, "step", "kind", "from", "to", "message")
+			// A run with virtual time shows the clock of every delivery.
+			timed := slices.ContainsFunc(t.Events, func(ev record.Event) bool { return ev.At != 0 })
+			cols := []any{"step", "kind", "from", "to", "message"}
+			if timed {
+				cols = slices.Insert(cols, 1, any("time"))
+			}
+			tb := newTable(e.stdout, cols...)
 			for i, ev := range t.Events {
 				kind, from, to, msg := report.Describe(ev)
-				tb.Append(strconv.Itoa(i), kind, record.Escape(from), record.Escape(to), record.Escape(msg))
+				row := []any{strconv.Itoa(i), kind, record.Escape(from), record.Escape(to), record.Escape(msg)}
+				if timed {
+					at := ""
+					if ev.Kind == record.Deliver {
+						at = strconv.FormatInt(int64(ev.At), 10)
+					}
+					row = slices.Insert(row, 1, any(at))
+				}
+				tb.Append(row...)
 			}
 			if err := tb.Render(); err != nil {
 				return err
@@ -140,7 +156,7 @@ func showJSON(e *env, t *record.Trace) error {
 		Deliveries: h.Deliveries, Externals: h.Externals, Violation: h.Violation, Events: make([]eventJSON, 0, len(t.Events))}
 	for i, ev := range t.Events {
 		j := eventJSON{Step: i, Kind: ev.Kind.String(), ID: ev.ID, From: ev.From, To: ev.To, Timer: ev.Timer,
-			Cause: ev.Cause, Actor: ev.Actor, A: ev.A, B: ev.B, Cond: ev.Cond}
+			Cause: ev.Cause, Actor: ev.Actor, A: ev.A, B: ev.B, Cond: ev.Cond, At: ev.At}
 		if ev.Msg != nil {
 			j.Type = record.TypeName(ev.Msg)
 			b, err := json.Marshal(ev.Msg)

@@ -61,16 +61,16 @@ func (c *Context) Self() ActorID { return c.self }
 // when (and, under a partition or a kill, whether) it is delivered.
 func (c *Context) Send(to ActorID, msg Message) {
 	c.sim.mustRegister(c.self, msg)
-	c.sim.send(c.slot.index, c.self, to, msg, "", c.event)
+	c.sim.send(c.slot.index, c.self, to, msg, "", c.event, 0)
 }
 
 // SetTimer arms the timer named key: msg will be delivered to this actor at
 // a moment the scheduler chooses. A pending timer with the same key is
-// replaced.
+// replaced. SetTimerAfter gives a timer a duration in virtual time.
 func (c *Context) SetTimer(key string, msg Message) {
 	c.sim.mustRegister(c.self, msg)
 	c.sim.cancelTimer(c.slot.index, key)
-	c.sim.send(c.slot.index, c.self, c.self, msg, key, c.event)
+	c.sim.send(c.slot.index, c.self, c.self, msg, key, c.event, untimed)
 }
 
 // CancelTimer disarms the timer named key, if it is pending.

@@ -58,6 +58,10 @@ type Event struct {
 	Cond string
 	// Limit bounds the deliveries a wait marker may take in a fuzz run.
 	Limit int
+	// At is the run's virtual time when a delivery happened, in a run
+	// with a time model (time.go); 0 otherwise. A trace records it, and a
+	// replay recomputes it: it decides nothing.
+	At VirtualTime
 }
 
 // Convenience constructors for external events.

@@ -14,6 +14,7 @@ import (
 type entry struct {
 	msg      Message
 	timer    string
+	at       VirtualTime // Event.At
 	id       MsgID
 	cause    int
 	from, to int32
@@ -50,6 +51,9 @@ func (s *Sim) fill(e *Event, i int) {
 	e.From, e.To, e.Msg = s.actorAt(en.from), s.actorAt(en.to), en.msg
 	if en.timer != "" {
 		e.Timer = en.timer
+	}
+	if en.at != 0 {
+		e.At = en.at
 	}
 }
 

@@ -137,6 +137,9 @@ type fuzzer struct {
 	pcg   *rand.PCG // rng's source
 	buf   []int32   // enabled messages, as positions in the Sim's pending list
 	heads []head    // scratch: the enabled set without links to actors that are down
+	// timers is scratch: the timers the clock lets fire (a run with a
+	// time model).
+	timers []head
 	// weights, when set, replace the generators' weights (a swarm run).
 	weights []float64
 }
@@ -305,6 +308,19 @@ func (f *fuzzer) deliverRandom(noTimers bool) (bool, *Violation, error) {
 	}
 	var timers int
 	f.buf, timers = s.enabled(f.buf[:0])
+	if s.tm != nil && timers > 0 { // only the timers the clock lets fire
+		bound := s.timeBound()
+		n := 0
+		for _, i := range f.buf {
+			if s.meta[i].link != linkTimer || s.mayFire(i, bound) {
+				f.buf[n] = i
+				n++
+			} else {
+				timers--
+			}
+		}
+		f.buf = f.buf[:n]
+	}
 	msgs := len(f.buf) - timers
 	if msgs+timers == 0 || noTimers && msgs == 0 {
 		return false, nil, nil
@@ -336,7 +352,18 @@ func (f *fuzzer) deliverScheduled(noTimers bool) (bool, *Violation, error) {
 	if !sc.ok {
 		s.reschedule()
 	}
-	hd, timers := sc.hd, len(sc.tm)
+	hd, tm := sc.hd, sc.tm
+	if s.tm != nil && len(tm) > 0 { // only the timers the clock lets fire
+		bound := s.timeBound()
+		f.timers = f.timers[:0]
+		for _, h := range tm {
+			if s.mayFire(h.pos, bound) {
+				f.timers = append(f.timers, h)
+			}
+		}
+		tm = f.timers
+	}
+	timers := len(tm)
 	if s.up < len(s.slots) { // a link whose receiver is down is not enabled
 		f.heads = f.heads[:0]
 		for _, h := range hd {
@@ -353,7 +380,7 @@ func (f *fuzzer) deliverScheduled(noTimers bool) (bool, *Violation, error) {
 	wantTimer := timers > 0 && !noTimers && (msgs == 0 || f.rng.Float64() < f.cfg.TimerProb)
 	var h head
 	if wantTimer {
-		h = sc.tm[f.intN(timers)]
+		h = tm[f.intN(timers)]
 	} else {
 		k := f.intN(msgs)
 		h = hd[k]
@@ -404,6 +431,10 @@ type SearchConfig struct {
 	// Progress, when set, is called after every run (it should be cheap:
 	// a run can take well under a millisecond).
 	Progress func(SearchProgress)
+	// Observe, when set, is called with every finished run, before the
+	// search decides whether to keep it (a Census counts them); the run's
+	// Sim is valid only during the call.
+	Observe func(RunResult)
 }
 
 // SearchProgress is a snapshot of a running Search.
@@ -459,6 +490,9 @@ func SearchAll(ctx context.Context, sys *System, opts Options, cfg SearchConfig,
 			return i + 1, err
 		}
 		sim, v := r.Sim, r.Violation
+		if cfg.Observe != nil {
+			cfg.Observe(r)
+		}
 		if cfg.Progress != nil {
 			prog.Runs = i + 1
 			prog.Deliveries += int64(sim.NumDeliveries())

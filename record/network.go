@@ -31,7 +31,11 @@ func (p *Pending) gone() bool { return p.to < 0 }
 
 // pmeta is what the scheduler needs of a pending message: its link
 // (from*(members+1)+to, or linkGone or linkTimer) and its receiver's slot.
-type pmeta struct{ link, to int32 }
+// With a time model, due is its deadline (see time.go).
+type pmeta struct {
+	link, to int32
+	due      VirtualTime
+}
 
 const (
 	linkGone  = -1 // a hole
@@ -82,8 +86,9 @@ func (s *Sim) setCut(k int, cut bool) {
 	}
 }
 
-// send puts a message from the actor in slot fi into the network.
-func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause int) MsgID {
+// send puts a message from the actor in slot fi into the network. due is
+// a timer's deadline (untimed without one); a message's is the time model's.
+func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause int, due VirtualTime) MsgID {
 	s.nextID++
 	id := s.nextID
 	i := s.slotOf(to) // fi itself when to == from
@@ -105,8 +110,10 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 	link := fi*int32(len(s.members)+1) + ti
 	if timer != "" {
 		link = linkTimer
+	} else {
+		due = s.dueMessage()
 	}
-	s.meta = append(s.meta, pmeta{link: link, to: ti})
+	s.meta = append(s.meta, pmeta{link: link, to: ti, due: due})
 	if s.sch.ok {
 		if link == linkTimer {
 			s.sch.tm = append(s.sch.tm, head{id: id, link: link, to: ti, pos: int32(len(s.pend) - 1)})

@@ -80,6 +80,8 @@ type Sim struct {
 	known                  map[reflect.Type]bool // the registered message types (see registered)
 	sysErr                 *UnregisteredError    // see SystemError
 	live                   liveWindow            // the bounded-liveness property (liveness.go)
+	tm                     *TimeModel            // nil: no virtual time (time.go)
+	now                    VirtualTime           // the virtual clock, with tm
 }
 
 // NewSim prepares a run of sys with the given options (resolved against the
@@ -95,6 +97,15 @@ func NewSim(sys *System, opts Options, seed uint64) (*Sim, error) {
 	members := sys.Members(o)
 	s := &Sim{sys: sys, opts: o, seed: seed, sem: sys.semantics(o), members: members,
 		index: make(map[ActorID]int, len(members))}
+	if sys.Time != nil {
+		if tm := sys.Time(o); tm != nil {
+			if tm.MaxDelay < 0 {
+				return nil, fmt.Errorf("system %s: time model with a negative MaxDelay %d", sys.Name, tm.MaxDelay)
+			}
+			c := *tm
+			s.tm = &c
+		}
+	}
 	s.slots = make([]slot, len(members))
 	for i, id := range members {
 		if _, dup := s.index[id]; dup {
@@ -197,6 +208,9 @@ func (s *Sim) Deliver(id MsgID) error {
 
 // deliverAt delivers s.pend[at], which must be enabled.
 func (s *Sim) deliverAt(at int) {
+	if s.tm != nil {
+		s.advance(at)
+	}
 	p := &s.pend[at]
 	to, from, msg := p.to, p.From, p.Msg
 	if s.nolog {
@@ -208,7 +222,7 @@ func (s *Sim) deliverAt(at int) {
 		s.log = s.log[:len(s.log)+1]
 		en := &s.log[len(s.log)-1]
 		en.kind, en.id, en.from, en.to, en.cause = Deliver, p.ID, p.from, p.to, p.Cause
-		en.msg, en.timer = p.Msg, p.Timer
+		en.msg, en.timer, en.at = p.Msg, p.Timer, s.now
 	} else {
 		// Field by field, not as a struct copy: a copy of a 176-byte Event
 		// goes through the bulk write barrier for all nine pointer words
@@ -223,6 +237,9 @@ func (s *Sim) deliverAt(at int) {
 		e.From, e.To, e.Msg = p.From, p.To, p.Msg
 		if p.Timer != "" {
 			e.Timer = p.Timer
+		}
+		if s.now != 0 {
+			e.At = s.now
 		}
 	}
 	s.remove(at) // p is invalid from here on
@@ -303,7 +320,7 @@ func (s *Sim) Apply(e Event) error {
 		if !s.registered(e.Msg) {
 			return &UnregisteredError{System: s.sys.Name, Actor: External, Type: TypeName(e.Msg)}
 		}
-		id := s.send(int32(len(s.members)), External, e.To, e.Msg, "", at)
+		id := s.send(int32(len(s.members)), External, e.To, e.Msg, "", at, 0)
 		if s.nolog {
 			break
 		}

@@ -80,6 +80,12 @@ type System struct {
 	// besides the invariant: after the last external fault, within N
 	// deliveries, a predicate holds (liveness.go).
 	Liveness *Liveness
+	// Time, if set, returns the time model of a run with the given
+	// options, or nil for none: with one, timers armed with a duration
+	// (Context.SetTimerAfter) fire in deadline order on a virtual clock
+	// and messages have a bounded delay (time.go). An option that turns
+	// it on keeps it in the trace header like every other option.
+	Time func(o Options) *TimeModel
 }
 
 // Generator makes one kind of random external event for fuzzing. Make

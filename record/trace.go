@@ -102,6 +102,7 @@ type wireEvent struct {
 	B       []ActorID          `msgpack:"pb,omitempty"`
 	Cond    string             `msgpack:"cd,omitempty"`
 	Limit   int                `msgpack:"l,omitempty"`
+	At      int                `msgpack:"at,omitempty"` // an int, not a VirtualTime: msgpack writes ints compactly
 }
 
 // FormatError reports a trace file that cannot be read: corrupted,
@@ -150,7 +151,7 @@ func (t *Trace) Encode(w io.Writer) error {
 func encodeWire(enc *msgpack.Encoder, w *wireEvent) error {
 	n := 2 // k and c are always written
 	for _, set := range [...]bool{w.ID != 0, w.From != "", w.To != "", w.Type != "", len(w.Payload) > 0,
-		w.Timer != "", w.Actor != "", len(w.A) > 0, len(w.B) > 0, w.Cond != "", w.Limit != 0} {
+		w.Timer != "", w.Actor != "", len(w.A) > 0, len(w.B) > 0, w.Cond != "", w.Limit != 0, w.At != 0} {
 		if set {
 			n++
 		}
@@ -213,12 +214,16 @@ func encodeWire(enc *msgpack.Encoder, w *wireEvent) error {
 		put(func() error { return enc.EncodeString("l") })
 		put(func() error { return enc.EncodeInt(int64(w.Limit)) })
 	}
+	if w.At != 0 {
+		put(func() error { return enc.EncodeString("at") })
+		put(func() error { return enc.EncodeInt(int64(w.At)) })
+	}
 	return err
 }
 
 func toWire(e *Event, w *wireEvent, pe *payloadEncoder) error {
 	*w = wireEvent{Kind: e.Kind, ID: e.ID, From: e.From, To: e.To, Timer: e.Timer, Cause: e.Cause,
-		Actor: e.Actor, A: e.A, B: e.B, Cond: e.Cond, Limit: e.Limit}
+		Actor: e.Actor, A: e.A, B: e.B, Cond: e.Cond, Limit: e.Limit, At: int(e.At)}
 	if e.Msg != nil {
 		w.Type = TypeName(e.Msg)
 		b, err := pe.encode(e.Msg)
@@ -382,7 +387,7 @@ func (r *Reader) fromWire(w *wireEvent) (Event, error) {
 		return Event{}, fmt.Errorf("causal link %d out of range", w.Cause)
 	}
 	e := Event{Kind: w.Kind, ID: w.ID, From: w.From, To: w.To, Timer: w.Timer, Cause: w.Cause,
-		Actor: w.Actor, A: w.A, B: w.B, Cond: w.Cond, Limit: w.Limit}
+		Actor: w.Actor, A: w.A, B: w.B, Cond: w.Cond, Limit: w.Limit, At: VirtualTime(w.At)}
 	if (w.Kind == Deliver || w.Kind == Send) && w.Type == "" {
 		return Event{}, fmt.Errorf("%s event without a message", w.Kind)
 	}

@@ -14,6 +14,8 @@ func TestEncodeWireMatchesReflection(t *testing.T) {
 	events := []wireEvent{
 		{Kind: Deliver, ID: 1, From: "a", To: "b", Type: "Ping", Payload: msgpack.RawMessage{0x81, 0xa1, 'N', 0x05}, Cause: 3},
 		{Kind: Deliver, ID: 1 << 40, From: "a", To: "a", Type: "Tick", Payload: msgpack.RawMessage{0x80}, Timer: "t", Cause: 300000},
+		{Kind: Deliver, ID: 2, From: "a", To: "a", Type: "Tick", Payload: msgpack.RawMessage{0x80}, Timer: "t", Cause: 1, At: 1 << 33},
+		{Kind: Deliver, ID: 3, From: "a", To: "b", Type: "Ping", Payload: msgpack.RawMessage{0x80}, Cause: 1, At: 17},
 		{Kind: Start, Actor: "n1", Cause: -1},
 		{Kind: Partition, A: []ActorID{"a", "b"}, B: []ActorID{"c"}, Cause: -1},
 		{Kind: Heal, A: []ActorID{}, B: nil, Cause: -1},

@@ -97,6 +97,8 @@ const (
 	OptPartitionWeight = "partition-weight"
 	OptReadWeight      = "read-weight"
 	OptReadRetry       = "read-retry"
+	OptVirtualTime     = "virtual-time"
+	OptMaxDelay        = "max-delay"
 )
 
 // Bounds of the options (see record.OptionSpec): values from a trace
@@ -109,6 +111,7 @@ const (
 	MaxMembers       = 9
 	MaxSnapshotEvery = 1000
 	MaxWeight        = 1000
+	MaxMaxDelay      = 1000
 )
 
 const idPrefix = "etcd-"
@@ -146,6 +149,8 @@ func System() *record.System {
 		{Name: OptKillWeight, Default: "0", Usage: "fuzzing weight of kills (or starts of killed members)", Min: 0, Max: MaxWeight},
 		{Name: OptPartitionWeight, Default: "1", Usage: "fuzzing weight of partitions and heals between two members", Min: 0, Max: MaxWeight},
 		{Name: OptReadWeight, Default: "0", Usage: "fuzzing weight of client reads (Get)", Min: 0, Max: MaxWeight},
+		{Name: OptVirtualTime, Default: "false", Usage: "timers on a virtual clock: heartbeats every tick, an election after 10 to 19 ticks without a leader's word"},
+		{Name: OptMaxDelay, Default: "2", Usage: "with virtual-time, the most ticks a message is in flight", Min: 0, Max: MaxMaxDelay},
 	}
 	docs := map[string]string{
 		BugSendBeforePersist:   "messages are sent before the HardState and entries are written (a crash in between forgets a vote)",
@@ -171,6 +176,7 @@ func System() *record.System {
 		Setup:       Setup,
 		Externals:   []record.Generator{{Name: "etcdraft-external", Weight: 1, Make: makeExternal}},
 		Swarm:       swarm(),
+		Time:        timeModel,
 		Conditions: map[string]func(record.View) bool{
 			"leader-elected": func(v record.View) bool {
 				for _, id := range v.Members() {
@@ -182,6 +188,16 @@ func System() *record.System {
 			},
 		},
 	}
+}
+
+// timeModel is the run's time model (record.System.Time): with option
+// virtual-time, timers fire on a virtual clock and a message is in flight
+// at most max-delay ticks.
+func timeModel(o record.Options) *record.TimeModel {
+	if !o.Bool(OptVirtualTime) {
+		return nil
+	}
+	return &record.TimeModel{MaxDelay: record.VirtualTime(o.Int(OptMaxDelay))}
 }
 
 // swarm is what a swarm-mode fuzz run of etcdraft draws (record.Swarm):

@@ -27,6 +27,15 @@ const (
 	timerRetry    = "read-retry"
 )
 
+// Timer durations with virtual time (option virtual-time), in ticks, as
+// an etcd server configures its RawNode: a heartbeat every tick, and an
+// election after electionTimeout to 2*electionTimeout-1 ticks without
+// word from a leader (raft's randomized election timeout).
+const (
+	heartbeatTicks  = 1
+	electionTimeout = 10
+)
+
 // bugs are the bug switches of one run.
 type bugs struct {
 	sendBeforePersist, applyBeforeCommit, skipSnapshotPersist, hardStateFirst, leaderLocalRead bool
@@ -41,6 +50,7 @@ type Member struct {
 	every   uint64 // entries applied between two snapshots (0: never)
 	prevote bool
 	retry   bool // read-retry: ask again for read indices not received
+	timed   bool // virtual time: timers with durations (see armCampaign)
 	bugs    bugs
 
 	rn       *raft.RawNode
@@ -65,7 +75,7 @@ func newMember(id record.ActorID, o record.Options) *Member {
 	rid, _ := strconv.ParseUint(string(id[len(idPrefix):]), 10, 64)
 	return &Member{
 		id: id, rid: rid, n: max(1, o.Int(OptMembers)), every: uint64(max(0, o.Int(OptSnapshotEvery))),
-		prevote: o.Bool(OptPreVote), retry: o.Bool(OptReadRetry),
+		prevote: o.Bool(OptPreVote), retry: o.Bool(OptReadRetry), timed: o.Bool(OptVirtualTime),
 		bugs: bugs{
 			sendBeforePersist:   o.Bool(BugSendBeforePersist),
 			applyBeforeCommit:   o.Bool(BugApplyBeforeCommit),
@@ -111,7 +121,7 @@ func (n *Member) Start(ctx *record.Context) {
 	must(err)
 	n.rn = rn
 	n.refreshLog()
-	ctx.SetTimer(timerCampaign, Campaign{})
+	n.armCampaign(ctx)
 	n.ready(ctx)
 }
 
@@ -129,12 +139,12 @@ func (n *Member) Receive(ctx *record.Context, from record.ActorID, msg record.Me
 	case Campaign:
 		_ = n.rn.Campaign()
 		if !n.leader {
-			ctx.SetTimer(timerCampaign, Campaign{})
+			n.armCampaign(ctx)
 		}
 	case Tick:
 		n.rn.Tick()
 		if n.leader {
-			ctx.SetTimer(timerTick, Tick{})
+			n.armTick(ctx)
 		}
 	case Put:
 		n.propose(ctx, m)
@@ -144,7 +154,11 @@ func (n *Member) Receive(ctx *record.Context, from record.ActorID, msg record.Me
 		n.retryReads(ctx)
 	default:
 		if rm := unwrap(msg); rm != nil {
+			vote := n.rn.BasicStatus().HardState.GetVote()
 			_ = n.rn.Step(rm)
+			if n.timed && !n.leader && n.heard(rm, vote) {
+				n.armCampaign(ctx)
+			}
 		}
 	}
 	n.ready(ctx)
@@ -321,11 +335,11 @@ func (n *Member) roleChange(ctx *record.Context, leader bool) {
 	n.leader = leader
 	if !leader {
 		ctx.CancelTimer(timerTick)
-		ctx.SetTimer(timerCampaign, Campaign{})
+		n.armCampaign(ctx)
 		return
 	}
 	ctx.CancelTimer(timerCampaign)
-	ctx.SetTimer(timerTick, Tick{})
+	n.armTick(ctx)
 	term := n.rn.BasicStatus().HardState.GetTerm()
 	st := ctx.Storage()
 	led := slices.Clone(ledTerms(st))
@@ -446,4 +460,43 @@ func (logger) Fatalf(f string, v ...any) {
 func (logger) Panic(v ...any) { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
 func (logger) Panicf(f string, v ...any) {
 	panic(libraryPanic{f, fmt.Sprintf(f, v...)})
+}
+
+// armCampaign (re)arms the campaign timer. With virtual time its deadline
+// is a randomized election timeout away, drawn from the member's own
+// random source, so arming it again (on word from the leader, see heard)
+// puts the next election off, as raft's electionElapsed reset does.
+// Without, the timer fires whenever demi's schedule says.
+func (n *Member) armCampaign(ctx *record.Context) {
+	if !n.timed {
+		ctx.SetTimer(timerCampaign, Campaign{})
+		return
+	}
+	d := electionTimeout + ctx.Rand().IntN(electionTimeout)
+	ctx.SetTimerAfter(timerCampaign, record.VirtualTime(d), Campaign{})
+}
+
+// armTick arms the leader's heartbeat timer: every heartbeatTicks with
+// virtual time.
+func (n *Member) armTick(ctx *record.Context) {
+	if !n.timed {
+		ctx.SetTimer(timerTick, Tick{})
+		return
+	}
+	ctx.SetTimerAfter(timerTick, heartbeatTicks, Tick{})
+}
+
+// heard reports whether raft, stepping m, reset its election timer: m is
+// an append, a heartbeat or a snapshot of the leader the member now
+// follows, or the member granted m's sender its vote (vote was its vote
+// before the step).
+func (n *Member) heard(m *raftpb.Message, vote uint64) bool {
+	st := n.rn.BasicStatus()
+	switch m.GetType() {
+	case raftpb.MsgApp, raftpb.MsgHeartbeat, raftpb.MsgSnap:
+		return st.Lead == m.GetFrom() && m.GetTerm() == st.HardState.GetTerm()
+	case raftpb.MsgVote:
+		return vote != m.GetFrom() && st.HardState.GetVote() == m.GetFrom()
+	}
+	return false
 }
