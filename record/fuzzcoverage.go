@@ -61,13 +61,16 @@ func (m CoverageMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Cam
 	if m.Corpus <= 0 {
 		m.Corpus = 256
 	}
-	return &covCampaign{sys: sys, opts: opts, cfg: cfg.FuzzConfig.withDefaults(), mode: m,
-		rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f766572616765)), seen: map[uint64]struct{}{}, start: time.Now()}, nil
+	c := &covCampaign{sys: sys, cfg: cfg.FuzzConfig.withDefaults(), mode: m,
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f766572616765)), seen: map[uint64]struct{}{}, start: time.Now()}
+	var err error
+	c.mix, err = newSwarmMix(sys, opts, c.cfg)
+	return c, err
 }
 
 type covCampaign struct {
 	sys    *System
-	opts   Options
+	mix    swarmMix // each run's mix of external events (swarm.go)
 	cfg    FuzzConfig
 	mode   CoverageMode
 	rng    *rand.Rand
@@ -97,10 +100,13 @@ func (c *covCampaign) Run(ctx context.Context, seed uint64, _ *Sim) (RunResult, 
 	c.runs++
 	cfg := c.cfg
 	cfg.Seed = seed
-	cr, err := newCovRun(c.sys, c.opts, cfg, c.seen)
+	opts, weights, drawn := c.mix.draw(seed)
+	params = append(params, drawn...)
+	cr, err := newCovRun(c.sys, opts, cfg, c.seen)
 	if err != nil {
 		return RunResult{}, err
 	}
+	cr.weights = weights
 	v, err := cr.run(ctx, sched)
 	if err != nil {
 		return RunResult{}, err

@@ -76,33 +76,38 @@ func (m RoundsMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campa
 	if !HasRounds(sys) {
 		return nil, fmt.Errorf("system %s: %w", sys.Name, ErrNoRounds)
 	}
-	return &roundsCampaign{sys: sys, opts: opts, cfg: cfg.FuzzConfig.withDefaults(), mode: m.withDefaults()}, nil
+	c := &roundsCampaign{sys: sys, cfg: cfg.FuzzConfig.withDefaults(), mode: m.withDefaults()}
+	var err error
+	c.mix, err = newSwarmMix(sys, opts, c.cfg)
+	return c, err
 }
 
 type roundsCampaign struct {
 	sys  *System
-	opts Options
 	cfg  FuzzConfig
 	mode RoundsMode
+	mix  swarmMix
 }
 
 func (c *roundsCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunResult, error) {
 	cfg := c.cfg
 	cfg.Seed = seed
-	rr, err := newRoundsRun(c.sys, c.opts, cfg, c.mode, spareLog(prev))
+	opts, weights, drawn := c.mix.draw(seed)
+	rr, err := newRoundsRun(c.sys, opts, cfg, c.mode, spareLog(prev))
 	if err != nil {
 		return RunResult{}, err
 	}
+	rr.weights = weights
 	v, err := rr.run(ctx)
 	if err != nil {
 		return RunResult{}, err
 	}
-	return RunResult{Sim: rr.sim, Violation: v, Config: cfg, Params: []Option{
+	return RunResult{Sim: rr.sim, Violation: v, Config: cfg, Params: append([]Option{
 		{Name: "isolations", Value: strconv.Itoa(c.mode.Isolations)},
 		{Name: "period", Value: strconv.Itoa(c.mode.Period)},
 		{Name: "rounds", Value: strconv.Itoa(c.mode.Rounds)},
 		{Name: "isolated", Value: rr.plan.String()},
-	}}, nil
+	}, drawn...)}, nil
 }
 
 // ErrNoRounds is returned by the rounds mode for a system none of whose

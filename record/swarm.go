@@ -106,6 +106,10 @@ type swarmMode struct{}
 func (swarmMode) Name() string { return "swarm" }
 
 func (swarmMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campaign, error) {
+	return newSwarmCampaign(sys, opts, cfg.FuzzConfig)
+}
+
+func newSwarmCampaign(sys *System, opts Options, cfg FuzzConfig) (*swarmCampaign, error) {
 	spec := DefaultSwarm
 	if sys.Swarm != nil {
 		spec = *sys.Swarm
@@ -113,7 +117,30 @@ func (swarmMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campaign
 	if err := spec.Check(sys); err != nil {
 		return nil, err
 	}
-	return &swarmCampaign{sys: sys, opts: opts, cfg: cfg.FuzzConfig, spec: spec}, nil
+	return &swarmCampaign{sys: sys, opts: opts, cfg: cfg, spec: spec}, nil
+}
+
+// swarmMix draws, for the modes that make their runs otherwise (rounds,
+// coverage), each run's mix of external events the way swarm does: the
+// options the system's swarm spec declares (the kinds of external event
+// and their weights, unless the user fixed them) and the generators'
+// weights. The modes keep their own timer probability and external-event
+// budget and rate (cfg has them): only the mix is drawn. Without it a
+// mode injects only the kinds of event the system's defaults switch on,
+// and a bug that needs another (a crash-restart, in Raft whose default
+// restart weight is 0) is out of its reach.
+type swarmMix struct{ c *swarmCampaign }
+
+func newSwarmMix(sys *System, opts Options, cfg FuzzConfig) (swarmMix, error) {
+	c, err := newSwarmCampaign(sys, opts, cfg)
+	return swarmMix{c}, err
+}
+
+// draw returns seed's run's options, generator weights (nil: the
+// system's) and the parameters to record.
+func (m swarmMix) draw(seed uint64) (Options, []float64, []Option) {
+	run := m.c.draw(seed)
+	return run.opts, run.weights, run.params
 }
 
 type swarmCampaign struct {
