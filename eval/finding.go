@@ -35,8 +35,11 @@ type FindingConfig struct {
 	// Trials per case and mode (default 20). Trial t searches from seed
 	// 1 + t*CapRuns, so trials use disjoint, fixed seed ranges.
 	Trials int
-	// CapRuns and CapTime bound a trial (default 1000 runs, 2 s): a trial
-	// that reaches either without a violation did not find the bug.
+	// CapRuns and CapTime bound a trial (default 1000 runs, 5 min): a
+	// trial that reaches either without a violation did not find the bug.
+	// The runs cap is the measure (a run costs the same whatever else
+	// runs on the machine); the time cap only guards against a mode
+	// whose runs never end.
 	CapRuns int
 	CapTime time.Duration
 	// Workers run trials in parallel (default 2).
@@ -61,7 +64,7 @@ func (c FindingConfig) withDefaults() FindingConfig {
 		c.CapRuns = 1000
 	}
 	if c.CapTime <= 0 {
-		c.CapTime = 2 * time.Second
+		c.CapTime = 5 * time.Minute
 	}
 	if c.Workers <= 0 {
 		c.Workers = 2

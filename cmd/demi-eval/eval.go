@@ -174,7 +174,7 @@ bad input, 130 when interrupted.`,
 
 	fs.IntVar(&f.findingTrials, "finding-trials", 20, "time-to-bug study: trials per bug and fuzz mode (0: skip)")
 	fs.IntVar(&f.findingCapRuns, "finding-cap-runs", 1000, "time-to-bug study: most runs of a trial")
-	fs.DurationVar(&f.findingCap, "finding-cap", 2*time.Second, "time-to-bug study: longest a trial searches")
+	fs.DurationVar(&f.findingCap, "finding-cap", 5*time.Minute, "time-to-bug study: longest a trial searches (a guard: --finding-cap-runs is the cap that measures)")
 	fs.IntVar(&f.findingJobs, "finding-jobs", 2, "time-to-bug study: trials run at a time")
 	fs.IntVar(&f.findingCurveRuns, "finding-curve-runs", 150, "time-to-bug study: runs of each abstract-state coverage curve")
 	return cmd
