@@ -62,6 +62,17 @@ func TestShippedFuzzTrace(t *testing.T) {
 	require.True(t, bytes.Equal(want, got), "the shipped fuzz trace is not what the documented search writes")
 }
 
+// TestPlainFuzzFindsIt runs demi fuzz with the system's defaults (swarm
+// mode, whose timer probabilities the system bounds): the first run
+// breaks Liveness(leader).
+func TestPlainFuzzFindsIt(t *testing.T) {
+	code, stdout, stderr := run(t, "fuzz", "--system", "etcdraft33", "--seed", "1", "--runs", "1",
+		"-o", filepath.Join(t.TempDir(), "found.trace"))
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "violation Liveness(leader)")
+	require.Contains(t, stdout, "(seed 1, run 1)")
+}
+
 // TestShippedTracesReplay replays each shipped trace 50 times (demi
 // replay --times 50), each to Liveness(leader).
 func TestShippedTracesReplay(t *testing.T) {

@@ -45,6 +45,18 @@ func TestFixedReleaseFuzz(t *testing.T) {
 	require.Contains(t, stderr.String(), "no violation")
 }
 
+// TestFixedReleaseSwarm runs 200 swarm-mode runs (demi fuzz's default
+// mode, with the timer probabilities the system draws from) of 300 steps
+// against v3.3.15: no violation.
+func TestFixedReleaseSwarm(t *testing.T) {
+	args := []string{"fuzz", "--system", "etcdraft33", "--max-steps", "300", "--externals", "10",
+		"--seed", "1", "--runs", "200", "-o", filepath.Join(t.TempDir(), "none.trace")}
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), record.NewCatalog(etcdraft33.System()), args, &stdout, &stderr)
+	require.Equal(t, 1, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	require.Contains(t, stderr.String(), "no violation")
+}
+
 // TestFixedReleaseUnreachable checks the shipped traces of the bug, found
 // with v3.3.13 in ../prevote, against v3.3.15: no schedule check tries
 // reaches Liveness(leader) within the default bound of 60 deliveries. As a
