@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/examples/realbugs/internal/realbugstest"
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
 
@@ -39,13 +38,7 @@ func run(t *testing.T, args ...string) (int, string, string) {
 // TestLibraryRelease checks that this module builds the affected release,
 // from the module proxy (go list -m: no replace directive).
 func TestLibraryRelease(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	out, err := exec.Command(gobin, "list", "-m", "-f", "{{.Version}} {{.Replace}}", "github.com/coreos/etcd").CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Equal(t, "v3.3.13+incompatible <nil>\n", string(out))
+	require.Equal(t, "v3.3.13+incompatible", realbugstest.Release(t, "github.com/coreos/etcd"))
 }
 
 // TestShippedFuzzTrace runs the documented search from seed 1: it finds

@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/demi-project/demi/check"
 	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/examples/realbugs/internal/realbugstest"
 	"github.com/demi-project/demi/record"
 
 	"github.com/demi-project/demi/examples/realbugs/prevote/etcdraft33"
@@ -21,13 +20,7 @@ import (
 // the fixed release, from the module proxy (go list -m: no replace
 // directive).
 func TestLibraryRelease(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	out, err := exec.Command(gobin, "list", "-m", "-f", "{{.Version}} {{.Replace}}", "github.com/coreos/etcd").CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Equal(t, "v3.3.15+incompatible <nil>\n", string(out))
+	require.Equal(t, "v3.3.15+incompatible", realbugstest.Release(t, "github.com/coreos/etcd"))
 }
 
 // TestFixedReleaseFuzz runs the first 200 runs of docs/real-bugs.md's
