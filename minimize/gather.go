@@ -2,7 +2,6 @@ package minimize
 
 import (
 	"context"
-	"github.com/demi-project/demi/internal/perm"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -320,29 +319,17 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 	}
 }
 
-// gatherStage runs the gather pass: the gather moves of the best trace,
-// in order, each checked and followed by a descent (reorder.go); the
-// first that ends smaller than the best trace replaces it, and the moves
-// of the new best trace are tried, until none improves it.
+// gatherStageEdits lists the moves of the gather stage: the gather moves
+// of events, then its stand-in moves (standin.go).
+func (m *minimizer) gatherStageEdits(events []record.Event) []edit {
+	return append(m.gatherEdits(events), m.standInEdits(events)...)
+}
+
+// gatherStage runs the gather stage: the gather moves of the best trace,
+// then its stand-in moves (standin.go), in order, each checked and
+// followed by a descent (reorder.go); the first that ends smaller than
+// the best trace replaces it, and the moves of the new best trace are
+// tried, until none improves it.
 func (m *minimizer) gatherStage(ctx context.Context) error {
-	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherEdits(base.Events) })
-}
-
-// permOf returns the permutation of members that maps members[i] to
-// members[order[i]].
-func permOf(members []record.ActorID, order []int) record.Perm {
-	p := record.Perm{}
-	for i, k := range order {
-		p[members[i]] = members[k]
-	}
-	return p
-}
-
-// permutationsOf returns the permutations of 0..n-1 in lexicographic
-// order, the identity first (none for n > maxPermMembers).
-func permutationsOf(n int) [][]int {
-	if n > maxPermMembers {
-		return nil
-	}
-	return perm.Orders(n)
+	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherStageEdits(base.Events) }, false)
 }

@@ -70,6 +70,20 @@ import (
 // was left when the pair started, so the stage may end past its allowance,
 // at most twice it.
 
+// maxInsertDeliveries bounds the traces the insert stage searches.
+const maxInsertDeliveries = 64
+
+// maxInsertCost bounds the cost of a suffix the search looks for.
+const maxInsertCost = 6
+
+// maxInsertSteps caps the steps (events run, the prefix's included) of the
+// search at one cut.
+const maxInsertSteps = 1_500_000
+
+// insertChunk is how many cuts the stage searches between two looks at the
+// step budget.
+const insertChunk = 2
+
 // insert runs the insert stage once on the best trace: the first cut
 // whose search finds a smaller trace wins, and a descent (as after a
 // reorder move) removes from it what the new suffix made unnecessary.
@@ -96,6 +110,9 @@ func (m *minimizer) insert(ctx context.Context) error {
 	m.offer(small)
 	return nil
 }
+
+// insertDescentChecks bounds the checks of the descent after an insertion.
+const insertDescentChecks = 400
 
 // descend removes events from cur one removal at a time while that
 // reproduces the violation, and returns the result and the steps it ran.

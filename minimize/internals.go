@@ -305,6 +305,10 @@ func (m *minimizer) budgetFor() int {
 	return max(1, min(n, n*m.cfg.TFBScale/max(d, 1)))
 }
 
+// maxPairUnits bounds the external units for which oneAtATime also tries
+// every pair.
+const maxPairUnits = 24
+
 // causalCone returns the sorted indices of delivery i and of every delivery
 // of a message sent, directly or through other such deliveries, because of
 // it: what disappears when i does not happen.

@@ -10,6 +10,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
+// maxVariants bounds the automatic shrink variants of one message.
+const maxVariants = 48
+
 // shrinkContents shrinks the contents of external messages (the paper's
 // Observation #5). A message implementing record.Shrinkable loses one
 // component at a time; identical messages (same fingerprint, such as the

@@ -94,6 +94,13 @@ type Generator struct {
 	Name   string
 	Weight float64
 	Make   func(r *rand.Rand, v View) (Event, bool)
+	// Each, if set, lists the events Make could return in v, one of each
+	// kind that differs only in what Make draws at random and the system
+	// does not care about (the value of a client write, say), in a fixed
+	// order. It is what System.Injections offers: minimization inserts
+	// these events where the input never had them (inject.go). Nil:
+	// Injections samples Make.
+	Each func(v View) []Event
 }
 
 // OptionSpec declares one named option.

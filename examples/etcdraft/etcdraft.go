@@ -174,7 +174,7 @@ func System() *record.System {
 		Fingerprint: fingerprint,
 		Invariant:   invariant,
 		Setup:       Setup,
-		Externals:   []record.Generator{{Name: "etcdraft-external", Weight: 1, Make: makeExternal}},
+		Externals:   []record.Generator{{Name: "etcdraft-external", Weight: 1, Make: makeExternal, Each: eachExternal}},
 		Swarm:       swarm(),
 		Time:        timeModel,
 		Conditions: map[string]func(record.View) bool{
@@ -272,4 +272,50 @@ func makeExternal(r *rand.Rand, v record.View) (record.Event, bool) {
 		}
 		return record.PartitionEvent(one, other), true
 	}
+}
+
+// eachExternal lists the external events makeExternal could draw in v, one
+// of each kind, for minimization (record.Generator.Each): under the weight
+// options, a client Put and a client Get to each member (key k0: keys are
+// names, any one serves), a crash-restart of each running member, a kill of
+// each running member or the start of each killed one, and a partition (or
+// heal) of each pair of members.
+func eachExternal(v record.View) []record.Event {
+	o := v.Options()
+	ms := v.Members()
+	var out []record.Event
+	for _, id := range ms {
+		if o.Int(OptClientWeight) > 0 {
+			out = append(out, record.SendEvent(id, Put{Key: "k0", Value: "1"}))
+		}
+		if o.Int(OptReadWeight) > 0 {
+			out = append(out, record.SendEvent(id, Get{Key: "k0"}))
+		}
+	}
+	for _, id := range ms {
+		running := v.Running(id)
+		if o.Int(OptRestartWeight) > 0 && running {
+			out = append(out, record.RestartEvent(id))
+		}
+		if o.Int(OptKillWeight) > 0 {
+			if running {
+				out = append(out, record.KillEvent(id))
+			} else {
+				out = append(out, record.StartEvent(id))
+			}
+		}
+	}
+	if o.Int(OptPartitionWeight) > 0 {
+		for i, a := range ms {
+			for _, b := range ms[i+1:] {
+				one, other := []record.ActorID{a}, []record.ActorID{b}
+				if v.Partitioned(a, b) {
+					out = append(out, record.HealEvent(one, other))
+				} else {
+					out = append(out, record.PartitionEvent(one, other))
+				}
+			}
+		}
+	}
+	return out
 }

@@ -8,7 +8,6 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/demi-project/demi/examples/etcdraft/kvapp"
 	"github.com/demi-project/demi/record"
 )
 
@@ -45,7 +44,7 @@ func (w *Wire) DecodeMsgpack(dec *msgpack.Decoder) error {
 }
 
 func (w Wire) String() string {
-	return raft.DescribeMessage(w.Msg, kvapp.DescribeData)
+	return raft.DescribeMessage(w.Msg, describeData)
 }
 
 // The wrapper types, one per kind of raft message a member sends.
