@@ -179,32 +179,25 @@ func without(ctx context.Context, setup record.Setup, orig *run, want *record.Vi
 	// got[k] is the state of the run without step i once the schedule is
 	// taken through step i+k (got[0]: step i left out, nothing else).
 	got := [][]step.State{orig.stateBefore(i)}
-	for d.Sim().Halted() == nil && d.Pos() < len(orig.events) {
-		o, err := d.Next(ctx)
-		if errors.Is(err, record.ErrScheduleEnd) {
-			break
-		}
+	if d.Pos() < len(orig.events) {
+		skipped, _, err := step.FollowSchedule(ctx, d, func(o record.Outcome) bool {
+			for len(got) < d.Pos()-i {
+				got = append(got, capture(d.Sim()))
+			}
+			if v := o.Violation; v != nil {
+				if v.Same(want) {
+					l.Reached, l.At = true, d.Pos()-1
+					return false
+				}
+				if l.Other == nil {
+					l.Other = v
+				}
+			}
+			return d.Pos() < len(orig.events)
+		})
+		l.Skipped += skipped
 		if err != nil {
 			return l, err
-		}
-		switch {
-		case o.Divergence != nil && d.Sim().Halted() == nil: // an external event the run rejects
-			d.Skip()
-			l.Skipped++
-		case o.Skipped:
-			l.Skipped++
-		}
-		for len(got) < d.Pos()-i {
-			got = append(got, capture(d.Sim()))
-		}
-		if v := o.Violation; v != nil {
-			if v.Same(want) {
-				l.Reached, l.At = true, d.Pos()-1
-				break
-			}
-			if l.Other == nil {
-				l.Other = v
-			}
 		}
 	}
 	if v := d.Sim().Halted(); v != nil && !l.Reached && l.Other == nil {

@@ -246,29 +246,51 @@ func (x *execution) WhatIf(ctx context.Context, k int, c Change) (Session, *Outc
 // the step before found one already) or the end, counting in out the
 // steps that still applied and those that were skipped.
 func follow(ctx context.Context, d *record.Driver, out *Outcome, v *record.Violation) (*record.Violation, error) {
-	for v == nil && d.Sim().Halted() == nil {
-		o, err := d.Next(ctx)
-		if errors.Is(err, record.ErrScheduleEnd) {
-			break
-		}
+	if v == nil {
+		skipped, followed, err := FollowSchedule(ctx, d, func(o record.Outcome) bool {
+			v = o.Violation
+			return v == nil
+		})
+		out.Skipped += skipped
+		out.Followed += followed
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case o.Divergence != nil && d.Sim().Halted() == nil: // an external event the run rejects
-			d.Skip()
-			out.Skipped++
-		case o.Skipped:
-			out.Skipped++
-		default:
-			out.Followed++
-		}
-		v = o.Violation
 	}
 	if v == nil {
 		v = d.Sim().Halted()
 	}
 	return v, nil
+}
+
+// FollowSchedule advances d along its schedule, calling visit after every step,
+// until the run halts, the schedule ends or visit returns false. An
+// external event the run rejects is skipped. It returns how many of the
+// schedule's events were skipped (rejected, or absent from the run) and
+// how many were followed.
+func FollowSchedule(ctx context.Context, d *record.Driver, visit func(record.Outcome) bool) (skipped, followed int, err error) {
+	for d.Sim().Halted() == nil {
+		o, err := d.Next(ctx)
+		if errors.Is(err, record.ErrScheduleEnd) {
+			break
+		}
+		if err != nil {
+			return skipped, followed, err
+		}
+		switch {
+		case o.Divergence != nil && d.Sim().Halted() == nil: // an external event the run rejects
+			d.Skip()
+			skipped++
+		case o.Skipped:
+			skipped++
+		default:
+			followed++
+		}
+		if !visit(o) {
+			break
+		}
+	}
+	return skipped, followed, nil
 }
 
 // done turns what driver d executed into an execution.
