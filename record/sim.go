@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"reflect"
 	"unsafe"
 )
 
@@ -75,13 +74,13 @@ type Sim struct {
 	// clock (Context.EventIndex) and that a check read the network
 	// (View.NumInFlight); forks inherit them (see Observed).
 	readClock, readNetwork bool
-	cancels                int                   // Context.CancelTimer calls (see Cancels)
-	forkErr                error                 // the first actor a fork could not copy (see ForkError)
-	known                  map[reflect.Type]bool // the registered message types (see registered)
-	sysErr                 *UnregisteredError    // see SystemError
-	live                   liveWindow            // the bounded-liveness property (liveness.go)
-	tm                     *TimeModel            // nil: no virtual time (time.go)
-	now                    VirtualTime           // the virtual clock, with tm
+	cancels                int                // Context.CancelTimer calls (see Cancels)
+	forkErr                error              // the first actor a fork could not copy (see ForkError)
+	types                  *MessageTypes      // the registered message types (see registered)
+	sysErr                 *UnregisteredError // see SystemError
+	live                   liveWindow         // the bounded-liveness property (liveness.go)
+	tm                     *TimeModel         // nil: no virtual time (time.go)
+	now                    VirtualTime        // the virtual clock, with tm
 }
 
 // NewSim prepares a run of sys with the given options (resolved against the
@@ -94,8 +93,12 @@ func NewSim(sys *System, opts Options, seed uint64) (*Sim, error) {
 	if sys.Members == nil || sys.New == nil {
 		return nil, fmt.Errorf("system %s: Members and New are required", sys.Name)
 	}
+	types, err := sys.Types()
+	if err != nil {
+		return nil, err
+	}
 	members := sys.Members(o)
-	s := &Sim{sys: sys, opts: o, seed: seed, sem: sys.semantics(o), members: members,
+	s := &Sim{sys: sys, opts: o, seed: seed, sem: sys.semantics(o), members: members, types: types,
 		index: make(map[ActorID]int, len(members))}
 	if sys.Time != nil {
 		if tm := sys.Time(o); tm != nil {

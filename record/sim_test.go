@@ -652,6 +652,8 @@ func TestSystemHelpers(t *testing.T) {
 	bad.Messages = []record.Message{nil}
 	_, err = bad.Types()
 	assert.ErrorContains(t, err, "nil message")
+	_, err = record.NewSim(&bad, nil, 1)
+	assert.ErrorContains(t, err, "nil message", "a run refuses the registry a trace reader refuses")
 
 	cat := record.NewCatalog(&record.System{Name: "zeta"}, sys)
 	assert.Equal(t, "probe", cat.Systems()[0].Name, "the catalog is sorted by name")

@@ -1,9 +1,6 @@
 package record
 
-import (
-	"fmt"
-	"reflect"
-)
+import "fmt"
 
 // UnregisteredError reports a message of a type the system does not
 // register (System.Messages): a trace could store it but no reader could
@@ -20,17 +17,10 @@ func (e *UnregisteredError) Error() string {
 		e.System, e.Actor, e.Type, e.Type)
 }
 
-// registered reports whether m's type is one the system registers. The
-// set is built on first use and shared by the run's forks.
-func (s *Sim) registered(m Message) bool {
-	if s.known == nil {
-		s.known = make(map[reflect.Type]bool, len(s.sys.Messages))
-		for _, r := range s.sys.Messages {
-			s.known[reflect.TypeOf(r)] = true
-		}
-	}
-	return s.known[reflect.TypeOf(m)]
-}
+// registered reports whether m's type is one the system registers, by
+// the registry System.Types builds (once per run, shared by its forks): the
+// same answer a trace reader gives.
+func (s *Sim) registered(m Message) bool { return s.types.Registered(m) }
 
 // mustRegister panics with an *UnregisteredError when m's type is not
 // registered; called in a handler, the panic halts the run (see
