@@ -251,6 +251,8 @@ type OptimalOutcome struct {
 	Searched     int     `json:"searched"`
 	States       int     `json:"states"`
 	Seconds      float64 `json:"seconds"`
+	// Err is why the search gave no verdict, if it gave none.
+	Err string `json:"error,omitempty"`
 }
 
 // TotalSeconds is demi's whole tfb minimization time.
@@ -582,18 +584,29 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 			target, of = ref, "reference"
 		}
 		octx, cancel := context.WithTimeout(ctx, c.OptimalBudget)
+		start := time.Now()
 		o, err := optimal.Search(octx, sys, target, optimal.Config{MaxDeliveries: target.Header.Deliveries})
 		cancel()
-		if err != nil {
-			return Row{}, fmt.Errorf("optimal: %w", err)
-		}
 		if ctx.Err() != nil {
 			return Row{}, ctx.Err()
 		}
-		row.Optimal = &OptimalOutcome{Of: of, Input: sizeOf(target), Exhausted: o.Exhausted, Bound: target.Header.Deliveries,
-			Searched: o.Searched, States: o.States, Seconds: o.Seconds}
-		if o.Trace != nil {
-			row.Optimal.Found = &Size{Deliveries: o.Deliveries, Externals: o.Externals}
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			// The budget ran out before the search covered any level.
+			row.Optimal = &OptimalOutcome{Of: of, Input: sizeOf(target), Bound: target.Header.Deliveries, Searched: -1,
+				Seconds: time.Since(start).Seconds()}
+		case err != nil:
+			// The search gives no verdict (a system whose runs cannot be
+			// forked, a budget spent before the first level): the row
+			// keeps what was measured and says why.
+			row.Optimal = &OptimalOutcome{Of: of, Input: sizeOf(target), Bound: target.Header.Deliveries, Searched: -1,
+				Seconds: time.Since(start).Seconds(), Err: err.Error()}
+		default:
+			row.Optimal = &OptimalOutcome{Of: of, Input: sizeOf(target), Exhausted: o.Exhausted, Bound: target.Header.Deliveries,
+				Searched: o.Searched, States: o.States, Seconds: o.Seconds}
+			if o.Trace != nil {
+				row.Optimal.Found = &Size{Deliveries: o.Deliveries, Externals: o.Externals}
+			}
 		}
 		c.Log("%s: optimal search on the %s: %s", bug, of, row.Optimal.Verdict())
 	}
@@ -630,6 +643,8 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 // Verdict says in words what the search found about its input.
 func (o *OptimalOutcome) Verdict() string {
 	switch {
+	case o.Err != "":
+		return "no verdict: " + o.Err
 	case o.Found != nil && o.Found.Deliveries >= o.Input.Deliveries:
 		return fmt.Sprintf("optimal for its external events: no schedule with fewer than %d deliveries", o.Input.Deliveries)
 	case o.Found != nil:

@@ -285,6 +285,7 @@ func TestOptimalVerdict(t *testing.T) {
 		{"none within bound", eval.OptimalOutcome{Input: in, Exhausted: true, Bound: 5, Searched: 5}, "no schedule of its external events with at most 5 deliveries reproduces it"},
 		{"lower bound", eval.OptimalOutcome{Input: in, Bound: 16, Searched: 5, Seconds: 30}, "not finished in 30s: at least 6 deliveries needed with its external events (no schedule with 5 or fewer)"},
 		{"nothing covered", eval.OptimalOutcome{Input: in, Bound: 16, Searched: -1, Seconds: 30}, "not finished in 30s"},
+		{"no verdict", eval.OptimalOutcome{Input: in, Bound: 16, Searched: -1, Err: "actor a holds a func() value"}, "no verdict: actor a holds a func() value"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
