@@ -57,3 +57,10 @@ func RunInsertStage(ctx context.Context, sys *record.System, input, best *record
 	}
 	return m.snapshotBest(), nil
 }
+
+// FullChecks returns cfg with every check run from the start and none
+// remembered (cache.go): a run's result must not depend on it.
+func FullChecks(cfg Config) Config {
+	cfg.fullChecks = true
+	return cfg
+}

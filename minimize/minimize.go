@@ -161,6 +161,10 @@ type Config struct {
 	// gets the whole MaxSchedules; longer traces get proportionally fewer
 	// (0 = 100).
 	TFBScale int
+	// fullChecks runs every check from the start and remembers none
+	// (cache.go): the results are the same, only slower. Tests and
+	// benchmarks compare the two.
+	fullChecks bool
 }
 
 // Progress is a snapshot of a running minimization.
@@ -250,6 +254,8 @@ type minimizer struct {
 	checks   []*dpor.Checker
 	// tallies holds each checker's schedule count in a scan (firstIn).
 	tallies map[*dpor.Checker]*tally
+	// checked remembers the candidates checked without success (cache.go).
+	checked *checked
 	// maxComponents is, per Shrinkable message type, the most components
 	// a message of the input had.
 	maxComponents map[string]int
@@ -464,6 +470,9 @@ func (m *minimizer) newChecks() error {
 		}
 	}
 	m.tallies = map[*dpor.Checker]*tally{}
+	if !m.cfg.fullChecks {
+		m.checked = newChecked()
+	}
 	for i := 0; i < m.cfg.Workers; i++ {
 		c, err := dpor.New(dpor.Config{System: m.sys, Options: m.opts, Seed: m.seed, Target: m.target,
 			Mode: dpor.STS, MaxSchedules: 1, Fingerprint: m.cfg.Fingerprint, Allowed: allowed})
@@ -661,7 +670,7 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 		if !ok {
 			return nil, 0, nil
 		}
-		r, err := c.Check(ctx, plan)
+		r, err := m.check(ctx, c, checkSettings{mode: mode, maxSched: maxSched, broad: broad}, plan)
 		m.ran(c, r.Schedules)
 		return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 	})

@@ -63,7 +63,7 @@ func (m *minimizer) internalsFirst(start *record.Trace) func(ctx context.Context
 // what m's running stage may still use.
 func (m *minimizer) fork(best *record.Trace) *minimizer {
 	f := &minimizer{sys: m.sys, opts: m.opts, resolved: m.resolved, seed: m.seed, target: m.target,
-		cfg: m.cfg, mode: m.mode, strat: m.strat, fp: m.fp, checks: m.checks, tallies: m.tallies,
+		cfg: m.cfg, mode: m.mode, strat: m.strat, fp: m.fp, checks: m.checks, tallies: m.tallies, checked: m.checked,
 		maxComponents: m.maxComponents, escalation: 1, dropped: m.dropped,
 		start: m.start, budget: m.budget, best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress = nil

@@ -1,0 +1,169 @@
+package minimize
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/record"
+)
+
+// checked remembers candidates whose check found nothing, so that a pass
+// that proposes a candidate an earlier scan already checked (the same
+// plan, checked the same way) skips the run. A check is a deterministic
+// function of its plan and its settings, so what a remembered candidate
+// answers is what its check would answer: the cache changes the time a
+// run takes, never its result. It also answers the schedules the check
+// ran, which count toward the step budget as if they ran again, so the
+// budget, the stall rule and the statistics are those of a run without
+// it (see the package doc, "Faster checks").
+//
+// Candidates are keyed by content: a SHA-256 digest of the check's
+// settings and of every step of the plan (what the check reads of it: the
+// event's fields, an external message's encoding, a delivery's
+// fingerprint and its matching flags). Only checks that found nothing
+// are remembered (a success ends its scan and becomes the best trace).
+// Memory is bounded: two generations of at most checkedCap keys each,
+// the older dropped when the newer fills up.
+type checked struct {
+	mu       sync.Mutex
+	cur, old map[checkKey]int32 // key → schedules the check ran
+	hits     atomic.Int64
+	misses   atomic.Int64
+}
+
+// checkedCap is the number of keys a generation of the cache holds
+// (about 3 MB).
+const checkedCap = 1 << 15
+
+// checkKey is the digest of a check's settings and plan.
+type checkKey [sha256.Size]byte
+
+// checkSettings are the settings a check's outcome depends on besides
+// its plan (the checker's system, options, seed and target are the
+// minimization's own).
+type checkSettings struct {
+	mode     dpor.Mode
+	maxSched int
+	broad    bool
+}
+
+func newChecked() *checked {
+	return &checked{cur: map[checkKey]int32{}, old: map[checkKey]int32{}}
+}
+
+// lookup returns the schedules a remembered check of key ran.
+func (c *checked) lookup(key checkKey) (int, bool) {
+	c.mu.Lock()
+	n, ok := c.cur[key]
+	if !ok {
+		n, ok = c.old[key]
+	}
+	c.mu.Unlock()
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return int(n), ok
+}
+
+// remember notes that the check of key found nothing in schedules.
+func (c *checked) remember(key checkKey, schedules int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.cur) >= checkedCap {
+		c.old, c.cur = c.cur, make(map[checkKey]int32, checkedCap/4)
+	}
+	c.cur[key] = int32(schedules)
+}
+
+// keyOf digests the check of plan with settings s into a key; ok is false
+// when an external message cannot be encoded (the check is then not
+// remembered).
+func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
+	h := sha256.New()
+	b := make([]byte, 0, 2*keyChunk)
+	b = binary.AppendUvarint(b, uint64(s.mode))
+	b = binary.AppendUvarint(b, uint64(s.maxSched))
+	b = binary.AppendUvarint(b, boolBit(s.broad))
+	b = binary.AppendUvarint(b, uint64(len(plan)))
+	for i := range plan {
+		st := &plan[i]
+		e := &st.Event
+		b = binary.AppendUvarint(b, uint64(e.Kind))
+		b = binary.AppendUvarint(b, uint64(e.ID))
+		b = binary.AppendVarint(b, int64(e.Cause))
+		b = appendString(b, string(e.From))
+		b = appendString(b, string(e.To))
+		b = appendString(b, e.Timer)
+		b = appendString(b, string(e.Actor))
+		b = binary.AppendUvarint(b, uint64(len(e.A)))
+		for _, a := range e.A {
+			b = appendString(b, string(a))
+		}
+		b = binary.AppendUvarint(b, uint64(len(e.B)))
+		for _, a := range e.B {
+			b = appendString(b, string(a))
+		}
+		b = appendString(b, e.Cond)
+		b = binary.AppendVarint(b, int64(e.Limit))
+		b = binary.LittleEndian.AppendUint64(b, st.FP.Type)
+		b = binary.LittleEndian.AppendUint64(b, st.FP.Full)
+		b = binary.AppendUvarint(b, boolBit(st.Wildcard)|boolBit(st.Reroute)<<1|boolBit(st.Flush)<<2)
+		if e.Kind.IsExternal() && e.Msg != nil {
+			// A delivery step is matched by its fingerprint (above); an
+			// external step's message is injected as it is.
+			b = appendString(b, record.TypeName(e.Msg))
+			enc, err := record.EncodeMessage(e.Msg)
+			if err != nil {
+				return key, false
+			}
+			b = appendString(b, string(enc))
+		}
+		if len(b) >= keyChunk {
+			h.Write(b)
+			b = b[:0]
+		}
+	}
+	h.Write(b)
+	h.Sum(key[:0])
+	return key, true
+}
+
+// keyChunk is how many bytes keyOf encodes before it hashes them.
+const keyChunk = 4096
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func boolBit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// check checks plan on c, set up with settings s, or answers from the
+// cache when the same check found nothing before.
+func (m *minimizer) check(ctx context.Context, c *dpor.Checker, s checkSettings, plan dpor.Plan) (dpor.Result, error) {
+	if m.checked == nil {
+		return c.Check(ctx, plan)
+	}
+	key, ok := keyOf(s, plan)
+	if ok {
+		if n, hit := m.checked.lookup(key); hit {
+			return dpor.Result{Schedules: n}, nil
+		}
+	}
+	r, err := c.Check(ctx, plan)
+	if ok && err == nil && r.Trace == nil {
+		m.checked.remember(key, r.Schedules)
+	}
+	return r, err
+}

@@ -1,0 +1,45 @@
+package minimize_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/demi-project/demi/examples"
+	"github.com/demi-project/demi/minimize"
+	"github.com/demi-project/demi/record"
+)
+
+// TestFastChecksChangeNothing minimizes shipped traces of three systems
+// with the fast checks (remembered candidates, forked runs) and with every
+// check run in full from the start: the results, the stage statistics
+// (schedules and steps) and the pace are the same, byte for byte. The
+// step budget is cut to keep the test short (a run cut by it is as
+// deterministic as a whole one).
+func TestFastChecksChangeNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("minimizes each trace twice")
+	}
+	for _, name := range []string{"paxos-accept-below-promise", "spark-2294", "raft-58b"} {
+		t.Run(name, func(t *testing.T) {
+			tr, sys, err := record.ReadFile(filepath.Join("..", "examples", "traces", name+".trace"), examples.Catalog())
+			require.NoError(t, err)
+			cfg := minimize.Config{Budget: time.Minute, Workers: 2, Steps: 300_000}
+			fast, err := minimize.Run(context.Background(), sys, tr, cfg)
+			require.NoError(t, err)
+			full, err := minimize.Run(context.Background(), sys, tr, minimize.FullChecks(cfg))
+			require.NoError(t, err)
+			require.Equal(t, encode(t, full.Trace), encode(t, fast.Trace))
+			for _, r := range []*minimize.Result{fast, full} {
+				for i := range r.Stages {
+					r.Stages[i].Seconds = 0
+				}
+			}
+			require.Equal(t, full.Stages, fast.Stages)
+			require.Equal(t, full.Pace, fast.Pace)
+		})
+	}
+}
