@@ -181,6 +181,10 @@ type Config struct {
 	Broad bool
 	// Order is the order of the backtracks (default Earliest).
 	Order Order
+	// FullRuns runs every schedule from the start, never from a snapshot
+	// of an earlier check (fork.go): the outcomes are the same, only
+	// slower. Tests and benchmarks compare the two.
+	FullRuns bool
 }
 
 // Result is the outcome of a check.
@@ -209,6 +213,7 @@ type Checker struct {
 	queue    backtrackQueue
 	seen     map[altKey]struct{}
 	gen      uint32
+	forks    forks
 }
 
 type fpSlot struct {
@@ -231,7 +236,7 @@ func New(cfg Config) (*Checker, error) {
 		cfg.MaxSchedules = 1
 	}
 	return &Checker{cfg: cfg, fp: fingerprint.For(cfg.System, cfg.Fingerprint),
-		explored: map[uint64]struct{}{}, seen: map[altKey]struct{}{}}, nil
+		explored: map[uint64]struct{}{}, seen: map[altKey]struct{}{}, forks: forks{off: cfg.FullRuns}}, nil
 }
 
 // Fingerprinter returns the checker's fingerprinter (for building plans on
@@ -279,6 +284,9 @@ type schedule struct {
 	dist      int      // distance from the guide (Order Distance)
 	typed     int      // type-matching backtracks recorded from this schedule
 	broad     int      // Broad backtracks recorded from this schedule
+	// agree is how many of its first decisions are the check's first
+	// schedule's (where a backtrack from it may start from a snapshot).
+	agree int
 }
 
 type backtrack struct {
@@ -333,6 +341,19 @@ type altKey struct {
 // Check explores plan's schedules and reports the first that reproduces
 // the target violation. It returns ctx's error if ctx ends first.
 func (c *Checker) Check(ctx context.Context, plan Plan) (Result, error) {
+	res, err := c.check(ctx, plan)
+	if c.forks.failed {
+		// An actor could not be copied (record.Sim.ForkError), so the
+		// forked runs may have changed each other's actors: check again
+		// in full, and never fork again.
+		c.forks = forks{off: true, forked: c.forks.forked, skipped: c.forks.skipped}
+		res, err = c.check(ctx, plan)
+	}
+	return res, err
+}
+
+// check is Check, forking runs from snapshots where it can (fork.go).
+func (c *Checker) check(ctx context.Context, plan Plan) (Result, error) {
 	var res Result
 	clear(c.explored)
 	c.queue.q = c.queue.q[:0]
@@ -413,7 +434,7 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 	}
 	aborted := false
 	fifo := false // set from the run below, before the first step
-	d, err := record.NewDriver(c.setup(), events, record.Follow{
+	follow := record.Follow{
 		Want: record.Want(c.cfg.Target),
 		Loose: func(sim *record.Sim, k int, _ *record.Event) (record.MsgID, bool) {
 			at := c.match(sim, gen, &plan[k], fifo)
@@ -439,10 +460,49 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 			}
 			return true
 		},
-	})
-	if err != nil {
-		return nil, nil, err
 	}
+	first := parent == nil
+	forking := c.forking()
+	var from *snapshot
+	switch {
+	case !forking:
+	case first:
+		from = c.forks.start(plan, c.forkKey())
+	default:
+		from = c.forks.within(min(parent.agree, n))
+	}
+	var d *record.Driver
+	if from != nil {
+		d = from.d.Fork(events, follow)
+		c.forks.forked++
+		c.forks.skipped += int64(from.d.Sim().NumEvents())
+		if explores {
+			s.decisions = append(s.decisions, from.decisions...)
+			s.hashes = append(s.hashes[:0], from.hashes...)
+			h = s.hashes[len(s.hashes)-1]
+		}
+		if first && explores {
+			// The prefix's record, as the full run would have made it.
+			for _, x := range from.hashes[1:] {
+				c.explored[x] = struct{}{}
+			}
+			s.typed, s.broad = from.typed, from.broad
+			for _, bt := range from.backtracks {
+				bt.parent = s
+				c.queue.q = append(c.queue.q, bt) // a heap already
+			}
+		}
+	} else {
+		var err error
+		if d, err = record.NewDriver(c.setup(), events, follow); err != nil {
+			return nil, nil, err
+		}
+	}
+	defer func() {
+		if d.Sim().ForkError() != nil {
+			c.forks.failed = true
+		}
+	}()
 	fifo = d.Sim().Semantics() == record.FIFO
 	result := func() (*schedule, *record.Trace, error) {
 		if d.Found() {
@@ -452,7 +512,9 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 	}
 	if parent != nil {
 		s.devs, s.dist = b.devs, b.dist
-		for _, dec := range parent.decisions[:n] {
+		s.agree = min(parent.agree, n)
+		var err error
+		for _, dec := range parent.decisions[len(s.decisions):n] {
 			if dec.id == 0 {
 				_, err = d.Apply(ctx, plan[dec.step].Event)
 			} else {
@@ -478,7 +540,12 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 		}
 		d.Seek(int(b.step) + 1)
 	}
-	if err := d.Run(ctx); err != nil {
+	if first && forking {
+		if err := c.runTaking(ctx, d, plan, s); err != nil {
+			return nil, nil, err
+		}
+		s.agree = len(s.decisions)
+	} else if err := d.Run(ctx); err != nil {
 		return nil, nil, err
 	}
 	if div := d.Divergence(); div != nil {

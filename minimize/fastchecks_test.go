@@ -23,7 +23,7 @@ func TestFastChecksChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("minimizes each trace twice")
 	}
-	for _, name := range []string{"paxos-accept-below-promise", "spark-2294", "raft-58b"} {
+	for _, name := range []string{"paxos-accept-below-promise", "spark-2294"} {
 		t.Run(name, func(t *testing.T) {
 			tr, sys, err := record.ReadFile(filepath.Join("..", "examples", "traces", name+".trace"), examples.Catalog())
 			require.NoError(t, err)
