@@ -41,6 +41,14 @@
 // The invariant is checked after every event and a schedule stops at the
 // first violation with the target fingerprint; a schedule's own recorded
 // events are then the new trace, exact and replayable by construction.
+//
+// A Checker does not re-execute what it ran before: it keeps snapshots
+// (record.Driver.Fork) of its last check's first schedule at a bounded
+// number of positions, and a check whose plan agrees with that one up to
+// some step starts its first schedule, and its backtracks, from the latest
+// snapshot before it (fork.go). The outcome is exactly a full run's; a
+// system whose actors cannot be copied (record.Sim.ForkError) is found out
+// and run in full; Config.FullRuns turns forking off.
 package dpor
 
 import (
@@ -464,6 +472,9 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 	first := parent == nil
 	forking := c.forking()
 	var from *snapshot
+	if forking && c.forks.origin == nil {
+		c.setOrigin()
+	}
 	switch {
 	case !forking:
 	case first:
@@ -474,8 +485,10 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 	var d *record.Driver
 	if from != nil {
 		d = from.d.Fork(events, follow)
-		c.forks.forked++
-		c.forks.skipped += int64(from.d.Sim().NumEvents())
+		if from.pos > 0 || len(from.decisions) > 0 {
+			c.forks.forked++
+			c.forks.skipped += int64(from.d.Sim().NumEvents())
+		}
 		if explores {
 			s.decisions = append(s.decisions, from.decisions...)
 			s.hashes = append(s.hashes[:0], from.hashes...)

@@ -61,6 +61,9 @@ type forks struct {
 	// plan's, up to the last snapshot.
 	plan []Step
 	list []snapshot // by increasing pos
+	// origin is a run before its first step: a fork of it is a fresh run
+	// without setting one up (resolving the options, building the Sim).
+	origin *snapshot
 	// forked counts the schedules started from a snapshot, skipped the
 	// events they did not re-execute (for tests).
 	forked, skipped int64
@@ -104,7 +107,7 @@ func (f *forks) start(plan Plan, key forkKey) *snapshot {
 	if key != f.key {
 		f.reset()
 		f.key = key
-		return nil
+		return f.origin
 	}
 	n := 0
 	for n < min(len(f.plan), len(plan)) && sameStep(&f.plan[n], &plan[n]) {
@@ -118,7 +121,7 @@ func (f *forks) start(plan Plan, key forkKey) *snapshot {
 	f.list = f.list[:k]
 	if k == 0 {
 		f.plan = f.plan[:0]
-		return nil
+		return f.origin
 	}
 	f.plan = f.plan[:f.list[k-1].pos]
 	return &f.list[k-1]
@@ -132,7 +135,7 @@ func (f *forks) within(j int) *snapshot {
 			return &f.list[k]
 		}
 	}
-	return nil
+	return f.origin
 }
 
 // next returns the plan position of the next snapshot of plan's first
@@ -187,11 +190,20 @@ func sameStep(a, b *Step) bool {
 	}
 	x, y := &a.Event, &b.Event
 	if x.Kind != y.Kind || x.ID != y.ID || x.From != y.From || x.To != y.To || x.Timer != y.Timer ||
-		x.Cause != y.Cause || x.Actor != y.Actor || x.Cond != y.Cond || x.Limit != y.Limit ||
+		x.Cause != y.Cause || x.Actor != y.Actor || x.Cond != y.Cond || x.Limit != y.Limit || x.At != y.At ||
 		!slices.Equal(x.A, y.A) || !slices.Equal(x.B, y.B) {
 		return false
 	}
 	return x.Kind == record.Deliver || reflect.DeepEqual(x.Msg, y.Msg)
+}
+
+// setOrigin keeps a fresh run of c's setup as the origin of later runs
+// (nil when the setup is refused: a full run reports why).
+func (c *Checker) setOrigin() {
+	d, err := record.NewDriver(c.setup(), nil, record.Follow{})
+	if err == nil {
+		c.forks.origin = &snapshot{d: d, hashes: []uint64{0}}
+	}
 }
 
 // runTaking runs the first schedule s of plan on d to the end of the plan

@@ -111,6 +111,7 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 		}
 		b = appendString(b, e.Cond)
 		b = binary.AppendVarint(b, int64(e.Limit))
+		b = binary.AppendVarint(b, int64(e.At))
 		b = binary.LittleEndian.AppendUint64(b, st.FP.Type)
 		b = binary.LittleEndian.AppendUint64(b, st.FP.Full)
 		b = binary.AppendUvarint(b, boolBit(st.Wildcard)|boolBit(st.Reroute)<<1|boolBit(st.Flush)<<2)

@@ -96,6 +96,17 @@
 // budget alone, not on Workers or the machine's load; the wall-clock
 // Config.Budget is only a hard outer cap (a run that hits it returns the
 // best trace so far).
+//
+// Faster checks. A check forks its runs from snapshots of the check
+// before it instead of re-executing the prefix they share (package dpor),
+// and a candidate checked without success before is answered from a
+// bounded cache keyed by its content and check settings (cache.go). Both
+// give exactly a full run's outcome, and both count what a full run
+// counts: a forked schedule counts the plan's whole length, a remembered
+// check the schedules it ran. Steps thus measure the search (the
+// candidates and schedules tried), not the CPU spent: the budget, the
+// stall rule, the statistics and the result are those of a run without
+// them, and a step simply costs less.
 package minimize
 
 import (
