@@ -81,10 +81,10 @@ func TestMinimizeCommand(t *testing.T) {
 	assert.Equal(t, 7+6-(3+4), removed, "the passes removed what the run removed")
 
 	// --passes leaves passes out.
-	code, out, errs = run(t, "minimize", in, "-o", filepath.Join(t.TempDir(), "less.trace"), "--passes", "-resample,-reorder")
+	code, out, errs = run(t, "minimize", in, "-o", filepath.Join(t.TempDir(), "less.trace"), "--passes", "-insert,-internals-first")
 	require.Equal(t, 0, code, out+errs)
-	assert.NotContains(t, out, "│ "+minimize.StageResample+" ")
-	assert.NotContains(t, out, "│ "+minimize.StageReorder+" ")
+	assert.NotContains(t, out, "│ "+minimize.StageInsert+" ")
+	assert.NotContains(t, out, "│ "+minimize.StageInternalsFirst+" ")
 }
 
 // TestMinimizeStepsBoundTheWork gives minimize a step budget of 1 step:
@@ -150,7 +150,7 @@ func TestMinimizeBadInput(t *testing.T) {
 		{"negative -j", []string{"minimize", in, "-j", "-1"}, 2, "-j"},
 		{"negative --steps", []string{"minimize", in, "--steps", "-5"}, 2, "demi: --steps must be positive"},
 		{"unknown pass", []string{"minimize", in, "--passes", "-bogus"}, 2, `demi: --passes: unknown pass "bogus"`},
-		{"pass not left out", []string{"minimize", in, "--passes", "near"}, 2, "demi: --passes: pass \"near\": write -NAME to leave a pass out"},
+		{"pass not left out", []string{"minimize", in, "--passes", "gather"}, 2, "demi: --passes: pass \"gather\": write -NAME to leave a pass out"},
 		{"no file", []string{"minimize"}, 2, "demi: accepts 1 arg(s), received 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,19 +36,6 @@ import (
 // counts them (firstTrace), where a run ends does not depend on Workers or
 // on the machine's load.
 
-// stallRatio, stallPerEvent and minStallFloor: the run stalls once the
-// steps since the last improvement exceed stallRatio times the steps up to
-// it, and at least the floor: stallPerEvent steps per event of the input,
-// at least minStallFloor.
-const (
-	stallRatio    = 1.0
-	stallPerEvent = 300
-	minStallFloor = 100_000
-	// cleanupShare is the part of the step budget the main tiers leave to
-	// the cleanup tier.
-	cleanupShare = 20
-)
-
 // drive runs the pass table on the best trace.
 func (m *minimizer) drive(ctx context.Context) error {
 	if _, err := m.call(ctx, StageProvenance); err != nil {
@@ -173,13 +160,10 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 }
 
 // modeRuns reports whether the strategy runs p: nodiverge (the paper's
-// NoDiverge) runs the removals and their escalation only, since the other
-// passes build schedules outside the checks, which would diverge.
+// NoDiverge) runs the removals only, since the other passes build
+// schedules outside the checks, which would diverge.
 func (m *minimizer) modeRuns(p *pass) bool {
-	if m.mode != dpor.NoDiverge {
-		return true
-	}
-	return p.Tier == Removal && p.Name != StageRelabel || p.Name == StageEscalate
+	return m.mode != dpor.NoDiverge || p.Tier == Removal && p.Name != StageRelabel
 }
 
 // budgetEnd is the step count at which the running tier must end: the
@@ -218,7 +202,7 @@ func (m *minimizer) end() int64 {
 
 // stallCapOf is the bound a fork of m inherits: m's stall point, since a
 // fork's own improvements (of a trace larger than m's best) do not move
-// it. A fork of a fork inherits its parent's cap.
+// it.
 func (m *minimizer) stallCapOf() int64 {
 	if m.noStall {
 		return m.stallCap
@@ -281,3 +265,7 @@ func (m *minimizer) passResults() []PassStats {
 	}
 	return out
 }
+
+// total is the size traces are compared by first: deliveries plus
+// externals.
+func total(t *record.Trace) int { return t.Header.Deliveries + t.Header.Externals }

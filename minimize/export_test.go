@@ -15,13 +15,17 @@ import (
 func newStageMinimizer(sys *record.System, input, best *record.Trace, opts record.Options, workers int) (*minimizer, error) {
 	m := &minimizer{sys: sys, opts: opts, seed: best.Header.Seed, target: best.Header.Violation.Fingerprint,
 		cfg: Config{Workers: workers, Steps: DefaultStepsFor(input), MaxSchedules: 16, TFBScale: 100}, mode: dpor.TFB, strat: "tfb",
-		fp: fingerprint.For(sys, nil), escalation: 1, best: best}
+		fp: fingerprint.For(sys, nil), best: best}
 	var err error
 	if m.resolved, err = sys.Resolve(opts); err != nil {
 		return nil, err
 	}
 	m.dropped = reinsertable(input.Events)
 	m.calls, m.left, m.passStats, m.skip = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}, map[string]bool{}
+	m.shares = map[string]float64{}
+	for _, p := range passTable {
+		m.shares[p.Name] = p.Share
+	}
 	m.noStall = true
 	if err := m.newChecks(); err != nil {
 		return nil, err

@@ -6,33 +6,20 @@ import (
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/perm"
 	"github.com/demi-project/demi/record"
 )
 
-// Gather moves (the gather stage, a late stage: late.go) escape a local
-// minimum in which two rounds do what one round could: an actor's round
-// (a timer firing and the external messages the actor then handles, in
-// the role the round gave it) takes one request, and a later round, of
-// the same actor or of another one, takes a second request of the same
-// type; and a third actor that must miss the first round's effects has to
-// be taken out of it by a detour (a rejecting candidacy of its own, a
-// later election) because it was started from the beginning.
-//
-// raft-58b is the example. Its proven optimum, 9 deliveries (E:8), is one
-// leader taking two different client commands, with the victim started
-// after the leader's first append: the append of the second command, with
-// prevLogIndex 1, reaches the victim's empty log (the bug), and the two
-// logs hold different entries of the same term at index 1. Fuzzed traces
-// minimize to routes with two or three leaderships (unseen seeds 10035,
-// 10061, 10100, 10102: 21-26 deliveries): one leader takes the first
-// command, another leader (or the same one re-elected) the second one,
-// and the victim, started with the others, first rejects the first
-// leader's appends, then gets the second leader's append twice (a
-// rejected prevLogIndex 2, a resent prevLogIndex 1). Every piece of that
-// detour is needed by the rest, so no removal, reorder, retarget,
-// handover, repeat, resend or merge move reaches the one-leader route:
-// it needs the second command sent to the first leader *and* the
-// victim's start moved after the first command, at once.
+// Gather moves (the gather pass) escape a local minimum in which two
+// rounds do what one round could: an actor's round (a timer firing and the
+// external messages the actor then handles, in the role the round gave it)
+// takes one request, a later round takes a second request of the same
+// type, and a third actor that must miss the first round's effects is
+// taken out of it by a detour because it was started from the beginning.
+// Every piece of the detour is needed by the rest, so no removal or single
+// move undoes it: it needs the second request sent to the first round's
+// actor and the third actor's start moved after the first request, at
+// once.
 //
 // A gather move, for a timer firing i at actor x after which x handles an
 // external message (the first such delivery, d), a later external send k
@@ -61,8 +48,7 @@ import (
 // symmetry of it (Symmetry.Holds), in the order of the permutations (the
 // identity first): the relabelled plan runs the same execution with the
 // roles exchanged, and one of them breaks the target's pair. Each plan is
-// checked and followed by a descent like every move of the reorder stage
-// (reorder.go); the first that ends smaller than the best trace replaces
+// checked and followed by a descent like every move (reorder.go); the first that ends smaller than the best trace replaces
 // it, and the moves of the new best trace are tried, until none improves
 // it. The moves are a fixed list with fixed checks, so the result does
 // not depend on Workers.
@@ -319,17 +305,29 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 	}
 }
 
-// gatherStageEdits lists the moves of the gather stage: the gather moves
-// of events, then its stand-in moves (standin.go).
-func (m *minimizer) gatherStageEdits(events []record.Event) []edit {
-	return append(m.gatherEdits(events), m.standInEdits(events)...)
+// gatherStage runs the gather pass: the gather moves of the best trace,
+// in order, each checked and followed by a descent (reorder.go); the
+// first that ends smaller than the best trace replaces it, and the moves
+// of the new best trace are tried, until none improves it.
+func (m *minimizer) gatherStage(ctx context.Context) error {
+	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherEdits(base.Events) })
 }
 
-// gatherStage runs the gather stage: the gather moves of the best trace,
-// then its stand-in moves (standin.go), in order, each checked and
-// followed by a descent (reorder.go); the first that ends smaller than
-// the best trace replaces it, and the moves of the new best trace are
-// tried, until none improves it.
-func (m *minimizer) gatherStage(ctx context.Context) error {
-	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherStageEdits(base.Events) }, false)
+// permOf returns the permutation of members that maps members[i] to
+// members[order[i]].
+func permOf(members []record.ActorID, order []int) record.Perm {
+	p := record.Perm{}
+	for i, k := range order {
+		p[members[i]] = members[k]
+	}
+	return p
+}
+
+// permutationsOf returns the permutations of 0..n-1 in lexicographic
+// order, the identity first (none for n > maxPermMembers).
+func permutationsOf(n int) [][]int {
+	if n > maxPermMembers {
+		return nil
+	}
+	return perm.Orders(n)
 }

@@ -43,18 +43,9 @@ import (
 // The same swap with two other actors x and y (neither the timer's
 // actor) trades their parts in the round: the timer and the external
 // messages stay, and in the same cones x and y trade places. It is the
-// local minimum in which the wrong member answered a round: raft-4 must
-// win the next term with raft-3's vote and so needs the entry raft-3
-// holds, so the round's requests and appends to raft-4 are all needed;
-// had raft-4 answered the round instead of raft-3, raft-3 would need
-// nothing. These swaps (full form only) come after all handovers.
-//
-// On raft-42 fuzz seed 3002 the stages before retarget stop at 26
-// deliveries (E:8): raft-3 leads term 1, raft-2 term 2 (it commits an
-// entry raft-3 lacks), and raft-3 wins term 3 with raft-1's vote, after
-// raft-1's part of raft-3's term-1 round (2 requests, 2 appends, 4
-// answers). The thin handover of raft-3's first timeout and its client
-// command to raft-2 gives 15 deliveries (E:8), the proven optimum.
+// local minimum in which the wrong member answered a round, so that what
+// the round gave it makes later rounds need it. These swaps (full form
+// only) come after all handovers.
 
 // handoverEdits lists the handover moves of events, in a fixed order: for
 // every timer firing in trace order, and every other actor the trace

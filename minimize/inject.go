@@ -38,7 +38,7 @@ import (
 // stretch is the trace's prefix, at any boundary after it (what the
 // prefix provided may be needed only later). The stretch leaves out more
 // than the offer adds. The deliveries after the cut are wildcards and the
-// plan is checked with type-fingerprint backtracks, as the reorder
+// plan is checked with type-fingerprint backtracks, as the retarget
 // pass's moves are. A move whose run reproduces the violation and is
 // smaller than the best trace wins as it is; the driver's removal tier
 // then takes away what the new route no longer needs. One that reproduces
@@ -50,13 +50,6 @@ import (
 // that order wins, and the offers are read from one replay of the best
 // trace counted as steps, so the result does not depend on the number of
 // workers.
-
-// maxInjectMoves bounds the moves listed for one trace.
-const maxInjectMoves = 8000
-
-// injectChunk is how many moves the pass checks between two looks at the
-// step budget.
-const injectChunk = 8
 
 // injectMove is one move: the deliveries of [cut, until) left out, offer
 // inserted at position at (a boundary: cut, until or later).
@@ -258,7 +251,7 @@ func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan
 
 // tryInjection checks plan; a run that reproduces the violation and is
 // smaller than base is returned as it is, one that is not gets a descent
-// (as a reorder move does). It returns a trace smaller than base, or nil,
+// (as a retarget move does). It returns a trace smaller than base, or nil,
 // and the steps it ran.
 func (m *minimizer) tryInjection(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, int64, error) {
 	c.SetMode(dpor.TFB)

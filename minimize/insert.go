@@ -10,79 +10,39 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The insert stage escapes local minima that need events the best trace
-// does not have. Every other stage removes events or moves the ones it
-// has (the reorder stage also re-inserts an external event of a shape the
-// trace lacks), and every check delivers only messages its plan asks for.
-// When the smaller execution needs new events of both kinds, say a second
-// crash-restart of a member (which drops what was queued for it) and a
-// heartbeat round that the leader sends only because of it, no move
-// reaches it.
+// The insert pass escapes local minima that need events the best trace
+// does not have: a second crash-restart of a member (which drops what was
+// queued for it) and a round that a leader sends only because of it, say.
+// It keeps a prefix of the best trace and replaces the rest by the
+// cheapest suffix a bounded exhaustive search finds: from the state after
+// the prefix, every enabled delivery (timers included) and every
+// insertable external event is tried at every step, depth first under a
+// bound on the suffix's cost (deliveries plus externals) that deepens one
+// at a time, until a run reproduces the violation. The bound stays below
+// the cost of the suffix it would replace and within maxInsertCost, so
+// whatever the search finds is strictly smaller than the best trace. The
+// insertable external events are a copy of each external send, kill and
+// restart of the best trace, the start of a member the trace starts after
+// the cut, and, when the input crash-restarts some member, a restart of
+// every member.
 //
-// A move of this stage keeps a prefix of the best trace and replaces the
-// rest by the cheapest suffix a bounded exhaustive search finds: from the
-// state after the prefix, every enabled delivery (timers included) and
-// every insertable external event is tried at every step, depth first
-// under a bound on the suffix's cost (deliveries plus externals) that
-// deepens one at a time, until a run reproduces the violation. The bound
-// stays below the cost of the suffix it would replace and within
-// maxInsertCost, so whatever the search finds is strictly smaller than the
-// best trace. The insertable external events are those a system can take
-// at any time: a copy of each external send (same receiver and contents),
-// kill and restart of the best trace, the start of a member the trace
-// starts after the cut, and, when the input crash-restarts some member, a
-// restart of every member; a trace with none of them (no client commands,
-// no faults, every member started first) gets no insertions.
+// Every state is replayed from the start (an actor may hold state that a
+// copy would share with the original), so a state costs the prefix's
+// events plus its own. What keeps the states few: two adjacent steps on
+// different actors that were both enabled before the first are expanded
+// in one order only (unless one is a kill or restart that drops what the
+// other sent, or a start); the last step is like the best trace's last
+// event and depends on the step before it; a suffix inserts at most one
+// external event before its last step.
 //
-// The search replays every state it visits from the start (a run is not
-// forked: an actor may hold state that a copy would share with the
-// original, such as a library's method values), so a state costs the
-// prefix's events plus its own. What keeps the states few:
-//
-//   - commutation: two adjacent steps on different actors that were both
-//     enabled before the first lead to the same state in either order
-//     (unless one is a kill or restart that drops what the other sent to
-//     its actor, or a start), so only the order that runs the
-//     lower-numbered actor first is expanded;
-//   - the last step is like the best trace's last event, the one that
-//     triggered its violation (a copy of it, or a delivery of the same
-//     type to the same receiver), and depends on the step before it (one
-//     that commutes with it could have come one step earlier, at a smaller
-//     bound);
-//   - a suffix inserts at most one external event before its last step,
-//     and never the same external event twice in a row.
-//
-// The cuts are tried from the end of the trace (the cheapest searches
-// first) back to the first event after the leading starts; the first cut
-// whose search finds a smaller trace wins, and a descent removes from it,
-// one removal at a time while that reproduces the violation, what the new
-// suffix made unnecessary. Each cut's search is a fixed sequence of steps
-// (one event run is one step, as the other stages count) with a cap of
-// its own, and cuts are searched in chunks whose steps count as a
-// sequential scan counts them, so the result does not depend on time or on
-// the number of workers.
-//
-// The stage runs after the retarget stage (and again in the late stages'
-// later passes, late.go), on traces of at most maxInsertDeliveries
-// deliveries, with an allowance of its own
-// (Config.Steps/insertShare) beyond the step budget. A pair of cuts starts
-// only while the allowance lasts, and each search of the pair may use what
-// was left when the pair started, so the stage may end past its allowance,
-// at most twice it.
-
-// maxInsertDeliveries bounds the traces the insert stage searches.
-const maxInsertDeliveries = 64
-
-// maxInsertCost bounds the cost of a suffix the search looks for.
-const maxInsertCost = 6
-
-// maxInsertSteps caps the steps (events run, the prefix's included) of the
-// search at one cut.
-const maxInsertSteps = 1_500_000
-
-// insertChunk is how many cuts the stage searches between two looks at the
-// step budget.
-const insertChunk = 2
+// The cuts are tried from the end of the trace back to the first event
+// after the leading starts; the first cut whose search finds a smaller
+// trace wins, and a descent removes what the new suffix made unnecessary.
+// Each cut's search is a fixed sequence of steps with a cap of its own
+// (maxInsertSteps), and cuts are searched in chunks counted as a
+// sequential scan counts them, so the result does not depend on time or
+// on the number of workers. The pass applies to traces of at most
+// maxInsertDeliveries deliveries.
 
 // insert runs the insert stage once on the best trace: the first cut
 // whose search finds a smaller trace wins, and a descent (as after a
@@ -110,9 +70,6 @@ func (m *minimizer) insert(ctx context.Context) error {
 	m.offer(small)
 	return nil
 }
-
-// insertDescentChecks bounds the checks of the descent after an insertion.
-const insertDescentChecks = 400
 
 // descend removes events from cur one removal at a time while that
 // reproduces the violation, and returns the result and the steps it ran.

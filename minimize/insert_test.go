@@ -3,7 +3,6 @@ package minimize_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
@@ -137,38 +136,6 @@ func TestInsertStageReachesARouteThatNeedsNewEvents(t *testing.T) {
 	one, err := minimize.RunInsertStage(context.Background(), sys, in, best, 1)
 	require.NoError(t, err)
 	assert.Equal(t, encode(t, got), encode(t, one), "the same trace with one worker")
-}
-
-// TestRestartMoveReachesARouteThatNeedsARestart minimizes the Clear route
-// with the whole pipeline. The removals stop at 7 deliveries and 3
-// externals; the retarget stage's restart moves (restart.go) restart r
-// between s's first two ticks, which drops Data{0}, and the descent
-// removes the Clear: 4 deliveries and 3 externals, before the insert
-// stage runs.
-func TestRestartMoveReachesARouteThatNeedsARestart(t *testing.T) {
-	sys := staleSystem()
-	in := staleInput(t, sys, true)
-
-	res, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: 2})
-	require.NoError(t, err)
-	var before, at minimize.StageStats
-	for i, s := range res.Stages {
-		if s.Name == minimize.StageRetarget {
-			before, at = res.Stages[i-1], s
-		}
-	}
-	require.NotEmpty(t, at.Name, "the retarget stage ran")
-	assert.Equal(t, [2]int{7, 3}, [2]int{before.Deliveries, before.Externals}, "what the removals and reorder moves leave")
-	assert.Equal(t, [2]int{4, 3}, [2]int{at.Deliveries, at.Externals}, "after the retarget stage")
-	assert.Equal(t, [2]int{4, 3}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
-	assert.Equal(t, []string{"start s", "start r", "deliver s", "deliver s", "restart r", "deliver s", "deliver r"}, staleKinds(res.Trace))
-
-	rep, err := replay.Run(context.Background(), sys, res.Trace)
-	require.NoError(t, err)
-	assert.True(t, rep.Reproduced)
-
-	// The same trace and the same steps with 1 and 3 workers.
-	sameWithWorkers(t, sys, in, res, 1, 3)
 }
 
 func staleKinds(tr *record.Trace) []string {

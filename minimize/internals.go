@@ -301,13 +301,9 @@ func (m *minimizer) ddminInternals(ctx context.Context) error {
 // does not depend on timing.
 func (m *minimizer) budgetFor() int {
 	d := m.snapshotBest().Header.Deliveries
-	n := m.cfg.MaxSchedules * m.escalation
+	n := m.cfg.MaxSchedules
 	return max(1, min(n, n*m.cfg.TFBScale/max(d, 1)))
 }
-
-// maxPairUnits bounds the external units for which oneAtATime also tries
-// every pair.
-const maxPairUnits = 24
 
 // causalCone returns the sorted indices of delivery i and of every delivery
 // of a message sent, directly or through other such deliveries, because of

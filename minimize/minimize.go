@@ -46,56 +46,38 @@
 //     event tried for removal once more.
 //   - gather (move; needs record.Symmetry): one actor's round takes a
 //     later external message of the type it handled (gather.go).
-//   - merge (move): an actor's later round merged into an earlier one,
-//     forwarded messages sent where they arrive (merge.go).
+//   - sink (move): an external message its receiver forwarded sent
+//     straight to the actor that handled it (sink.go).
 //   - retarget (move): external events and timers addressed to other
-//     actors, handovers, restarts, repeated and hastened rounds
-//     (retarget.go).
+//     actors, deliveries swapped, external events moved and re-inserted,
+//     rounds handed over, restarted and repeated, messages redirected to
+//     another member (retarget.go, reorder.go).
 //   - inject (move; needs record.System.Injections): an external event
 //     the system's fuzz generators offer inserted where a stretch of
 //     deliveries was, the stretch left out (inject.go).
-//   - reorder (move): swaps deliveries, moves and re-inserts external
-//     events (reorder.go).
-//   - escalate (search): the removals again with four times the
-//     schedules per check, up to 64 times (from 4 times on, backtracks
-//     on any message type after the type-matching ones).
-//   - near (search; needs optimal.Forks): a suffix replaced by the
-//     cheapest one an exact search over forked runs finds (near.go).
-//   - shrink-search (search; needs optimal.Forks): a group of identical
-//     external messages loses a component and an exact search finds the
-//     rest (shrinksearch.go).
 //   - insert (search): a suffix replaced by the cheapest one a bounded
 //     exhaustive search finds, external events inserted (insert.go).
 //   - internals-first (search): a second start from the trace after
-//     provenance that removes internal events first; its result and the
-//     trace it replaces form the beam (portfolio.go; once).
-//   - retarget-displaced (search): the retarget moves on the beam's
-//     other trace (displaced.go).
-//   - shrink-search-displaced (search; needs optimal.Forks):
-//     shrink-search on the beam's other trace, keeping the actors the
-//     violation names (shrinkdisplaced.go).
-//   - resample (search): random runs of the trace's external events,
-//     shorter than it, that end in the target violation (resample.go).
-//   - relabel-same-step (cleanup; needs record.Symmetry): the relabel
-//     pass for violations that may break at the target's own step, as a
-//     move.
+//     provenance that removes internal events first; its result replaces
+//     the best trace when smaller (portfolio.go; once).
 //   - round-form (cleanup; needs record.Rounded): the schedule
 //     rewritten into lockstep rounds where it still reproduces the
 //     violation; never larger (roundform.go).
 //
-// Every successful check's own run is the new trace, so every intermediate
-// best is exact and replayable. Candidates are checked on Workers
-// goroutines; when several are tried at once the first success in
-// candidate order wins, and an error is returned where a sequential scan
-// would return it. Budgets are counted in steps (one event of one schedule
-// a check runs), never in time: Config.Steps bounds all the work, each
-// call of a pass may use its share of what remains, and the run stops on
-// stall, when the steps since the last improvement pass the steps it took
-// to reach it (at least 300 per event of the input, and 100,000). A pass ends at a point counted the way a sequential
-// scan would count it, so the result depends on the input and the step
-// budget alone, not on Workers or the machine's load; the wall-clock
-// Config.Budget is only a hard outer cap (a run that hits it returns the
-// best trace so far).
+// Every move is checked and followed by a descent that removes what the
+// new route no longer needs; it is kept only when the descent ends
+// smaller than the best trace. Every successful check's own run is the new
+// trace, so every intermediate best is exact and replayable. Candidates
+// are checked on Workers goroutines; when several are tried at once the
+// first success in candidate order wins, and an error is returned where a
+// sequential scan would return it. Budgets are counted in steps (one
+// event of one schedule a check runs), never in time: Config.Steps bounds
+// all the work, each call of a pass may use its share of what remains,
+// and the run stops on stall (driver.go). A pass ends at a point counted
+// the way a sequential scan would count it, so the result depends on the
+// input and the step budget alone, not on Workers or the machine's load;
+// the wall-clock Config.Budget is only a hard outer cap (a run that hits
+// it returns the best trace so far).
 //
 // Faster checks. A check forks its runs from snapshots of the check
 // before it instead of re-executing the prefix they share (package dpor),
@@ -123,21 +105,6 @@ import (
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
 )
-
-// DefaultBudget is the wall-clock budget when Config.Budget is 0. It is a
-// hard outer cap, three times what a run needs: on an idle 2-core machine
-// a run of a trace of a few thousand deliveries ends on its step budget
-// (DefaultSteps) within a minute, and a machine slowed down up to three
-// times by other work still gives the same result (Result.OutOfTime says
-// when the cap ended a run instead).
-const DefaultBudget = 3 * time.Minute
-
-// DefaultSteps is the work budget of a trace of fewer than 5,000
-// deliveries when Config.Steps is 0, counted in steps: one step is one
-// event of one schedule a check runs (a schedule of a 40-event candidate
-// costs 40 steps, whatever the machine's load). A step costs about 2-3 µs
-// of one core.
-const DefaultSteps = 20_000_000
 
 // DefaultStepsFor is the step budget of t when Config.Steps is 0:
 // DefaultSteps, plus 1,000 steps per delivery on long traces (5,000
@@ -270,19 +237,9 @@ type minimizer struct {
 	// maxComponents is, per Shrinkable message type, the most components
 	// a message of the input had.
 	maxComponents map[string]int
-	// escalation multiplies the schedule budget of TFB checks; it grows
-	// when a round finds nothing.
-	escalation int
 	// dropped holds the input's external events the reorder stage may
 	// re-insert (reorder.go).
 	dropped []record.Event
-	// reordered is the last best trace on which every reorder move failed.
-	reordered *record.Trace
-	// displaced is the best trace that internals-first's result replaced
-	// (nil if it replaced none), and displacedReordered whether every
-	// reorder move had failed on it (retarget-displaced, displaced.go).
-	displaced          *record.Trace
-	displacedReordered bool
 
 	start     time.Time
 	budget    time.Duration
@@ -297,19 +254,22 @@ type minimizer struct {
 	lastImprovement atomic.Int64
 	noStall         bool
 	stallFloor      int64
-	// stallCap, when set, bounds a fork's work: its parent's stall point.
-	stallCap int64
 
 	// The driver's state (driver.go): calls and statistics per pass, the
 	// best trace each pass last left, the passes left out, the trace after
 	// provenance (where internals-first starts).
-	calls           map[string]int
-	left            map[string]*record.Trace
-	passStats       map[string]*PassStats
-	skip            map[string]bool
+	calls map[string]int
+	// afterProvenance is the trace after provenance, where internals-first
+	// starts; stallCap, when set, bounds a fork's work: its parent's stall
+	// point.
 	afterProvenance *record.Trace
-	// resampleSeed is the seed of the resample pass's next run.
-	resampleSeed uint64
+	stallCap        int64
+	// shares is each pass's share (PassInfo.Share), for a fork's fixed
+	// sequence of passes.
+	shares    map[string]float64
+	left      map[string]*record.Trace
+	passStats map[string]*PassStats
+	skip      map[string]bool
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace
@@ -355,11 +315,14 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if m.strat == "" {
 		m.strat = "tfb"
 	}
-	m.escalation = 1
 	m.noStall = true // the initial window search is bounded by its share alone
 	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
 	m.calls, m.left, m.passStats = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}
 	m.skip = map[string]bool{}
+	m.shares = map[string]float64{}
+	for _, p := range passTable {
+		m.shares[p.Name] = p.Share
+	}
 	for _, name := range cfg.Skip {
 		if !knownPass(name) {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)
@@ -378,7 +341,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.setStage(StageInitial)
 	deadline, cancel := context.WithDeadline(ctx, m.start.Add(cfg.Budget))
 	defer cancel()
-	m.limit.Store(m.shareOf(0.1))
+	m.limit.Store(m.shareOf(windowShare))
 	win, err := m.windowFirst(ctx, deadline, t)
 	if err != nil {
 		return nil, err
@@ -495,14 +458,6 @@ func (m *minimizer) newChecks() error {
 	}
 	return nil
 }
-
-// maxEscalation bounds the growth of the schedule budget per check; from
-// broadEscalation on, TFB checks also backtrack on messages of other types
-// (plain DPOR), after the type-matching ones.
-const (
-	maxEscalation   = 64
-	broadEscalation = 4
-)
 
 // errStepBudget ends a stage whose share of the step budget is used up.
 var errStepBudget = errors.New("the stage's share of the step budget is used up")
@@ -672,24 +627,19 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 		// as it makes a transition the original run never made.
 		mode = dpor.NoDiverge
 	}
-	broad := m.escalation >= broadEscalation
 	return m.firstTrace(ctx, n, scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
 		c.SetMode(mode)
 		c.SetMaxSchedules(maxSched)
-		c.SetBroad(broad)
+		c.SetBroad(false)
 		plan, ok := gen(c.Fingerprinter(), i)
 		if !ok {
 			return nil, 0, nil
 		}
-		r, err := m.check(ctx, c, checkSettings{mode: mode, maxSched: maxSched, broad: broad}, plan)
+		r, err := m.check(ctx, c, checkSettings{mode: mode, maxSched: maxSched}, plan)
 		m.ran(c, r.Schedules)
 		return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 	})
 }
-
-// scanChunk is how many candidates firstTrace checks between two looks at
-// the step budget.
-const scanChunk = 16
 
 // firstTrace runs try for candidates 0..n-1 on the workers and returns the
 // lowest index whose try returned a trace, and that trace, or -1.

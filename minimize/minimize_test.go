@@ -185,10 +185,10 @@ func TestPaceAndStages(t *testing.T) {
 	require.Equal(t, len(calls), len(res.Passes))
 
 	// A pass left out does not run.
-	less, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: time.Minute, Skip: []string{minimize.StageDdminInternals, minimize.StageReorder}})
+	less, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: time.Minute, Skip: []string{minimize.StageDdminInternals, minimize.StageRetarget}})
 	require.NoError(t, err)
 	for _, s := range less.Stages {
-		require.NotContains(t, []string{minimize.StageDdminInternals, minimize.StageReorder}, minimize.PassOf(s.Name))
+		require.NotContains(t, []string{minimize.StageDdminInternals, minimize.StageRetarget}, minimize.PassOf(s.Name))
 	}
 	_, err = minimize.Run(context.Background(), sys, tr, minimize.Config{Skip: []string{"nope"}})
 	require.ErrorContains(t, err, `unknown pass "nope"`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/record"
@@ -92,51 +93,95 @@ var passTable = []pass{
 	{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false,
 		"gives one actor's round a later external message of the type it handled, another member started after it"},
 		(*minimizer).gathers, (*minimizer).gatherStage},
-	{PassInfo{StageMerge, Move, "", 0.1, false,
-		"merges an actor's later round of external handling into an earlier one; sends forwarded messages where they arrive"},
-		(*minimizer).merges, (*minimizer).mergeStage},
+	{PassInfo{StageSink, Move, "", 0.1, false,
+		"sends an external message that its receiver forwarded straight to the actor that handled it, where it arrived"},
+		(*minimizer).sinks, (*minimizer).sinkStage},
 	{PassInfo{StageRetarget, Move, "", 0.25, false,
-		"addresses external events and timers to other actors, hands rounds over, restarts and repeats rounds"},
+		"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
 		nil, (*minimizer).retarget},
 	{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false,
 		"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
 		(*minimizer).injects, (*minimizer).inject},
-	{PassInfo{StageReorder, Move, "", 0.5, false,
-		"swaps deliveries, moves and re-inserts external events, each move followed by a descent"},
-		nil, (*minimizer).reorder},
 
-	{PassInfo{StageEscalate, Search, "", 1, false,
-		"runs the removals again with four times the schedules per check (type-matching backtracks first, then any)"},
-		(*minimizer).escalates, (*minimizer).escalate},
-	{PassInfo{StageNear, Search, "optimal.Forks", 0.1, false,
-		"replaces a suffix by the cheapest one an exact search over forked runs finds"},
-		(*minimizer).nears, (*minimizer).near},
-	{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false,
-		"drops a component of a group of identical external messages and finds the rest of the run by exact search"},
-		(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
 	{PassInfo{StageInsert, Search, "", 0.1, false,
 		"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},
 		(*minimizer).insertsPass, (*minimizer).insert},
-	{PassInfo{StageInternalsFirst, Search, "", 0.5, true,
-		"a second start from the trace after provenance that removes internal events before external ones; its result joins the beam"},
-		nil, (*minimizer).internalsFirstPass},
-	{PassInfo{StageRetargetDisplaced, Search, "", 0.25, false,
-		"the retarget moves on the beam's other trace"},
-		(*minimizer).displacesPass, (*minimizer).retargetDisplaced},
-	{PassInfo{StageShrinkSearchDisplaced, Search, "optimal.Forks", 0.1, false,
-		"shrink-search on the beam's other trace, keeping the actors the violation names"},
-		(*minimizer).shrinkDisplaces, (*minimizer).shrinkSearchDisplaced},
-	{PassInfo{StageResample, Search, "", 0.05, false,
-		"random runs of the trace's external events, shorter than it, that end in the target violation"},
-		nil, (*minimizer).resample},
 
-	{PassInfo{StageRelabelSameStep, Cleanup, "record.Symmetry", 0.05, false,
-		"the relabel pass for violations that may break at the target's own step, as a move"},
-		(*minimizer).relabelsSameStep, (*minimizer).relabelSameStep},
+	{PassInfo{StageInternalsFirst, Search, "", 0.5, true,
+		"a second start from the trace after provenance that removes internal events before external ones; its result replaces the best trace when smaller"},
+		nil, (*minimizer).internalsFirstPass},
+
 	{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false,
 		"rewrites the schedule into lockstep rounds where it still reproduces the violation"},
 		nil, (*minimizer).roundForm},
 }
+
+// DefaultBudget is the wall-clock budget when Config.Budget is 0. It is a
+// hard outer cap, three times what a run needs: on an idle 2-core machine
+// a run of a trace of a few thousand deliveries ends on its step budget
+// (DefaultSteps) within a minute, and a machine slowed down up to three
+// times by other work still gives the same result (Result.OutOfTime says
+// when the cap ended a run instead).
+const DefaultBudget = 3 * time.Minute
+
+// DefaultSteps is the work budget of a trace of fewer than 5,000
+// deliveries when Config.Steps is 0, counted in steps: one step is one
+// event of one schedule a check runs (a schedule of a 40-event candidate
+// costs 40 steps, whatever the machine's load). A step costs about 2-3 µs
+// of one core.
+const DefaultSteps = 20_000_000
+
+// The budget: every constant that bounds the work of a run or of a pass,
+// besides the shares of the table's rows.
+const (
+	// The run stalls once the steps since the last improvement exceed
+	// stallRatio times the steps up to it, and at least the floor:
+	// stallPerEvent steps per event of the input, at least minStallFloor.
+	stallRatio    = 1.0
+	stallPerEvent = 300
+	minStallFloor = 100_000
+	// cleanupShare: the main tiers leave 1/cleanupShare of the step
+	// budget to the cleanup tier.
+	cleanupShare = 20
+	// windowShare is the share of the step budget the initial window
+	// search of a long trace (longTrace deliveries or more, windows of at
+	// least minWindow events) may use.
+	windowShare = 0.1
+	longTrace   = 5000
+	minWindow   = 32
+	// A scan looks at the budget every scanChunk candidates, every
+	// reorderChunk moves, every insertChunk insertion cuts.
+	scanChunk    = 16
+	reorderChunk = 4
+	insertChunk  = 2
+	// A move: one check of reorderSchedules schedules, then a descent of
+	// at most reorderDescentChecks checks; at most maxReorderMoves moves
+	// per trace; reroutes only on traces of at most maxRerouteDeliveries
+	// deliveries (they are quadratic).
+	reorderSchedules     = 8
+	reorderDescentChecks = 400
+	maxReorderMoves      = 4000
+	maxRerouteDeliveries = 40
+	// insert: traces of at most maxInsertDeliveries deliveries, suffixes
+	// of cost at most maxInsertCost, at most maxInsertSteps steps per cut,
+	// a descent of at most insertDescentChecks checks.
+	maxInsertDeliveries = 64
+	maxInsertCost       = 6
+	maxInsertSteps      = 1_500_000
+	insertDescentChecks = 400
+	// Enumeration bounds: pairs of external units in one-at-a-time, shrink
+	// variants per message, relabellings per violation, members permuted
+	// by gather, schedules per round-form check.
+	maxPairUnits       = 24
+	maxVariants        = 48
+	relabelPerms       = 4
+	maxPermMembers     = 6
+	roundFormSchedules = 8
+	// inject: at most maxInjectMoves moves per trace, checked
+	// injectChunk at a time between two looks at the budget.
+	maxInjectMoves = 8000
+	injectChunk    = 8
+)
 
 // Passes returns the pass table's rows, in table order.
 func Passes() []PassInfo {
@@ -198,40 +243,15 @@ func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
 	return m.ddminExternalsTFB(ctx)
 }
 
-func (m *minimizer) reorder(ctx context.Context) error {
-	return m.reorderWith(ctx, m.moves, true)
-}
-
 func (m *minimizer) gathers(context.Context) bool {
-	return len(m.gatherStageEdits(m.snapshotBest().Events)) > 0
+	return len(m.gatherEdits(m.snapshotBest().Events)) > 0
 }
 
-func (m *minimizer) merges(context.Context) bool {
-	return len(mergeMoves(m.snapshotBest().Events)) > 0
+func (m *minimizer) sinks(context.Context) bool {
+	return len(sinkEdits(m.snapshotBest().Events)) > 0
 }
 
 func (m *minimizer) insertsPass(context.Context) bool { return m.inserts(m.snapshotBest()) }
-
-func (m *minimizer) displacesPass(context.Context) bool { return m.displaces() }
-
-// escalates reports whether the schedules per check can still grow.
-func (m *minimizer) escalates(context.Context) bool { return m.escalation < maxEscalation }
-
-// escalate multiplies the schedules per check by four and runs one sweep
-// of the removals that use them, again while that finds nothing and the
-// schedules can still grow.
-func (m *minimizer) escalate(ctx context.Context) error {
-	start := m.snapshotBest()
-	for m.escalation < maxEscalation && m.snapshotBest() == start {
-		m.escalation *= 4
-		for _, run := range []func(context.Context) error{m.ddminExternalsTFB, m.clockClusters, m.ddminInternals, m.oneAtATime} {
-			if err := run(ctx); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
 
 func (m *minimizer) internalsFirstPass(ctx context.Context) error {
 	return m.internalsFirst(m.afterProvenance)(ctx)
@@ -241,26 +261,14 @@ func (m *minimizer) internalsFirstPass(ctx context.Context) error {
 // symmetry.
 func (m *minimizer) relabels(context.Context) bool { return m.sys.Symmetry != nil }
 
-func (m *minimizer) relabelsSameStep(context.Context) bool { return m.sys.Symmetry != nil }
-
 func (m *minimizer) relabelPass(ctx context.Context) error {
 	best := m.snapshotBest()
-	cuts, _, steps, err := m.relabelCuts(ctx, best)
+	cuts, steps, err := m.relabelCuts(ctx, best)
 	if err != nil || len(cuts) == 0 {
 		return err
 	}
 	m.steps.Add(steps)
-	return m.relabel(ctx, best, cuts, nil)
-}
-
-func (m *minimizer) relabelSameStep(ctx context.Context) error {
-	best := m.snapshotBest()
-	_, same, steps, err := m.relabelCuts(ctx, best)
-	if err != nil || len(same) == 0 {
-		return err
-	}
-	m.steps.Add(steps)
-	return m.relabel(ctx, best, nil, same)
+	return m.relabel(ctx, cuts)
 }
 
 // record.Rounded is the capability round-form needs; it is checked by the

@@ -17,14 +17,14 @@ func RunRelabelStage(ctx context.Context, sys *record.System, best *record.Trace
 	if sys.Symmetry == nil {
 		return best, "", nil // the pass does not apply
 	}
-	cuts, same, steps, err := m.relabelCuts(ctx, best)
+	cuts, steps, err := m.relabelCuts(ctx, best)
 	if err != nil {
 		return nil, "", err
 	}
-	if len(cuts)+len(same) > 0 {
+	if len(cuts) > 0 {
 		if err := m.runStage(ctx, StageRelabel, m.allowance(StageRelabel), func(ctx context.Context) error {
 			m.steps.Add(steps)
-			return m.relabel(ctx, best, cuts, same)
+			return m.relabel(ctx, cuts)
 		}); err != nil {
 			return nil, "", err
 		}

@@ -125,33 +125,3 @@ func TestMinimizeRelabelsTheSameForEveryWorkerCount(t *testing.T) {
 	}
 	assert.Equal(t, out[0], out[1], "the same bytes for 1 and 2 workers")
 }
-
-// TestRelabelStageTakesAPairBreakingAtTheSameStep: on raft-58b unseen fuzz
-// seed 7191 the late stages (with the resend moves) end at 27 deliveries
-// (E:8) for LogMatching(raft-1,raft-3), the first violation of the run;
-// LogMatching(raft-1,raft-4) breaks at the same step, unreported, on a
-// route that needs 6 deliveries less (raft-3 must copy an entry from
-// raft-4 for the target). The relabel stage exchanges raft-3 and raft-4,
-// and the descent from the relabelled trace ends at 21 deliveries (E:8).
-func TestRelabelStageTakesAPairBreakingAtTheSameStep(t *testing.T) {
-	tr, sys, err := record.ReadFile("testdata/raft-58b-same-step.trace", record.NewCatalog(raft.System()))
-	require.NoError(t, err)
-	require.Equal(t, [2]int{27, 8}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
-	step, fp := firstViolation(t, sys, tr)
-	require.Equal(t, "LogMatching(raft-1,raft-3)", fp, "the target breaks first")
-	require.Equal(t, len(tr.Events)-1, step)
-
-	var out [][]byte
-	for _, workers := range []int{1, 2} {
-		got, stage, err := minimize.RunRelabelStage(context.Background(), sys, tr, workers)
-		require.NoError(t, err)
-		assert.Equal(t, minimize.StageRelabel, stage)
-		assert.Equal(t, [2]int{21, 8}, [2]int{got.Header.Deliveries, got.Header.Externals})
-		require.Equal(t, tr.Header.Violation.Fingerprint, got.Header.Violation.Fingerprint)
-		rep, err := replay.Run(context.Background(), sys, got)
-		require.NoError(t, err)
-		require.True(t, rep.Reproduced)
-		out = append(out, encode(t, got))
-	}
-	assert.Equal(t, out[0], out[1], "the same trace with 2 workers")
-}

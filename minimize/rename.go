@@ -13,10 +13,8 @@ import (
 // messages are not independent: two client commands with different values
 // are two different log entries, and with equal values two entries of one
 // term are the same entry. Shrinking every value to 0 on its own would make
-// them equal, and a violation that needs two different entries of one
-// leader (raft-58b's one-leader route: the leader's log holds 101 and 102
-// at indices 0 and 1, a member holds 102 at index 0) would then need a
-// second leader.
+// them equal, and a violation that needs two different entries would then
+// need a longer route.
 //
 // So a value is renamed rather than shrunk: a rename replaces a value x
 // of one domain (the message type and the field path, the elements of a

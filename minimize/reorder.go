@@ -32,21 +32,11 @@ import (
 // the first improving move in that order wins (as in the other stages), so
 // the result does not depend on the number of workers.
 
-// reorderDescentChecks bounds the checks of one move's descent.
-const reorderDescentChecks = 400
-
-// reorderSchedules is the schedule budget of a check in the reorder stage.
-const reorderSchedules = 8
-
-// maxReorderMoves bounds the moves generated from one trace.
-const maxReorderMoves = 4000
-
 // reorderWith tries the moves that gen lists for the best trace, in order,
 // each with its descent; the first that ends smaller than the best trace
 // replaces it, and the moves are listed again from the new best, until no
-// move improves it. With mark, a best trace on which every move failed is
-// remembered as m.reordered.
-func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace) []edit, mark bool) error {
+// move improves it.
+func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace) []edit) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -61,18 +51,10 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 			return err
 		}
 		if tr == nil || !m.offer(tr) {
-			if mark {
-				m.reordered = base
-			}
 			return nil
 		}
 	}
 }
-
-// reorderChunk is how many moves the stage tries between two looks at
-// the step budget (a move with its descent costs up to
-// reorderDescentChecks checks).
-const reorderChunk = 4
 
 // tryMove checks plan, then descends from its trace; it returns a trace
 // smaller than base, or nil, and the steps it ran.
@@ -159,13 +141,11 @@ func removals(events []record.Event, fifo bool) [][]int {
 	return out
 }
 
-// moves lists the moves of the best trace, in a fixed order: swaps,
-// external events later, earlier, then re-inserted externals.
+// moves lists the reorder moves of the best trace, in a fixed order:
+// swaps, external events later, re-inserted externals, then reroutes.
 func (m *minimizer) moves(base *record.Trace) []edit {
 	ev := base.Events
-	// Content shrinking (shrink.go) as a move: a smaller configuration
-	// opens other routes, which only the descent can take.
-	out := m.shrinkEdits(base)
+	var out []edit
 	// Swaps: delivery j before the previous delivery i to the same actor.
 	last := map[record.ActorID]int{}
 	for j, e := range ev {
@@ -177,7 +157,7 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 		}
 		last[e.To] = j
 	}
-	// External events later, then earlier.
+	// External events later.
 	for i, e := range ev {
 		if !e.Kind.IsExternal() {
 			continue
@@ -185,16 +165,6 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 		for j := i + 1; j < len(ev); j++ {
 			if ev[j].Kind == record.Deliver {
 				out = append(out, moveTo(i, j+1))
-			}
-		}
-	}
-	for i, e := range ev {
-		if !e.Kind.IsExternal() {
-			continue
-		}
-		for j := i - 1; j >= 0; j-- {
-			if ev[j].Kind == record.Deliver {
-				out = append(out, moveTo(i, j))
 			}
 		}
 	}

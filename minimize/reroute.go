@@ -17,10 +17,6 @@ import (
 // (dpor.Step.Reroute). The descent that follows every move removes what
 // the new route no longer needs.
 
-// maxRerouteDeliveries bounds the traces reroute moves are generated for:
-// the moves are quadratic in the number of deliveries.
-const maxRerouteDeliveries = 40
-
 // rerouteEdits lists the reroute moves of events, in a fixed order: every
 // window of consecutive deliveries (externals between them stay), shortest
 // first, from the end.

@@ -101,42 +101,56 @@ func timerRetargetEdits(events []record.Event) []edit {
 	return out
 }
 
-// retarget runs the retarget stage: the reorder stage's search (reorder.go)
-// with the retarget moves of external events first, then the reorder
-// moves, then the retarget moves of timers, the handover, restart, repeat
-// and resend moves, and last the hasten moves (hasten.go) (each kind
-// after the older ones, so that a trace on which an earlier move helps
-// takes the same path as before it existed). The
-// reorder moves
-// of a trace a reorder stage has tried them all on without success are
-// left out (they would fail again); after a move improves, the moves of
+// retarget runs the retarget pass: the reorder search (reorder.go) over
+// the retarget moves of external events, the reorder moves, the retarget
+// moves of timers, the handover moves, then the redirect moves, in that order; after a move improves, the moves of
 // the new best trace are all tried.
-func (m *minimizer) retarget(ctx context.Context) error { return m.retargetWith(ctx, true) }
-
-// retargetWith runs the retarget stage, with the reorder moves of a trace
-// no reorder stage tried them on when reorders, or without them (the late
-// stages' later passes, late.go: the reorder moves belong to the rounds).
-func (m *minimizer) retargetWith(ctx context.Context, reorders bool) error {
-	restarts := m.restartable()
+func (m *minimizer) retarget(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
-		if reorders && base != m.reordered {
-			out = append(out, m.moves(base)...)
-		}
+		out = append(out, m.moves(base)...)
 		out = append(out, timerRetargetEdits(base.Events)...)
 		out = append(out, handoverEdits(base.Events)...) // handover.go
-		if restarts {
-			out = append(out, restartEdits(base.Events)...) // restart.go
+		return append(out, redirectEdits(base.Events)...)
+	})
+}
+
+// redirectEdits lists the redirect moves of events, in a fixed order:
+// every delivery, in trace order, to every other actor the trace starts.
+// A redirect delivers a message of the same type from the same sender to
+// another receiver instead (one the sender also sent), and lets every
+// later delivery that finds nothing on its own link take a message of its
+// type to the same receiver from another sender, or from the same sender
+// to another receiver (dpor.Step.Reroute): the round moves to another
+// member of a quorum, and the descent removes what that made unnecessary.
+func redirectEdits(events []record.Event) []edit {
+	actors := startedActors(events)
+	var out []edit
+	for i, e := range events {
+		if e.Kind != record.Deliver || e.Timer != "" || e.From == record.External {
+			continue
 		}
-		out = append(out, repeatEdits(base.Events)...) // repeat.go
-		// resend.go, when the stage has steps left (its replay counts);
-		// a replay that fails (ctx) leaves its moves out.
-		if m.steps.Load() < m.end() {
-			if rs, steps, err := m.resendEdits(ctx, base); err == nil {
-				m.steps.Add(steps)
-				out = append(out, rs...)
+		for _, a := range actors {
+			if a != e.To && a != e.From {
+				out = append(out, redirect(i, a))
 			}
 		}
-		return append(out, hastenEdits(base.Events)...) // hasten.go
-	}, false)
+	}
+	return out
+}
+
+// redirect delivers the message of the delivery at i to actor to instead,
+// the deliveries after it reroutable wildcards.
+func redirect(i int, to record.ActorID) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := slices.Clone(bp)
+		p[i].Event.To = to
+		p[i].Wildcard = true
+		for k := i + 1; k < len(p); k++ {
+			if p[k].Event.Kind == record.Deliver {
+				p[k].Wildcard, p[k].Reroute = true, true
+			}
+		}
+		return p
+	}
 }

@@ -29,9 +29,6 @@ import (
 // The pass never makes a trace larger. What it cannot put in round form
 // stays, and rounds.Totals reports it as the asynchronous residue.
 
-// roundFormSchedules is the schedule budget of one check of the pass.
-const roundFormSchedules = 8
-
 // roundForm runs the round-form pass on the best trace.
 func (m *minimizer) roundForm(ctx context.Context) error {
 	lay, err := rounds.Build(ctx, m.sys, m.snapshotBest())

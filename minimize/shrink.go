@@ -10,9 +10,6 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// maxVariants bounds the automatic shrink variants of one message.
-const maxVariants = 48
-
 // shrinkContents shrinks the contents of external messages (the paper's
 // Observation #5). A message implementing record.Shrinkable loses one
 // component at a time; identical messages (same fingerprint, such as the
@@ -112,8 +109,7 @@ func (m *minimizer) groupEdits(base *record.Trace, several, keepNamed bool) ([]e
 // the violating leaders, or holds the entry a leader lacks) comes after
 // the others. Removing that member first would keep the actor
 // running outside the configuration, with its own start and messages, where
-// removing another member drops everything of that member (a local minimum
-// of fresh raft-46 traces whose violation names the last member).
+// removing another member drops everything of that member.
 func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []int {
 	first, last := m.componentSplit(base, sh)
 	return append(first, last...)

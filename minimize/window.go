@@ -9,15 +9,6 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// longTrace is the length (in deliveries) from which the initial stage
-// tries windows of the input first (windowFirst): below it an exact replay
-// of the input is cheap, and the shipped traces (at most a few thousand
-// deliveries) minimize exactly as before.
-const longTrace = 5000
-
-// minWindow is the length (in events) of the shortest window tried.
-const minWindow = 32
-
 // windowFirst is the initial stage's check on a long trace (a soak test, a
 // long fuzz campaign). A violation at the end of 100,000 deliveries is
 // almost always caused by the last few hundred; an exact replay of the

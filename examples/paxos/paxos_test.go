@@ -153,9 +153,9 @@ func TestShippedTraces(t *testing.T) {
 		deliveries, externals int
 	}{
 		{"paxos-forget-accepted.trace", 27, 7},
-		{"paxos-forget-accepted.min.trace", 18, 6},
+		{"paxos-forget-accepted.min.trace", 18, 5},
 		{"paxos-accept-below-promise.trace", 29, 7},
-		{"paxos-accept-below-promise.min.trace", 19, 6},
+		{"paxos-accept-below-promise.min.trace", 18, 6},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			tr, sys, err := record.ReadFile("../traces/"+c.file, cat)
