@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/demi-project/demi/examples/etcdraft/kvapp"
 	"github.com/demi-project/demi/record"
 )
 
@@ -55,7 +56,7 @@ type Member struct {
 
 	rn       *raft.RawNode
 	ms       *raft.MemoryStorage // raft's view of the log: what the member wrote
-	kv       kvStore
+	kv       kvapp.Store
 	applied  uint64 // index of the last entry applied to kv
 	snapshot uint64 // index of the last snapshot
 	writes   uint64 // client writes applied since the last snapshot
@@ -100,7 +101,7 @@ func (n *Member) Start(ctx *record.Context) {
 		for i := range voters {
 			voters[i] = uint64(i + 1)
 		}
-		s.snap = &raftpb.Snapshot{Data: kvStore{}.encode(), Metadata: &raftpb.SnapshotMetadata{
+		s.snap = &raftpb.Snapshot{Data: kvapp.Store{}.Encode(), Metadata: &raftpb.SnapshotMetadata{
 			Index: new(uint64(1)), Term: new(uint64(1)), ConfState: &raftpb.ConfState{Voters: voters}}}
 		s.hs = &raftpb.HardState{Term: new(uint64(1)), Commit: new(uint64(1))}
 		saveSnapshot(st, s.snap)
@@ -110,13 +111,13 @@ func (n *Member) Start(ctx *record.Context) {
 	must(n.ms.ApplySnapshot(s.snap))
 	must(n.ms.Append(s.ents))
 	must(n.ms.SetHardState(s.hs))
-	n.kv = decodeKV(s.snap.GetData())
+	n.kv = kvapp.Decode(s.snap.GetData())
 	n.applied = s.snap.GetMetadata().GetIndex()
 	n.snapshot = n.applied
 	n.conf = s.snap.GetMetadata().GetConfState()
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID: n.rid, ElectionTick: electionTick, HeartbeatTick: 1, Storage: n.ms, Applied: n.applied,
-		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, PreVote: n.prevote, Logger: logger{},
+		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, PreVote: n.prevote, Logger: kvapp.Logger{},
 	})
 	must(err)
 	n.rn = rn
@@ -188,7 +189,7 @@ func (n *Member) ready(ctx *record.Context) {
 			n.send(ctx, rd.Messages)
 		}
 		if !raft.IsEmptySnap(rd.Snapshot) {
-			n.kv = decodeKV(rd.Snapshot.GetData())
+			n.kv = kvapp.Decode(rd.Snapshot.GetData())
 			n.applied = rd.Snapshot.GetMetadata().GetIndex()
 			n.snapshot = n.applied
 			n.conf = rd.Snapshot.GetMetadata().GetConfState()
@@ -359,7 +360,7 @@ func (n *Member) apply(ctx *record.Context, ents []*raftpb.Entry, early bool) {
 			continue
 		}
 		if e.GetType() == raftpb.EntryNormal && len(e.GetData()) > 0 {
-			n.kv.apply(e.GetData())
+			n.kv.Apply(e.GetData())
 			n.writes++
 			n.completePut(ctx, e)
 		}
@@ -403,7 +404,7 @@ func (n *Member) compact(ctx *record.Context) {
 	if n.every == 0 || n.writes < n.every || n.applied <= n.snapshot {
 		return
 	}
-	snap, err := n.ms.CreateSnapshot(n.applied, n.conf, n.kv.encode())
+	snap, err := n.ms.CreateSnapshot(n.applied, n.conf, n.kv.Encode())
 	if err != nil {
 		return
 	}
@@ -427,39 +428,6 @@ func (n *Member) Snapshot() any {
 		"commit": s.HardState.GetCommit(), "lead": s.Lead, "applied": n.applied,
 		"log": fmt.Sprintf("[%d, %d]", first, last), "snapshot": n.snapshot, "kv": map[string]string(maps.Clone(n.kv)),
 	}
-}
-
-// logger discards raft's log output; Panicf and Fatalf panic (the
-// library's default Fatalf would exit the process). The panic value's
-// PanicFingerprint is the message's format, without the numbers that
-// differ from run to run, so that demi sees the same panic in a shorter
-// run as the same bug.
-type logger struct{}
-
-// libraryPanic is what the library panics with through logger.
-type libraryPanic struct{ format, text string }
-
-func (p libraryPanic) Error() string { return p.text }
-
-// PanicFingerprint names the panic by its format string.
-func (p libraryPanic) PanicFingerprint() string { return p.format }
-
-func (logger) Debug(...any)          {}
-func (logger) Debugf(string, ...any) {}
-func (logger) Info(...any)           {}
-func (logger) Infof(string, ...any)  {}
-func (logger) Warning(...any)        {}
-func (logger) Warningf(string, ...any) {
-}
-func (logger) Error(...any)          {}
-func (logger) Errorf(string, ...any) {}
-func (logger) Fatal(v ...any)        { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
-func (logger) Fatalf(f string, v ...any) {
-	panic(libraryPanic{f, fmt.Sprintf(f, v...)})
-}
-func (logger) Panic(v ...any) { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
-func (logger) Panicf(f string, v ...any) {
-	panic(libraryPanic{f, fmt.Sprintf(f, v...)})
 }
 
 // armCampaign (re)arms the campaign timer. With virtual time its deadline

@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/demi-project/demi/examples/etcdraft/kvapp"
 	"github.com/demi-project/demi/record"
 )
 
@@ -44,7 +45,7 @@ func (w *Wire) DecodeMsgpack(dec *msgpack.Decoder) error {
 }
 
 func (w Wire) String() string {
-	return raft.DescribeMessage(w.Msg, describeData)
+	return raft.DescribeMessage(w.Msg, kvapp.DescribeData)
 }
 
 // The wrapper types, one per kind of raft message a member sends.

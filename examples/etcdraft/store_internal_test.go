@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/demi-project/demi/record"
 )
 
 // TestAppliedEntry checks the applied log's entry strings against the
@@ -23,18 +21,6 @@ func TestAppliedEntry(t *testing.T) {
 		}
 	}
 	assert.Greater(t, n, 100)
-}
-
-func TestOpLogDeepCopy(t *testing.T) {
-	for _, l := range []opLog{{}, {ops: []clientOp{}}, {ops: []clientOp{{Key: "k1", Value: "5", Inv: 3, Resp: 9, Index: 4},
-		{Read: true, Key: "k2", Absent: true, Inv: 10, Resp: 11}}, reads: 1}} {
-		require.NoError(t, record.CheckDeepCopy(l))
-	}
-	st := record.Storage{}
-	st.Put(keyOps, opLog{ops: []clientOp{{Key: "k1", Value: "5"}}})
-	ops := history(st)
-	ops[0].Value = "6"
-	assert.Equal(t, "5", history(st)[0].Value, "a read of the history is a copy")
 }
 
 // TestFirstShared checks the merge of two ascending lists of terms against

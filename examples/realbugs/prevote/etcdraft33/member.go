@@ -2,13 +2,13 @@ package etcdraft33
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/coreos/etcd/raft"
 	"github.com/coreos/etcd/raft/raftpb"
 
+	"github.com/demi-project/demi/examples/etcdraft/kvapp"
 	"github.com/demi-project/demi/record"
 )
 
@@ -79,7 +79,7 @@ func (n *Member) Start(ctx *record.Context) {
 	must(n.ms.SetHardState(*hs))
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID: n.rid, ElectionTick: electionTick, HeartbeatTick: 1, Storage: n.ms, Applied: snap.Metadata.Index,
-		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, PreVote: n.prevote, CheckQuorum: n.checkQuorum, Logger: logger{},
+		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, PreVote: n.prevote, CheckQuorum: n.checkQuorum, Logger: kvapp.Logger{},
 	}, nil)
 	must(err)
 	n.rn = rn
@@ -251,29 +251,3 @@ func must(err error) {
 		panic(err)
 	}
 }
-
-// logger is the library's logger: silent, but for Fatal and Panic, which
-// panic as the library's default logger does, with a value whose
-// fingerprint is the format string (record.PanicFingerprinter).
-type logger struct{}
-
-// libraryPanic is what the library panics with through logger.
-type libraryPanic struct{ format, text string }
-
-func (p libraryPanic) Error() string { return p.text }
-
-// PanicFingerprint names the panic by its format string.
-func (p libraryPanic) PanicFingerprint() string { return p.format }
-
-func (logger) Debug(...any)              {}
-func (logger) Debugf(string, ...any)     {}
-func (logger) Info(...any)               {}
-func (logger) Infof(string, ...any)      {}
-func (logger) Warning(...any)            {}
-func (logger) Warningf(string, ...any)   {}
-func (logger) Error(...any)              {}
-func (logger) Errorf(string, ...any)     {}
-func (logger) Fatal(v ...any)            { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
-func (logger) Fatalf(f string, v ...any) { panic(libraryPanic{f, fmt.Sprintf(f, v...)}) }
-func (logger) Panic(v ...any)            { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
-func (logger) Panicf(f string, v ...any) { panic(libraryPanic{f, fmt.Sprintf(f, v...)}) }

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
-	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/examples/realbugs/internal/realbugstest"
 	"github.com/demi-project/demi/record"
 
 	"github.com/demi-project/demi/examples/realbugs/readindex/etcdraft"
@@ -32,16 +31,12 @@ func TestDocsRounds(t *testing.T) {
 		code := cli.Run(context.Background(), record.NewCatalog(etcdraft.System()),
 			[]string{"show", "--rounds", trace}, &out, &errb)
 		require.Equal(t, 0, code, errb.String())
-		block := regexp.MustCompile("(?s)(<!-- golden " + name + "[^\n]*-->\n```\n)(.*?)(```\n<!-- end golden -->)")
-		raw, err := os.ReadFile(page)
-		require.NoError(t, err)
-		m := block.FindSubmatch(raw)
-		require.NotNil(t, m, "%s has no golden block %s", page, name)
-		if *update {
-			raw = block.ReplaceAll(raw, append(append(append([]byte{}, m[1]...), bytes.ReplaceAll(out.Bytes(), []byte("$"), []byte("$$"))...), m[3]...))
-			require.NoError(t, os.WriteFile(page, raw, 0o644))
-			continue
-		}
-		require.Equal(t, out.String(), string(m[2]), "%s: block %s differs from demi show --rounds %s (go test -update)", page, name, trace)
+		realbugstest.DocsBlock(t, page, name, out.String(), *update)
 	}
+}
+
+// TestLibraryRelease checks that this module builds the affected release,
+// v3.6.0, from the module proxy (go list -m: no replace directive).
+func TestLibraryRelease(t *testing.T) {
+	require.Equal(t, "v3.6.0", realbugstest.Release(t, "go.etcd.io/raft/v3"))
 }

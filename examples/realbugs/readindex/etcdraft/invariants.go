@@ -6,6 +6,7 @@ import (
 
 	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/demi-project/demi/examples/etcdraft/kvapp"
 	"github.com/demi-project/demi/record"
 )
 
@@ -60,10 +61,10 @@ const maxStackMembers = 7
 // running, its log.
 type member struct {
 	id      record.ActorID
-	led     []uint64 // ledTerms
-	applied []string // appliedLog
-	data    []string // appliedData
-	ops     opLog    // history
+	led     []uint64    // ledTerms
+	applied []string    // appliedLog
+	data    []string    // appliedData
+	ops     kvapp.OpLog // history
 	log     raftLog
 	running bool // the member runs and has a log
 }
@@ -72,7 +73,7 @@ type member struct {
 // themselves (record.StoredView): the invariants must not change them.
 func read(v record.View, id record.ActorID) member {
 	st := v.Storage(id)
-	g := member{id: id, led: ledTerms(st), applied: appliedLog(st), data: appliedData(st), ops: storedOps(st)}
+	g := member{id: id, led: ledTerms(st), applied: appliedLog(st), data: appliedData(st), ops: kvapp.Stored(st)}
 	if m, ok := v.Actor(id).(*Member); ok && m.ms != nil {
 		g.log, g.running = logOf(m), true
 	}
@@ -196,4 +197,20 @@ func stateMachineSafety(ms []member) *record.Violation {
 		}
 	}
 	return nil
+}
+
+// linearizability checks the completed reads (kvapp.Linearizability). The
+// fingerprint names the member that answered the read with no place in
+// the write order. A run without reads costs nothing.
+func linearizability(ms []member) *record.Violation {
+	if !slices.ContainsFunc(ms, func(m member) bool { return m.ops.Reads > 0 }) {
+		return nil
+	}
+	ids := make([]record.ActorID, len(ms))
+	hs := make([][]kvapp.Op, len(ms))
+	logs := make([][]string, len(ms))
+	for i, m := range ms {
+		ids[i], hs[i], logs[i] = m.id, m.ops.Ops, m.data
+	}
+	return kvapp.CheckReads(ids, hs, logs)
 }

@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/demi-project/demi/examples/etcdraft/kvapp"
 	"github.com/demi-project/demi/record"
 )
 
@@ -45,7 +46,7 @@ type Member struct {
 
 	rn       *raft.RawNode
 	ms       *raft.MemoryStorage // raft's view of the log: what the member wrote
-	kv       kvStore
+	kv       kvapp.Store
 	applied  uint64 // index of the last entry applied to kv
 	snapshot uint64 // index of the last snapshot
 	writes   uint64 // client writes applied since the last snapshot
@@ -90,7 +91,7 @@ func (n *Member) Start(ctx *record.Context) {
 		for i := range voters {
 			voters[i] = uint64(i + 1)
 		}
-		s.snap = &raftpb.Snapshot{Data: kvStore{}.encode(), Metadata: raftpb.SnapshotMetadata{
+		s.snap = &raftpb.Snapshot{Data: kvapp.Store{}.Encode(), Metadata: raftpb.SnapshotMetadata{
 			Index: 1, Term: 1, ConfState: raftpb.ConfState{Voters: voters}}}
 		s.hs = &raftpb.HardState{Term: 1, Commit: 1}
 		saveSnapshot(st, s.snap)
@@ -100,13 +101,13 @@ func (n *Member) Start(ctx *record.Context) {
 	must(n.ms.ApplySnapshot(*s.snap))
 	must(n.ms.Append(s.ents))
 	must(n.ms.SetHardState(*s.hs))
-	n.kv = decodeKV(s.snap.Data)
+	n.kv = kvapp.Decode(s.snap.Data)
 	n.applied = s.snap.Metadata.Index
 	n.snapshot = n.applied
 	n.conf = &s.snap.Metadata.ConfState
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID: n.rid, ElectionTick: electionTick, HeartbeatTick: 1, Storage: n.ms, Applied: n.applied,
-		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, PreVote: n.prevote, Logger: logger{},
+		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, PreVote: n.prevote, Logger: kvapp.Logger{},
 	})
 	must(err)
 	n.rn = rn
@@ -174,7 +175,7 @@ func (n *Member) ready(ctx *record.Context) {
 			n.send(ctx, rd.Messages)
 		}
 		if !raft.IsEmptySnap(rd.Snapshot) {
-			n.kv = decodeKV(rd.Snapshot.Data)
+			n.kv = kvapp.Decode(rd.Snapshot.Data)
 			n.applied = rd.Snapshot.Metadata.Index
 			n.snapshot = n.applied
 			cs := rd.Snapshot.Metadata.ConfState
@@ -346,7 +347,7 @@ func (n *Member) apply(ctx *record.Context, ents []raftpb.Entry, early bool) {
 			continue
 		}
 		if e.Type == raftpb.EntryNormal && len(e.Data) > 0 {
-			n.kv.apply(e.Data)
+			n.kv.Apply(e.Data)
 			n.writes++
 			n.completePut(ctx, &e)
 		}
@@ -390,7 +391,7 @@ func (n *Member) compact(ctx *record.Context) {
 	if n.every == 0 || n.writes < n.every || n.applied <= n.snapshot {
 		return
 	}
-	snap, err := n.ms.CreateSnapshot(n.applied, n.conf, n.kv.encode())
+	snap, err := n.ms.CreateSnapshot(n.applied, n.conf, n.kv.Encode())
 	if err != nil {
 		return
 	}
@@ -414,37 +415,4 @@ func (n *Member) Snapshot() any {
 		"commit": s.HardState.Commit, "lead": s.Lead, "applied": n.applied,
 		"log": fmt.Sprintf("[%d, %d]", first, last), "snapshot": n.snapshot, "kv": map[string]string(maps.Clone(n.kv)),
 	}
-}
-
-// logger discards raft's log output; Panicf and Fatalf panic (the
-// library's default Fatalf would exit the process). The panic value's
-// PanicFingerprint is the message's format, without the numbers that
-// differ from run to run, so that demi sees the same panic in a shorter
-// run as the same bug.
-type logger struct{}
-
-// libraryPanic is what the library panics with through logger.
-type libraryPanic struct{ format, text string }
-
-func (p libraryPanic) Error() string { return p.text }
-
-// PanicFingerprint names the panic by its format string.
-func (p libraryPanic) PanicFingerprint() string { return p.format }
-
-func (logger) Debug(...any)          {}
-func (logger) Debugf(string, ...any) {}
-func (logger) Info(...any)           {}
-func (logger) Infof(string, ...any)  {}
-func (logger) Warning(...any)        {}
-func (logger) Warningf(string, ...any) {
-}
-func (logger) Error(...any)          {}
-func (logger) Errorf(string, ...any) {}
-func (logger) Fatal(v ...any)        { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
-func (logger) Fatalf(f string, v ...any) {
-	panic(libraryPanic{f, fmt.Sprintf(f, v...)})
-}
-func (logger) Panic(v ...any) { panic(libraryPanic{fmt.Sprint(v...), fmt.Sprint(v...)}) }
-func (logger) Panicf(f string, v ...any) {
-	panic(libraryPanic{f, fmt.Sprintf(f, v...)})
 }

@@ -7,6 +7,7 @@ import (
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/demi-project/demi/examples/etcdraft/kvapp"
 	"github.com/demi-project/demi/record"
 )
 
@@ -43,7 +44,7 @@ func (w *Wire) DecodeMsgpack(dec *msgpack.Decoder) error {
 }
 
 func (w Wire) String() string {
-	return raft.DescribeMessage(*w.Msg, describeData)
+	return raft.DescribeMessage(*w.Msg, kvapp.DescribeData)
 }
 
 // The wrapper types, one per kind of raft message a member sends.

@@ -22,14 +22,13 @@ import (
 //   - keyLed: the terms the member was leader of;
 //   - keyApplied: what the member applied at each index (term and data);
 //   - keyAppliedData: the same entries' data alone, for Linearizability;
-//   - keyOps: the client operations the member served (client.go).
+//   - kvapp.KeyOps: the client operations the member served (client.go).
 const (
 	keyHardState = "raft/hardstate"
 	keySnapshot  = "raft/snapshot"
 	keyLog       = "raft/log"
 	keyLed       = "ghost/led"
 	keyApplied   = "ghost/applied"
-	keyOps       = "ghost/ops"
 	// keyAppliedData is index-aligned with keyApplied.
 	keyAppliedData = "ghost/applied-data"
 )

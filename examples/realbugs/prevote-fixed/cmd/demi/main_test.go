@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/demi-project/demi/check"
 	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/examples/realbugs/internal/realbugstest"
 	"github.com/demi-project/demi/record"
 
 	"github.com/demi-project/demi/examples/realbugs/prevote/etcdraft33"
@@ -21,13 +20,7 @@ import (
 // the fixed release, from the module proxy (go list -m: no replace
 // directive).
 func TestLibraryRelease(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	out, err := exec.Command(gobin, "list", "-m", "-f", "{{.Version}} {{.Replace}}", "github.com/coreos/etcd").CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Equal(t, "v3.3.15+incompatible <nil>\n", string(out))
+	require.Equal(t, "v3.3.15+incompatible", realbugstest.Release(t, "github.com/coreos/etcd"))
 }
 
 // TestFixedReleaseFuzz runs the first 200 runs of docs/real-bugs.md's
@@ -39,6 +32,18 @@ func TestFixedReleaseFuzz(t *testing.T) {
 		"fuzz", "--system", "etcdraft33", "--mode", "walk", "--max-steps", "300", "--externals", "10",
 		"--timer-prob", "0.01", "--seed", "1", "--runs", "200", "-o", filepath.Join(t.TempDir(), "none.trace"),
 	}
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), record.NewCatalog(etcdraft33.System()), args, &stdout, &stderr)
+	require.Equal(t, 1, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	require.Contains(t, stderr.String(), "no violation")
+}
+
+// TestFixedReleaseSwarm runs 200 swarm-mode runs (demi fuzz's default
+// mode, with the timer probabilities the system draws from) of 300 steps
+// against v3.3.15: no violation.
+func TestFixedReleaseSwarm(t *testing.T) {
+	args := []string{"fuzz", "--system", "etcdraft33", "--max-steps", "300", "--externals", "10",
+		"--seed", "1", "--runs", "200", "-o", filepath.Join(t.TempDir(), "none.trace")}
 	var stdout, stderr bytes.Buffer
 	code := cli.Run(context.Background(), record.NewCatalog(etcdraft33.System()), args, &stdout, &stderr)
 	require.Equal(t, 1, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())

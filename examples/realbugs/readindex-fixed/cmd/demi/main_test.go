@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,6 +11,7 @@ import (
 	"github.com/demi-project/demi/check"
 	"github.com/demi-project/demi/cli"
 	"github.com/demi-project/demi/examples/etcdraft"
+	"github.com/demi-project/demi/examples/realbugs/internal/realbugstest"
 	"github.com/demi-project/demi/record"
 )
 
@@ -20,13 +19,7 @@ import (
 // against the fixed release, from the module proxy (go list -m: no
 // replace directive).
 func TestLibraryRelease(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	out, err := exec.Command(gobin, "list", "-m", "-f", "{{.Version}} {{.Replace}}", "go.etcd.io/raft/v3").CombinedOutput()
-	require.NoError(t, err, string(out))
-	require.Equal(t, "v3.7.0 <nil>\n", string(out))
+	require.Equal(t, "v3.7.0", realbugstest.Release(t, "go.etcd.io/raft/v3"))
 }
 
 // TestFixedReleaseFuzz runs the first 20 runs of docs/real-bugs.md's

@@ -1,16 +1,15 @@
-package etcdraft
+package kvapp
 
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/demi-project/demi/record"
 )
 
-// Linearizability is the invariant over the clients' reads (client.go).
+// Linearizability is the invariant over the clients' reads (history.go).
 //
 // Each key of the store is a register, and linearizability is local: a
 // history is linearizable if each key's history is. Raft orders the writes:
@@ -46,29 +45,15 @@ type kvWrite struct {
 
 // servedRead is a completed read and the member that answered it.
 type servedRead struct {
-	op     clientOp
+	op     Op
 	member record.ActorID
 }
 
-// linearizability checks the completed reads (see Linearizability). The
-// fingerprint names the member that answered the read with no place in
-// the write order. A run without reads costs nothing.
-func linearizability(ms []member) *record.Violation {
-	if !slices.ContainsFunc(ms, func(m member) bool { return m.ops.reads > 0 }) {
-		return nil
-	}
-	ids := make([]record.ActorID, len(ms))
-	hs := make([][]clientOp, len(ms))
-	logs := make([][]string, len(ms))
-	for i, m := range ms {
-		ids[i], hs[i], logs[i] = m.id, m.ops.ops, m.data
-	}
-	return checkReads(ids, hs, logs)
-}
-
-// checkReads checks the members' client histories hs against the entries'
-// data they applied, logs (both by member, in the order of ms).
-func checkReads(ms []record.ActorID, hs [][]clientOp, logs [][]string) *record.Violation {
+// CheckReads checks the members' client histories hs against the entries'
+// data they applied, logs (both by member, in the order of ms): nil, or
+// the violation Linearizability(MEMBER) of the member that answered a read
+// with no place in the write order.
+func CheckReads(ms []record.ActorID, hs [][]Op, logs [][]string) *record.Violation {
 	var reads []servedRead
 	for i, id := range ms {
 		for _, op := range hs[i] {
@@ -87,7 +72,7 @@ func checkReads(ms []record.ActorID, hs [][]clientOp, logs [][]string) *record.V
 	// done lists the completed Puts.
 	type keyInfo struct {
 		bound []int
-		done  []clientOp
+		done  []Op
 	}
 	info := make(map[string]*keyInfo, len(writes))
 	for key, ws := range writes {
@@ -175,7 +160,7 @@ func checkReads(ms []record.ActorID, hs [][]clientOp, logs [][]string) *record.V
 	return nil
 }
 
-func describeRead(op clientOp) string {
+func describeRead(op Op) string {
 	if op.Absent {
 		return "no value"
 	}

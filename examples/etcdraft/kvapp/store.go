@@ -1,0 +1,58 @@
+package kvapp
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// The state machine is a small key-value store. A proposal's data is the
+// command "set KEY VALUE" or "del KEY".
+
+// Command encodes a client's write of value to key as an entry's data (an
+// empty value deletes the key).
+func Command(key, value string) []byte {
+	if value == "" {
+		return []byte("del " + key)
+	}
+	return []byte("set " + key + " " + value)
+}
+
+// DescribeData renders an entry's data for display.
+func DescribeData(data []byte) string { return fmt.Sprintf("%q", data) }
+
+// Store is the state machine: the map the applied commands built.
+type Store map[string]string
+
+// Apply runs one command (empty data, such as the entry a new leader
+// appends, does nothing).
+func (kv Store) Apply(data []byte) {
+	f := strings.SplitN(string(data), " ", 3)
+	switch {
+	case len(f) == 3 && f[0] == "set":
+		kv[f[1]] = f[2]
+	case len(f) == 2 && f[0] == "del":
+		delete(kv, f[1])
+	}
+}
+
+// Encode returns the store as snapshot data: sorted "key=value" lines.
+func (kv Store) Encode() []byte {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		b.WriteString(k + "=" + kv[k] + "\n")
+	}
+	return []byte(b.String())
+}
+
+// Decode reads what Encode wrote.
+func Decode(data []byte) Store {
+	kv := Store{}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			kv[k] = v
+		}
+	}
+	return kv
+}

@@ -1,0 +1,53 @@
+// Package realbugstest holds the checks the nested modules of
+// examples/realbugs share in their tests: which library release a module
+// builds, and the blocks of docs/real-bugs.md that show a command's
+// output. It is internal to examples/realbugs: the modules there may
+// import it (their paths are below it), nothing else.
+package realbugstest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Release returns the version of module that the module of the current
+// directory builds (go list -m), and fails t if a replace directive
+// points it anywhere: a real bug is reproduced with the release the
+// module proxy serves, unmodified.
+func Release(t testing.TB, module string) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out, err := exec.Command(gobin, "list", "-m", "-f", "{{.Version}} {{.Replace}}", module).CombinedOutput()
+	require.NoError(t, err, string(out))
+	version, replace, ok := bytes.Cut(bytes.TrimSpace(out), []byte(" "))
+	require.True(t, ok, string(out))
+	require.Equal(t, "<nil>", string(replace), "%s is replaced", module)
+	return string(version)
+}
+
+// DocsBlock checks that the block of page between "<!-- golden NAME …
+// -->" and "<!-- end golden -->" is got, or with update rewrites it.
+func DocsBlock(t testing.TB, page, name, got string, update bool) {
+	t.Helper()
+	block := regexp.MustCompile("(?s)(<!-- golden " + regexp.QuoteMeta(name) + "[^\n]*-->\n```\n)(.*?)(```\n<!-- end golden -->)")
+	raw, err := os.ReadFile(page)
+	require.NoError(t, err)
+	m := block.FindSubmatch(raw)
+	require.NotNil(t, m, "%s has no golden block %s", page, name)
+	if update {
+		raw = block.ReplaceAll(raw, append(append(append([]byte{}, m[1]...), bytes.ReplaceAll([]byte(got), []byte("$"), []byte("$$"))...), m[3]...))
+		require.NoError(t, os.WriteFile(page, raw, 0o644))
+		return
+	}
+	require.Equal(t, got, string(m[2]), "%s: block %s differs (go test -update)", page, name)
+}
