@@ -62,6 +62,20 @@ func RunInsertStage(ctx context.Context, sys *record.System, input, best *record
 	return m.snapshotBest(), nil
 }
 
+// RunInjectStage runs the inject pass alone on best, with its allowance
+// and workers checkers, and returns the best trace after it.
+func RunInjectStage(ctx context.Context, sys *record.System, best *record.Trace, workers int) (*record.Trace, error) {
+	m, err := newStageMinimizer(sys, best, best, best.Header.OptionMap(), workers)
+	if err != nil {
+		return nil, err
+	}
+	m.limit.Store(m.allowance(StageInject))
+	if err := m.inject(ctx); err != nil {
+		return nil, err
+	}
+	return m.snapshotBest(), nil
+}
+
 // FullChecks returns cfg with every check run from the start and none
 // remembered (cache.go): a run's result must not depend on it.
 func FullChecks(cfg Config) Config {

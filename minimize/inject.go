@@ -37,9 +37,10 @@ import (
 // under FIFO, a message not delivered blocks its link), or, when the
 // stretch is the trace's prefix, at any boundary after it (what the
 // prefix provided may be needed only later). The stretch leaves out more
-// than the offer adds. The deliveries after the cut are wildcards and the
-// plan is checked with type-fingerprint backtracks, as the retarget
-// pass's moves are. A move whose run reproduces the violation and is
+// than the offer adds. The deliveries after the cut are wildcards, and
+// the plan is checked with backtracks on messages of any type (the new
+// route may need another delivery where the old one had its own), at most
+// injectSchedules schedules. A move whose run reproduces the violation and is
 // smaller than the best trace wins as it is; the driver's removal tier
 // then takes away what the new route no longer needs. One that reproduces
 // at a cost no smaller gets a descent (reorder.go) and wins when the
@@ -249,14 +250,14 @@ func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan
 	return p
 }
 
-// tryInjection checks plan; a run that reproduces the violation and is
-// smaller than base is returned as it is, one that is not gets a descent
-// (as a retarget move does). It returns a trace smaller than base, or nil,
+// tryInjection checks plan, with backtracks on any message type; a run
+// that reproduces the violation and is smaller than base is returned as it
+// is, one that is not gets a descent (as a retarget move does). It returns a trace smaller than base, or nil,
 // and the steps it ran.
 func (m *minimizer) tryInjection(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, int64, error) {
 	c.SetMode(dpor.TFB)
-	c.SetMaxSchedules(reorderSchedules)
-	c.SetBroad(false)
+	c.SetMaxSchedules(injectSchedules)
+	c.SetBroad(true)
 	r, err := c.Check(ctx, plan)
 	m.ran(c, r.Schedules)
 	steps := int64(r.Schedules) * int64(len(plan))
@@ -266,6 +267,8 @@ func (m *minimizer) tryInjection(ctx context.Context, c *dpor.Checker, base *rec
 	if smaller(r.Trace, base) {
 		return r.Trace, steps, nil
 	}
+	c.SetMaxSchedules(reorderSchedules)
+	c.SetBroad(false)
 	fifo := m.fifo()
 	cur, more, err := m.descent(ctx, c, r.Trace, reorderDescentChecks, func(events []record.Event) [][]int {
 		return removals(events, fifo)

@@ -181,6 +181,11 @@ const (
 	// injectChunk at a time between two looks at the budget.
 	maxInjectMoves = 8000
 	injectChunk    = 8
+	// A move leaves out deliveries and adds an event, so the run it plans
+	// often needs a delivery of another type where the old route had its
+	// own: its check takes backtracks on any message type (dpor's Broad),
+	// at most injectSchedules schedules.
+	injectSchedules = 32
 )
 
 // Passes returns the pass table's rows, in table order.
