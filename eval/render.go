@@ -37,7 +37,8 @@ func ReadJSON(path string) (*Report, error) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return nil, fmt.Errorf("eval: %s: %w", path, err)
 	}
-	if len(rep.Rows) == 0 && len(rep.Fresh) == 0 && len(rep.Optimum) == 0 && len(rep.Long) == 0 && len(rep.DPOR) == 0 {
+	if len(rep.Rows) == 0 && len(rep.Fresh) == 0 && len(rep.Optimum) == 0 && len(rep.Long) == 0 && len(rep.DPOR) == 0 &&
+		(rep.Finding == nil || len(rep.Finding.Rows) == 0) {
 		return nil, fmt.Errorf("eval: %s holds no results", path)
 	}
 	return &rep, nil

@@ -176,3 +176,26 @@ func TestOutputsMustNotNameInputs(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--budget is given twice")
 }
+
+// TestStudiesFindingTwice: the time-to-bug study alone, twice into the
+// same results directory (whose JSON then holds that study alone), and
+// rendered again from that JSON.
+func TestStudiesFindingTwice(t *testing.T) {
+	traces, out := t.TempDir(), t.TempDir()
+	for range 2 {
+		code, stdout, errs := runEval(t, "--traces", traces, "--out", out, "--studies", "finding", "--bugs", "tokenring-restore-token",
+			"--finding-trials", "2", "--finding-cap-runs", "5", "--finding-curve-runs", "0", "--no-plots")
+		require.Equal(t, 0, code, stdout+errs)
+	}
+	js := filepath.Join(out, "evaluation.json")
+	rep, err := eval.ReadJSON(js)
+	require.NoError(t, err)
+	require.NotNil(t, rep.Finding)
+	require.Len(t, rep.Finding.Rows, len(record.Modes())) // rounds too: tokenring has no rounds, its row says so
+	again := t.TempDir()
+	code, stdout, errs := runEval(t, "--out", again, "--from-json", js)
+	require.Equal(t, 0, code, stdout+errs)
+	md, err := os.ReadFile(filepath.Join(again, "evaluation.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "## Finding bugs: time to the first violation, by fuzz mode")
+}
