@@ -192,6 +192,9 @@ func (s *suffixSearch) run(sys *record.System, base *record.Trace, cut int) (*re
 		}
 	}
 	root, err := s.replay(path)
+	if errors.Is(err, errInsertCap) {
+		return nil, s.steps, nil // no room left for even the prefix
+	}
 	if err != nil || root.Halted() != nil {
 		return nil, s.steps, err
 	}
