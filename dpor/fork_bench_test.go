@@ -18,7 +18,8 @@ import (
 // snapshots of the check before and run in full from the start. It
 // reports steps/s, steps counted as the minimizer counts its budget: the
 // plan's length for every schedule run, whether a schedule re-executed
-// the whole plan or started from a snapshot.
+// the whole plan or started from a snapshot; skipped/step is the share of
+// them that forked schedules did not re-execute.
 func BenchmarkCheckSweep(b *testing.B) {
 	tr, sys, err := record.ReadFile(filepath.Join("..", "examples", "traces", "raft-45.trace"), examples.Catalog())
 	if err != nil {
@@ -52,6 +53,8 @@ func BenchmarkCheckSweep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+			_, skipped := c.ForkStats()
+			b.ReportMetric(float64(skipped)/float64(steps), "skipped/step")
 		})
 	}
 }
