@@ -7,6 +7,7 @@ package realbugstest
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/record"
 )
 
 // Release returns the version of module that the module of the current
@@ -50,4 +54,16 @@ func DocsBlock(t testing.TB, page, name, got string, update bool) {
 		return
 	}
 	require.Equal(t, got, string(m[2]), "%s: block %s differs (go test -update)", page, name)
+}
+
+// FuzzFindsNothing runs `demi fuzz` with args (and -o into a temporary
+// directory) on sys and fails t unless it ends finding no violation (exit
+// 1, "no violation"): the fixed release's side of a reproduced bug.
+func FuzzFindsNothing(t testing.TB, sys *record.System, args ...string) {
+	t.Helper()
+	args = append(append([]string{"fuzz"}, args...), "-o", filepath.Join(t.TempDir(), "none.trace"))
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), record.NewCatalog(sys), args, &stdout, &stderr)
+	require.Equal(t, 1, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	require.Contains(t, stderr.String(), "no violation", stderr.String())
 }
