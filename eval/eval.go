@@ -149,7 +149,10 @@ type Report struct {
 	FreshSummary   FreshSummary `json:"fresh_summary"`
 	FreshGenerated string       `json:"fresh_generated,omitempty"`
 	FreshBudget    string       `json:"fresh_budget,omitempty"`
-	FreshWorkers   int          `json:"fresh_workers,omitempty"`
+	// FreshFrom is FreshConfig.From: 0 when each bug's seeds start after
+	// its shipped seed.
+	FreshFrom    uint64 `json:"fresh_from,omitempty"`
+	FreshWorkers int    `json:"fresh_workers,omitempty"`
 	// FreshSteps is each minimization's step budget (minimize's default
 	// unless FreshConfig.Steps said otherwise); FreshLoad is the machine's
 	// load average when the study started and ended.

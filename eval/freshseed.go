@@ -44,6 +44,10 @@ type FreshConfig struct {
 	Budget time.Duration
 	// MaxSeeds bounds the seeds tried per bug (default 3000).
 	MaxSeeds int
+	// From, when not 0, is the first seed tried for every bug instead of
+	// the one after the shipped seed: a seed range no one has minimized
+	// before, for a held-out check.
+	From uint64
 	// Workers is minimize's -j (default: Config.Workers).
 	Workers int
 	// Steps is each minimization's step budget (default
@@ -85,8 +89,10 @@ type FreshRow struct {
 	// ShippedSeed is the seed of the shipped trace; the fresh seeds are
 	// the first after it. SeedsTried counts the fuzz runs.
 	ShippedSeed uint64 `json:"shipped_seed"`
-	SeedsTried  int    `json:"seeds_tried"`
-	FuzzArgs    string `json:"fuzz_args"`
+	// FirstSeed is the first seed tried: ShippedSeed+1, or FreshConfig.From.
+	FirstSeed  uint64 `json:"first_seed,omitempty"`
+	SeedsTried int    `json:"seeds_tried"`
+	FuzzArgs   string `json:"fuzz_args"`
 	// Best is the best known size: the smaller (deliveries plus externals)
 	// of the reference and the shipped .min.trace; BestOf names it.
 	Best   Size   `json:"best"`
@@ -313,6 +319,10 @@ func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, opti
 		row.Optimum = optimum(fc.Bug)
 	}
 	next := fc.Search.Seed + 1
+	if f.From != 0 {
+		next = f.From
+	}
+	row.FirstSeed = next
 	for len(row.Runs) < f.N && row.SeedsTried < f.MaxSeeds {
 		t, runs, err := nextFresh(ctx, sys, fc, members, row.Invariant, next, f.MaxSeeds-row.SeedsTried)
 		row.SeedsTried += runs
@@ -330,8 +340,8 @@ func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, opti
 		row.Runs = append(row.Runs, run)
 	}
 	if len(row.Runs) < f.N {
-		return row, fmt.Errorf("only %d of %d failing traces with %s in %d seeds after %d",
-			len(row.Runs), f.N, row.Invariant, row.SeedsTried, fc.Search.Seed)
+		return row, fmt.Errorf("only %d of %d failing traces with %s in %d seeds from %d",
+			len(row.Runs), f.N, row.Invariant, row.SeedsTried, row.FirstSeed)
 	}
 	return row, nil
 }
@@ -445,7 +455,7 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 	f := c.Fresh.withDefaults(c.Workers)
 	rep.Fresh = nil
 	rep.FreshGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
-	rep.FreshBudget, rep.FreshWorkers, rep.FreshSteps = f.Budget.String(), f.Workers, f.Steps
+	rep.FreshBudget, rep.FreshWorkers, rep.FreshSteps, rep.FreshFrom = f.Budget.String(), f.Workers, f.Steps, f.From
 	load0 := loadAverage()
 	rep.FreshLoad = load0
 	optimum := func(bug string) *Size { return rep.ProvenOptimum(bug) }

@@ -125,6 +125,38 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	assert.Contains(t, md.String(), "| tok | 5, 6 | 39 (E:33) (shipped .min.trace) | – | 3 (E:4), 3 (E:4) | 0.10 / 0.10 / 0.10 |")
 }
 
+// TestFreshSeedsFrom starts the study at a seed range of its own
+// (demi-eval --fresh-from): the first failing seed from there on, and the
+// document says where the seeds came from.
+func TestFreshSeedsFrom(t *testing.T) {
+	sys := tokenring.System()
+	cat := record.NewCatalog(sys)
+	opts := record.Options{"restore-token": "true"}
+	sc := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: 600, MaxExternals: 40}, Runs: 200, MinDeliveries: 12}
+	shipped, _, err := record.Search(context.Background(), sys, opts, sc)
+	require.NoError(t, err)
+	require.NotNil(t, shipped)
+	dir := t.TempDir()
+	require.NoError(t, shipped.WriteFile(filepath.Join(dir, "tok.trace")))
+	require.NoError(t, shipped.WriteFile(filepath.Join(dir, "tok.min.trace")))
+	sc.Seed = shipped.Header.Seed
+	cfg := eval.Config{Catalog: cat, TraceDir: dir, Workers: 1, Log: func(f string, a ...any) {}}
+	cfg.Fresh = &eval.FreshConfig{Cases: []eval.FreshCase{{Bug: "tok", System: sys.Name, Options: opts, Search: sc}},
+		N: 1, Budget: 20 * time.Second, From: 1000}
+	rep, err := eval.RunStudies(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	require.Len(t, rep.Fresh, 1)
+	row := rep.Fresh[0]
+	require.Len(t, row.Runs, 1)
+	assert.Equal(t, uint64(1000), row.FirstSeed)
+	assert.GreaterOrEqual(t, row.Runs[0].Seed, uint64(1000))
+	assert.Equal(t, uint64(1000), rep.FreshFrom)
+	var md bytes.Buffer
+	rep.Rows = []eval.Row{{Bug: "tok"}}
+	require.NoError(t, eval.Markdown(&md, rep))
+	assert.Contains(t, md.String(), "is repeated with the seeds from 1000 on (a range chosen before any run, with `demi-eval --fresh-from 1000`), in order;")
+}
+
 func TestOptimumStudyTokenring(t *testing.T) {
 	sys := tokenring.System()
 	cat := record.NewCatalog(sys)

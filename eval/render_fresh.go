@@ -31,7 +31,7 @@ func (m *md) fresh(rep *Report) {
 	m.p("Measured %s%s, %s per trace, a wall-clock cap of %s, `-j %d`. The sizes depend on the steps alone, "+
 		"not on the machine's load or on `-j`, as long as no run reaches the wall-clock cap. "+
 		"For every bug, the fuzz run of its shipped trace "+
-		"(docs/examples.md) is repeated with the seeds after the shipped one, in order; the first %d runs that "+
+		"(docs/examples.md) is repeated with %s, in order; the first %d runs that "+
 		"fail after at least the shipped run's minimum of deliveries and break the same invariant as the shipped trace "+
 		"(the fingerprint with member names replaced by `*`) are minimized, and nothing else is chosen. "+
 		"Ratios are deliveries plus externals of the result over those of the best known size: the smaller of the "+
@@ -43,7 +43,7 @@ func (m *md) fresh(rep *Report) {
 		"(other client commands, in another order), so both are the best known reproducer of the bug, not a proof about the input. "+
 		"Seconds are wall-clock time on this shared machine; CPU seconds are what the run used over all its workers, "+
 		"so CPU seconds / %d is about its wall time on %d idle cores.",
-		rep.FreshGenerated, load, steps, rep.FreshBudget, rep.FreshWorkers, freshN(rep.Fresh), max(rep.FreshWorkers, 1), max(rep.FreshWorkers, 1))
+		rep.FreshGenerated, load, steps, rep.FreshBudget, rep.FreshWorkers, freshSeeds(rep), freshN(rep.Fresh), max(rep.FreshWorkers, 1), max(rep.FreshWorkers, 1))
 	m.p("")
 	idle := 0
 	for i := range rep.Fresh {
@@ -103,7 +103,7 @@ func (m *md) fresh(rep *Report) {
 		}
 	}
 	m.table([]string{"bug", "seed", "violation", "input", "result", "ratio", "÷ smallest known", "seconds", "CPU seconds", "schedules", "steps"}, all)
-	m.p("The fuzz flags of each bug (the seed is the shipped one plus 1, then onwards):")
+	m.p("The fuzz flags of each bug (the seeds are %s):", freshSeeds(rep))
 	m.p("")
 	for i := range rep.Fresh {
 		m.p("- %s (shipped seed %d): `demi fuzz %s`", rep.Fresh[i].Bug, rep.Fresh[i].ShippedSeed, rep.Fresh[i].FuzzArgs)
@@ -119,4 +119,12 @@ func freshN(rows []FreshRow) int {
 		n = max(n, len(r.Runs))
 	}
 	return n
+}
+
+// freshSeeds says where the study's seeds start.
+func freshSeeds(rep *Report) string {
+	if rep.FreshFrom != 0 {
+		return fmt.Sprintf("the seeds from %d on (a range chosen before any run, with `demi-eval --fresh-from %d`)", rep.FreshFrom, rep.FreshFrom)
+	}
+	return "the seeds after the shipped one"
 }

@@ -59,6 +59,7 @@ type flags struct {
 	noScaling, noPlots                         bool
 	fresh                                      int
 	freshBudget, optimumBudget                 time.Duration
+	freshFrom                                  uint64
 	optimumWorkers                             int
 	noOptimum, studiesOnly                     bool
 	long, longRuns                             int
@@ -158,6 +159,7 @@ bad input, 130 when interrupted.`,
 	fs.DurationVar(&f.scaleBudget, "scaling-budget", time.Minute, "budget of each scaling minimization")
 	fs.IntVar(&f.fresh, "fresh", 5, "fresh-seed study: failing traces per bug from the seeds after the shipped one (0: skip)")
 	fs.DurationVar(&f.freshBudget, "fresh-budget", time.Minute, "budget of each fresh-seed minimization")
+	fs.Uint64Var(&f.freshFrom, "fresh-from", 0, "fresh-seed study: first seed of every bug (default: the one after its shipped seed)")
 	fs.DurationVar(&f.optimumBudget, "optimum-budget", 10*time.Minute, "budget of each bug's search for its optimum (demi optimal --subsets)")
 	fs.IntVar(&f.optimumWorkers, "optimum-workers", 2, "walkers of each optimum search (demi optimal -j; the answers do not depend on it)")
 	fs.BoolVar(&f.noOptimum, "no-optimum", false, "skip the search for each bug's optimum")
@@ -286,7 +288,7 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		cfg.Scaling = &eval.ScalingConfig{Bug: f.scaleBug, Lengths: lengths, Budget: f.scaleBudget}
 	}
 	if f.fresh > 0 {
-		cfg.Fresh = &eval.FreshConfig{Cases: freshCases(bugList, f.traces), N: f.fresh, Budget: f.freshBudget}
+		cfg.Fresh = &eval.FreshConfig{Cases: freshCases(bugList, f.traces), N: f.fresh, Budget: f.freshBudget, From: f.freshFrom}
 	}
 	if !f.noOptimum {
 		cfg.Optimum = &eval.OptimumConfig{Budget: f.optimumBudget, Workers: f.optimumWorkers}
