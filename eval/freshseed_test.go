@@ -84,11 +84,11 @@ func TestFreshWithOptima(t *testing.T) {
 	assert.InDelta(t, 1.25, s.Worst, 1e-9)
 }
 
-// TestFreshSeedsTokenring runs the whole study on tokenring: the seeds
-// after the shipped one that fail with the same invariant, each minimized.
-func TestFreshSeedsTokenring(t *testing.T) {
+// tokenringFresh fuzzes a tokenring "shipped" trace (also its .min.trace)
+// into a temporary trace directory and returns it with a fresh-seed study
+// of one failing trace over that directory.
+func tokenringFresh(t *testing.T) (*record.Trace, eval.Config) {
 	sys := tokenring.System()
-	cat := record.NewCatalog(sys)
 	opts := record.Options{"restore-token": "true"}
 	sc := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: 600, MaxExternals: 40}, Runs: 200, MinDeliveries: 12}
 	shipped, _, err := record.Search(context.Background(), sys, opts, sc)
@@ -98,10 +98,18 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	require.NoError(t, shipped.WriteFile(filepath.Join(dir, "tok.trace")))
 	require.NoError(t, shipped.WriteFile(filepath.Join(dir, "tok.min.trace")))
 	sc.Seed = shipped.Header.Seed
-	var logs bytes.Buffer
-	cfg := eval.Config{Catalog: cat, TraceDir: dir, Workers: 1, Log: func(f string, a ...any) {}}
+	cfg := eval.Config{Catalog: record.NewCatalog(sys), TraceDir: dir, Workers: 1, Log: func(f string, a ...any) {}}
 	cfg.Fresh = &eval.FreshConfig{Cases: []eval.FreshCase{{Bug: "tok", System: sys.Name, Options: opts, Search: sc}},
-		N: 2, Budget: 20 * time.Second}
+		N: 1, Budget: 20 * time.Second}
+	return shipped, cfg
+}
+
+// TestFreshSeedsTokenring runs the whole study on tokenring: the seeds
+// after the shipped one that fail with the same invariant, each minimized.
+func TestFreshSeedsTokenring(t *testing.T) {
+	shipped, cfg := tokenringFresh(t)
+	var logs bytes.Buffer
+	cfg.Fresh.N = 2
 	cfg.OnUpdate = func(r *eval.Report) error { logs.WriteString(r.Fresh[len(r.Fresh)-1].Bug); return nil }
 	rep, err := eval.RunStudies(context.Background(), cfg, nil)
 	require.NoError(t, err)
@@ -129,20 +137,8 @@ func TestFreshSeedsTokenring(t *testing.T) {
 // (demi-eval --fresh-from): the first failing seed from there on, and the
 // document says where the seeds came from.
 func TestFreshSeedsFrom(t *testing.T) {
-	sys := tokenring.System()
-	cat := record.NewCatalog(sys)
-	opts := record.Options{"restore-token": "true"}
-	sc := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: 1, MaxSteps: 600, MaxExternals: 40}, Runs: 200, MinDeliveries: 12}
-	shipped, _, err := record.Search(context.Background(), sys, opts, sc)
-	require.NoError(t, err)
-	require.NotNil(t, shipped)
-	dir := t.TempDir()
-	require.NoError(t, shipped.WriteFile(filepath.Join(dir, "tok.trace")))
-	require.NoError(t, shipped.WriteFile(filepath.Join(dir, "tok.min.trace")))
-	sc.Seed = shipped.Header.Seed
-	cfg := eval.Config{Catalog: cat, TraceDir: dir, Workers: 1, Log: func(f string, a ...any) {}}
-	cfg.Fresh = &eval.FreshConfig{Cases: []eval.FreshCase{{Bug: "tok", System: sys.Name, Options: opts, Search: sc}},
-		N: 1, Budget: 20 * time.Second, From: 1000}
+	_, cfg := tokenringFresh(t)
+	cfg.Fresh.From = 1000
 	rep, err := eval.RunStudies(context.Background(), cfg, nil)
 	require.NoError(t, err)
 	require.Len(t, rep.Fresh, 1)
