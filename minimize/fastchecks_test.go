@@ -43,3 +43,16 @@ func TestFastChecksChangeNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeWorkersBounded: a library caller's Workers far beyond the
+// machine is bounded (a checker per worker would take minutes and
+// gigabytes), and the result is the one -j 1 gives.
+func TestHugeWorkersBounded(t *testing.T) {
+	tr, sys, err := record.ReadFile(filepath.Join("..", "examples", "traces", "paxos-forget-accepted.trace"), examples.Catalog())
+	require.NoError(t, err)
+	one, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Workers: 1, Steps: 100_000})
+	require.NoError(t, err)
+	huge, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Workers: 1 << 24, Steps: 100_000})
+	require.NoError(t, err)
+	require.Equal(t, encode(t, one.Trace), encode(t, huge.Trace))
+}

@@ -127,7 +127,7 @@ type Config struct {
 	// first.
 	Steps    int64
 	Strategy string         // "tfb" (default, full pipeline), "sts" (stop after STSSched/ddmin), "nodiverge"
-	Workers  int            // parallel candidate checks; 0 = runtime.NumCPU(); the result does not depend on it
+	Workers  int            // parallel candidate checks; 0 = runtime.NumCPU(), at most 4 per CPU; the result does not depend on it
 	Progress func(Progress) // optional, called periodically and at every stage change
 	// Fingerprint is an optional user message fingerprint.
 	Fingerprint fingerprint.Func
@@ -299,6 +299,9 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
+	// The checks are CPU-bound: workers beyond a few per core add memory,
+	// not speed, and the result does not depend on their number.
+	cfg.Workers = min(cfg.Workers, 4*runtime.NumCPU())
 	if cfg.MaxSchedules <= 0 {
 		cfg.MaxSchedules = 16
 	}

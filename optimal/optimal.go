@@ -114,6 +114,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/demi-project/demi/record"
@@ -133,8 +134,8 @@ type Config struct {
 	// Subsets also chooses which external events happen; the cost is
 	// deliveries plus external events.
 	Subsets bool
-	// Workers is the number of walkers of a bound (default 1): the
-	// answer does not depend on it (see run in search.go).
+	// Workers is the number of walkers of a bound (default 1, at most 4
+	// per CPU): the answer does not depend on it (see run in search.go).
 	Workers int
 	// TotalBound, with Subsets, bounds the cost (deliveries plus external
 	// events) instead of MaxDeliveries plus every external event.
@@ -231,6 +232,9 @@ func searchAfter(ctx context.Context, sys *record.System, t *record.Trace, cut i
 	if cfg.MaxStates <= 0 {
 		cfg.MaxStates = 5_000_000
 	}
+	// Walkers beyond a few per core add memory, not speed (the answer
+	// does not depend on their number).
+	cfg.Workers = min(max(cfg.Workers, 1), 4*runtime.NumCPU())
 	prefix := t.Events[:cut]
 	var externals []record.Event
 	for i, e := range t.Events[cut:] {
