@@ -62,10 +62,12 @@ type Member struct {
 	writes   uint64 // client writes applied since the last snapshot
 	conf     *raftpb.ConfState
 	leader   bool
-	// deferred are stable-storage writes that a buggy member has not
-	// done yet; they happen when it next handles something (as a
-	// background flush would), and are lost if it crashes first.
-	deferred []func(*record.Context)
+	// deferred are stable-storage writes (and the sends that must follow
+	// them) that a buggy member has not done yet; they happen when it next
+	// handles something (as a background flush would), and are lost if it
+	// crashes first. They are data, not closures, so that a member can be
+	// copied (DeepCopy).
+	deferred []pending
 	// proposals and reads are the client requests in progress (client.go).
 	proposals []proposal
 	reads     []pendingRead
@@ -180,9 +182,9 @@ func (n *Member) ready(ctx *record.Context) {
 			// Bug: send first, write later (asynchronously): a crash in
 			// between forgets a vote or entries others were told about.
 			n.send(ctx, rd.Messages)
-			n.later(func(ctx *record.Context) { n.persist(ctx.Storage(), rd) })
+			n.later(persistReady(rd))
 		} else {
-			n.write(ctx, func(st record.Storage) { n.persist(st, rd) })
+			n.write(ctx, persistReady(rd))
 		}
 		n.mirror(rd)
 		if !n.bugs.sendBeforePersist {
@@ -212,23 +214,24 @@ func (n *Member) ready(ctx *record.Context) {
 	}
 }
 
-// persist writes one Ready's snapshot, entries and HardState.
-func (n *Member) persist(st record.Storage, rd raft.Ready) {
-	if !raft.IsEmptySnap(rd.Snapshot) && !n.bugs.skipSnapshotPersist {
-		saveSnapshot(st, rd.Snapshot)
+// persist writes one Ready's snapshot, entries and HardState (w, a
+// pending write of kind writeReady).
+func (n *Member) persist(st record.Storage, w pending) {
+	if !raft.IsEmptySnap(w.snap) && !n.bugs.skipSnapshotPersist {
+		saveSnapshot(st, w.snap)
 	}
-	if n.bugs.hardStateFirst && len(rd.Entries) > 0 {
+	if n.bugs.hardStateFirst && len(w.ents) > 0 {
 		// Bug: the HardState and the entries are two separate writes, the
 		// HardState first; the entries are written in the background.
-		if !raft.IsEmptyHardState(rd.HardState) {
-			saveHardState(st, rd.HardState)
+		if !raft.IsEmptyHardState(w.hs) {
+			saveHardState(st, w.hs)
 		}
-		n.later(func(ctx *record.Context) { saveEntries(ctx.Storage(), rd.Entries) })
+		n.later(pending{kind: writeEntries, ents: w.ents})
 		return
 	}
-	saveEntries(st, rd.Entries)
-	if !raft.IsEmptyHardState(rd.HardState) {
-		saveHardState(st, rd.HardState)
+	saveEntries(st, w.ents)
+	if !raft.IsEmptyHardState(w.hs) {
+		saveHardState(st, w.hs)
 	}
 }
 
@@ -290,24 +293,24 @@ func (n *Member) refreshLogFrom(from uint64) {
 
 // write does a stable-storage write now, or after the writes a buggy
 // member has deferred (in order).
-func (n *Member) write(ctx *record.Context, w func(record.Storage)) {
+func (n *Member) write(ctx *record.Context, w pending) {
 	if len(n.deferred) > 0 {
-		n.later(func(ctx *record.Context) { w(ctx.Storage()) })
+		n.later(w)
 		return
 	}
-	w(ctx.Storage())
+	n.do(ctx, w)
 }
 
 // later defers a write (or a send that must follow deferred writes) to the
 // member's next handler, as a background write completes later.
-func (n *Member) later(w func(*record.Context)) { n.deferred = append(n.deferred, w) }
+func (n *Member) later(w pending) { n.deferred = append(n.deferred, w) }
 
 // flush does what was deferred, in order.
 func (n *Member) flush(ctx *record.Context) {
 	ws := n.deferred
 	n.deferred = nil
 	for _, w := range ws {
-		w(ctx)
+		n.do(ctx, w)
 	}
 }
 
@@ -318,7 +321,7 @@ func (n *Member) send(ctx *record.Context, msgs []*raftpb.Message) {
 		return
 	}
 	if len(n.deferred) > 0 && !n.bugs.sendBeforePersist {
-		n.later(func(ctx *record.Context) { n.send(ctx, msgs) })
+		n.later(pending{kind: sendMessages, msgs: msgs})
 		return
 	}
 	for _, m := range msgs {
@@ -408,7 +411,7 @@ func (n *Member) compact(ctx *record.Context) {
 	if err != nil {
 		return
 	}
-	n.write(ctx, func(st record.Storage) { saveSnapshot(st, snap) })
+	n.write(ctx, pending{kind: writeSnapshot, snap: snap})
 	must(n.ms.Compact(n.applied))
 	n.refreshLog()
 	n.snapshot = n.applied
