@@ -9,7 +9,7 @@ import (
 
 // The driver: one loop over the pass table (passes.go).
 //
-// Provenance runs first. Then, until the run stalls:
+// Provenance runs first. Then:
 //
 //  1. the removal tier runs to a fixpoint: its passes in turn, again and
 //     again while one of them makes the best trace smaller;
@@ -18,7 +18,7 @@ import (
 //  3. when no move helps, the search tier's passes run the same way.
 //
 // The run ends when a whole round of moves and searches finds nothing, or
-// when it stalls. The cleanup tier runs last.
+// when it stalls (below). The cleanup tier runs last.
 //
 // Within a tier, passes run in the order of their measured gain so far
 // (events removed per step, over the run), ties broken by table order, so
@@ -29,12 +29,18 @@ import (
 // One budget: every call of a pass may use its share (PassInfo.Share) of
 // the steps that remain of Config.Steps, less a twentieth kept for the
 // cleanup tier; nothing runs beyond Config.Steps. And the run stops on
-// stall, as Hypothesis's shrinker does: once the steps since the last
-// improvement exceed stallRatio times the steps it took to reach it (at
-// least a floor proportional to the input), no pass starts and a running pass ends at its next
-// look at the budget. Since steps are counted the way a sequential scan
-// counts them (firstTrace), where a run ends does not depend on Workers or
-// on the machine's load.
+// stall, as Hypothesis's shrinker does, with one exception: the
+// allowance is stallRatio times the steps it took to reach the last
+// improvement (at least a floor proportional to the input); once the
+// steps since the last improvement exceed it, no move or search starts
+// and a running one ends at its next look at the budget. The removal tier
+// still runs to its fixpoint on the best trace, each removal call ending
+// once it has itself gone the allowance without improvement: a long
+// removal pass that finds little (clock clusters on a trace of a thousand
+// deliveries) would otherwise use up the run's allowance before the
+// removals after it (delta debugging of the deliveries) had a call. Since
+// steps are counted the way a sequential scan counts them (firstTrace),
+// where a run ends does not depend on Workers or on the machine's load.
 
 // drive runs the pass table on the best trace.
 func (m *minimizer) drive(ctx context.Context) error {
@@ -46,9 +52,12 @@ func (m *minimizer) drive(ctx context.Context) error {
 		_, err := m.call(ctx, StageDdminExternals)
 		return err
 	}
-	for !m.stalled() {
+	for {
 		if err := m.removals(ctx); err != nil {
 			return err
+		}
+		if m.stalled() {
+			break
 		}
 		improved, err := m.untilSuccess(ctx, Move)
 		if err != nil {
@@ -74,7 +83,7 @@ func (m *minimizer) drive(ctx context.Context) error {
 
 // removals runs the removal tier to a fixpoint.
 func (m *minimizer) removals(ctx context.Context) error {
-	for again := true; again && !m.stalled(); {
+	for again := true; again; {
 		again = false
 		for _, p := range m.order(Removal) {
 			ok, err := m.call(ctx, p)
@@ -148,6 +157,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	m.calls[name]++
+	m.callStart, m.removalCall = done, p.Tier == Removal
 	stage := name
 	if n := m.calls[name]; n > 1 {
 		stage = RoundStage(name, n)
@@ -175,16 +185,34 @@ func (m *minimizer) budgetEnd() int64 {
 	return m.cfg.Steps - m.cfg.Steps/cleanupShare
 }
 
-// stallPoint is the step count at which the run stalls: stallRatio times
-// the steps up to the last improvement past it, at least stallFloor.
+// stallAllowance is the steps a run or a removal call may go without
+// improvement: stallRatio times the steps up to the last improvement, at
+// least stallFloor.
+func (m *minimizer) stallAllowance() int64 {
+	return max(m.stallFloor, int64(stallRatio*float64(m.lastImprovement.Load())))
+}
+
+// stallPoint is the step count at which the running pass call stalls. A
+// removal call stalls once it has gone the allowance without improvement
+// (counted from its start or the last improvement, the later), so that
+// every removal pass gets its call on the best trace however long an
+// earlier one ran; any other call stalls at the run's stall point.
 func (m *minimizer) stallPoint() int64 {
-	last := m.lastImprovement.Load()
-	return last + max(m.stallFloor, int64(stallRatio*float64(last)))
+	if m.removalCall {
+		return max(m.lastImprovement.Load(), m.callStart) + m.stallAllowance()
+	}
+	return m.runStallPoint()
+}
+
+// runStallPoint is the step count at which the run stalls: the allowance
+// past the last improvement. No move or search starts after it.
+func (m *minimizer) runStallPoint() int64 {
+	return m.lastImprovement.Load() + m.stallAllowance()
 }
 
 // stalled reports whether the run has stalled (not in the cleanup tier).
 func (m *minimizer) stalled() bool {
-	return !m.noStall && m.steps.Load() >= m.stallPoint()
+	return !m.noStall && m.steps.Load() >= m.runStallPoint()
 }
 
 // end is the step count at which the running pass must end: its limit,

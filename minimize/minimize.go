@@ -254,6 +254,10 @@ type minimizer struct {
 	lastImprovement atomic.Int64
 	noStall         bool
 	stallFloor      int64
+	// callStart is the step count at which the running pass call
+	// started; removalCall says it is a removal pass's (driver.go).
+	callStart   int64
+	removalCall bool
 
 	// The driver's state (driver.go): calls and statistics per pass, the
 	// best trace each pass last left, the passes left out, the trace after

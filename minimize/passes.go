@@ -136,7 +136,9 @@ const DefaultSteps = 20_000_000
 const (
 	// The run stalls once the steps since the last improvement exceed
 	// stallRatio times the steps up to it, and at least the floor:
-	// stallPerEvent steps per event of the input, at least minStallFloor.
+	// stallPerEvent steps per event of the input, at least minStallFloor;
+	// a removal call stalls once it has gone as many steps without
+	// improvement (driver.go).
 	stallRatio    = 1.0
 	stallPerEvent = 300
 	minStallFloor = 100_000
