@@ -26,9 +26,12 @@ import (
 // the cut, and, when the input crash-restarts some member, a restart of
 // every member.
 //
-// Every state is replayed from the start (an actor may hold state that a
-// copy would share with the original), so a state costs the prefix's
-// events plus its own. What keeps the states few: two adjacent steps on
+// A state is a fork of the state before it (record.Sim.Fork) plus its
+// step; the steps are counted as if every state were replayed from the
+// start, as they are when the system's actors cannot be copied (a search
+// meets a record.Sim.ForkError and runs again with every state replayed),
+// so the steps, the cap and the result are the same either way. What keeps
+// the states few: two adjacent steps on
 // different actors that were both enabled before the first are expanded
 // in one order only (unless one is a kill or restart that drops what the
 // other sent, or a start); the last step is like the best trace's last
@@ -55,7 +58,7 @@ func (m *minimizer) insert(ctx context.Context) error {
 		// What the stage may still use, read when the chunk started (the
 		// step count grows only when a chunk is done).
 		limit := min(maxInsertSteps, m.end()-m.steps.Load())
-		s := &suffixSearch{ctx: ctx, target: m.target, alphabet: alphabet, limit: limit}
+		s := &suffixSearch{ctx: ctx, target: m.target, alphabet: alphabet, limit: limit, replays: m.cfg.fullChecks}
 		return s.run(m.sys, base, cuts[i])
 	})
 	if err != nil || tr == nil {
@@ -162,6 +165,9 @@ type suffixSearch struct {
 	limit    int64 // the step cap
 	steps    int64
 	found    *record.Trace
+	// replays: every state is replayed from the start, not forked (the
+	// system's actors cannot be copied).
+	replays bool
 	// final is the best trace's last event, the one that triggered its
 	// violation: the last step of a suffix is a copy of it (an external
 	// event) or a delivery of the same type to the same receiver.
@@ -176,6 +182,21 @@ var errInsertCap = errors.New("the search reached its step cap")
 // maxInsertCost). It returns the first trace found, or nil, and the steps
 // it ran.
 func (s *suffixSearch) run(sys *record.System, base *record.Trace, cut int) (*record.Trace, int64, error) {
+	alphabet := s.alphabet
+	tr, steps, err := s.search(sys, base, cut)
+	if errors.Is(err, errInsertFork) {
+		*s = suffixSearch{ctx: s.ctx, target: s.target, alphabet: alphabet, limit: s.limit, replays: true}
+		return s.search(sys, base, cut)
+	}
+	return tr, steps, err
+}
+
+// errInsertFork ends a search that forked a run whose actors cannot be
+// copied: its states may have changed each other.
+var errInsertFork = errors.New("a forked run shares an actor with another")
+
+// search is run, forking states unless s.replays.
+func (s *suffixSearch) search(sys *record.System, base *record.Trace, cut int) (*record.Trace, int64, error) {
 	s.setup = base.Setup(sys)
 	s.final = base.Events[len(base.Events)-1]
 	path := slices.Clone(base.Events[:cut])
@@ -218,9 +239,7 @@ func (s *suffixSearch) run(sys *record.System, base *record.Trace, cut int) (*re
 	return nil, s.steps, nil
 }
 
-// replay runs path from the start, exactly, and counts its steps. (A run
-// is not forked: an actor may hold state a copy would share with the
-// original, such as a library's method values.)
+// replay runs path from the start, exactly, and counts its steps.
 func (s *suffixSearch) replay(path []record.Event) (*record.Sim, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
@@ -243,6 +262,36 @@ func (s *suffixSearch) replay(path []record.Event) (*record.Sim, error) {
 		}
 	}
 	return sim, nil
+}
+
+// next returns the run of path: parent, the run of all of path but its
+// last event, forked, and that event, or (s.replays) path replayed from
+// the start. Either counts the steps of a replay.
+func (s *suffixSearch) next(parent *record.Sim, path []record.Event) (*record.Sim, error) {
+	if s.replays {
+		return s.replay(path)
+	}
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.steps += int64(len(path)); s.steps > s.limit {
+		return nil, errInsertCap
+	}
+	c := parent.Fork()
+	e := path[len(path)-1]
+	var err error
+	if e.Kind == record.Deliver {
+		err = c.Deliver(e.ID)
+	} else {
+		err = c.Apply(e)
+	}
+	if c.ForkError() != nil {
+		return nil, errInsertFork
+	}
+	if err != nil {
+		return nil, fmt.Errorf("insert: replaying %s: %w", e, err)
+	}
+	return c, nil
 }
 
 // step describes a step of the search for the commutation rule: the actor
@@ -307,7 +356,7 @@ func (s *suffixSearch) expand(sim *record.Sim, path []record.Event, left int, la
 			continue // the other order was (or will be) tried
 		}
 		d := record.Event{Kind: record.Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer}
-		if err := s.visit(append(path[:n:n], d), left, last, x, inserted); err != nil || s.found != nil {
+		if err := s.visit(sim, append(path[:n:n], d), left, last, x, inserted); err != nil || s.found != nil {
 			return err
 		}
 	}
@@ -326,17 +375,18 @@ func (s *suffixSearch) expand(sim *record.Sim, path []record.Event, left int, la
 		if left > 1 && x.actor < last.actor && !s.dropsFor(last) && s.commute(last, x) {
 			continue
 		}
-		if err := s.visit(append(path[:n:n], e), left, last, x, true); err != nil || s.found != nil {
+		if err := s.visit(sim, append(path[:n:n], e), left, last, x, true); err != nil || s.found != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// visit runs path, whose last event is step x taken after step last,
-// checks the violation and goes on while steps are left.
-func (s *suffixSearch) visit(path []record.Event, left int, last, x step, inserted bool) error {
-	c, err := s.replay(path)
+// visit runs path, whose last event is step x taken after step last
+// from parent (the run of the rest of path), checks the violation and
+// goes on while steps are left.
+func (s *suffixSearch) visit(parent *record.Sim, path []record.Event, left int, last, x step, inserted bool) error {
+	c, err := s.next(parent, path)
 	if err != nil {
 		return err
 	}
