@@ -352,7 +352,7 @@ func covered(run *record.Sim, seen map[uint64]struct{}) error {
 		if err != nil {
 			return fmt.Errorf("coverage replay, event %d: %w", i, err)
 		}
-		seen[abs.Update(sim, &e)] = struct{}{}
+		seen[abs.Update(&e)] = struct{}{}
 	}
 	return nil
 }

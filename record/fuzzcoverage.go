@@ -150,7 +150,7 @@ func newCovRun(sys *System, opts Options, cfg FuzzConfig, seen map[uint64]struct
 func (c *covRun) observe(n int) {
 	s := c.sim
 	for k := n; k < len(s.events); k++ {
-		g := c.abs.Update(s, &s.events[k])
+		g := c.abs.Update(&s.events[k])
 		if _, ok := c.seen[g]; !ok {
 			c.seen[g] = struct{}{}
 			c.lastNew = k

@@ -80,6 +80,15 @@ type System struct {
 	// besides the invariant: after the last external fault, within N
 	// deliveries, a predicate holds (liveness.go).
 	Liveness *Liveness
+	// Abstract, if set, maps a run's state onto an abstract state for
+	// coverage-guided fuzzing (demi fuzz --mode coverage), as ModelFuzz
+	// maps an implementation onto the variables of a TLA+ model: keep what
+	// the protocol's correctness turns on (a Raft member's role, its term
+	// relative to the others', its vote, the shape of its log) and leave
+	// out payloads and ever-growing counters, so that the abstract states
+	// are few and a new one means something. Nil: the default abstraction
+	// of the members' snapshots (abstract.go).
+	Abstract func(v View) string
 	// Time, if set, returns the time model of a run with the given
 	// options, or nil for none: with one, timers armed with a duration
 	// (Context.SetTimerAfter) fire in deadline order on a virtual clock

@@ -177,6 +177,7 @@ func System() *record.System {
 		Externals:   []record.Generator{{Name: "etcdraft-external", Weight: 1, Make: makeExternal, Each: eachExternal}},
 		Swarm:       swarm(),
 		Time:        timeModel,
+		Abstract:    abstractState, // abstract.go
 		Conditions: map[string]func(record.View) bool{
 			"leader-elected": func(v record.View) bool {
 				for _, id := range v.Members() {

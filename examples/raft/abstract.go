@@ -1,27 +1,100 @@
 package raft
 
-import "strconv"
+import (
+	"slices"
+	"strings"
 
-// AbstractState maps the member onto the variables of Raft's TLA+
-// specification, as ModelFuzz does for etcd raft (record.Abstracted): its
-// role, term, vote, votes gathered, commit index and the terms of its log
-// entries. Command payloads, timers and the leader's per-follower indices
-// are left out, so coverage-guided fuzzing (demi fuzz --mode coverage)
-// counts protocol states rather than payloads.
-func (n *Node) AbstractState() string {
-	b := make([]byte, 0, 32+3*len(n.log))
-	b = append(b, n.role.String()[0])
-	b = strconv.AppendInt(b, int64(n.term), 10)
-	b = append(b, ' ')
-	b = append(b, n.votedFor...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(n.voteCount), 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(n.commitIndex), 10)
-	b = append(b, ' ')
-	for _, e := range n.log {
-		b = strconv.AppendInt(b, int64(e.Term), 10)
-		b = append(b, ',')
+	"github.com/demi-project/demi/record"
+)
+
+// abstractState maps a run onto the variables of Raft's TLA+
+// specification, as ModelFuzz does for etcd raft (record.System.Abstract),
+// and bounds them so that coverage-guided fuzzing (demi fuzz --mode
+// coverage) counts protocol situations rather than the length of the run.
+// Per member: its role; its term relative to the highest term of a running
+// member (equal, one below, two or more below); its vote (none, itself, a
+// member that is a candidate or leader of the voter's term, another); for
+// a candidate or leader the votes it holds, and for a leader whether it
+// has initialized its replication state; its log relative to the longest
+// log (equal, one shorter, two or more), the term of its last entry
+// relative to the highest term (empty, equal, one, two, three or more
+// below) and how many of its entries are not yet known committed (0, 1,
+// 2, 3 or more). Members are interchangeable (the system's symmetry), so
+// the members' abstract states form a sorted multiset. Payloads, timers,
+// nextIndex/matchIndex values and absolute terms and indices are left
+// out.
+func abstractState(v record.View) string {
+	ms := v.Members()
+	nodes := make([]*Node, len(ms))
+	maxTerm, maxLen := 0, 0
+	for i, id := range ms {
+		if n, ok := v.Actor(id).(*Node); ok {
+			nodes[i] = n
+			maxTerm = max(maxTerm, n.term)
+			maxLen = max(maxLen, len(n.log))
+		}
 	}
-	return string(b)
+	per := make([]string, len(ms))
+	for i, n := range nodes {
+		per[i] = abstractNode(n, nodes, ms, maxTerm, maxLen)
+	}
+	// A sorted multiset, each member state's multiplicity capped at two:
+	// "several followers in step" is one situation whether they are two
+	// or eight.
+	slices.Sort(per)
+	var b strings.Builder
+	for i, p := range per {
+		switch {
+		case i > 0 && p == per[i-1] && (i < 2 || p != per[i-2]):
+			b.WriteString("+")
+		case i == 0 || p != per[i-1]:
+			b.WriteString("|")
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}
+
+// abstractNode is one member's part of abstractState.
+func abstractNode(n *Node, nodes []*Node, ms []record.ActorID, maxTerm, maxLen int) string {
+	switch {
+	case n == nil:
+		return "down"
+	case n.members == nil:
+		return "new"
+	}
+	b := make([]byte, 0, 8)
+	b = append(b, n.role.String()[0], below(maxTerm-n.term, 1))
+	switch {
+	case n.votedFor == "":
+		b = append(b, '-')
+	case n.votedFor == n.id:
+		b = append(b, 's')
+	default:
+		c := byte('o')
+		if k := slices.Index(ms, n.votedFor); k >= 0 && nodes[k] != nil && nodes[k].term == n.term && nodes[k].role != Follower {
+			c = 'c'
+		}
+		b = append(b, c)
+	}
+	if n.role == Leader {
+		b = append(b, "ui"[boolIndex(n.initialized)])
+	}
+	b = append(b, ' ', below(maxLen-len(n.log), 1))
+	if len(n.log) == 0 {
+		b = append(b, 'e')
+	} else {
+		b = append(b, below(maxTerm-n.log[len(n.log)-1].Term, 1))
+	}
+	return string(append(b, below(len(n.log)-min(n.commitIndex, len(n.log)), 1)))
+}
+
+// below is d as a digit, capped at hi.
+func below(d, hi int) byte { return byte('0' + min(max(d, 0), hi)) }
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
