@@ -17,8 +17,8 @@ import (
 //     smaller; then the driver goes back to the removals;
 //  3. when no move helps, the search tier's passes run the same way.
 //
-// The run ends when a whole round of moves and searches finds nothing, or
-// when it stalls (below). The cleanup tier runs last.
+// The run ends when a whole round of moves and searches finds nothing.
+// The cleanup tier runs last.
 //
 // Within a tier, passes run in the order of their measured gain so far
 // (events removed per step, over the run), ties broken by table order, so
@@ -29,18 +29,18 @@ import (
 // One budget: every call of a pass may use its share (PassInfo.Share) of
 // the steps that remain of Config.Steps, less a twentieth kept for the
 // cleanup tier; nothing runs beyond Config.Steps. And the run stops on
-// stall, as Hypothesis's shrinker does, with one exception: the
-// allowance is stallRatio times the steps it took to reach the last
-// improvement (at least a floor proportional to the input); once the
-// steps since the last improvement exceed it, no move or search starts
-// and a running one ends at its next look at the budget. The removal tier
-// still runs to its fixpoint on the best trace, each removal call ending
-// once it has itself gone the allowance without improvement: a long
-// removal pass that finds little (clock clusters on a trace of a thousand
-// deliveries) would otherwise use up the run's allowance before the
-// removals after it (delta debugging of the deliveries) had a call. Since
+// stall, as Hypothesis's shrinker does: once the steps since the last
+// improvement exceed stallRatio times the steps it took to reach it (at
+// least a floor proportional to the input), a running pass ends at its
+// next look at the budget. Yet every pass still gets its call on the best
+// trace, of at least minCallSteps steps from its start: a stall does not
+// end the run, the fixpoint does (no pass makes the best trace smaller).
+// With the stall point alone the passes that ran first used up the
+// allowance of those after them: on a fresh etcdraft trace clock clusters
+// used it before delta debugging of the deliveries had a call, on a
+// 5-member election system retarget used it before inject had one. Since
 // steps are counted the way a sequential scan counts them (firstTrace),
-// where a run ends does not depend on Workers or on the machine's load.
+// where a call ends does not depend on Workers or on the machine's load.
 
 // drive runs the pass table on the best trace.
 func (m *minimizer) drive(ctx context.Context) error {
@@ -55,9 +55,6 @@ func (m *minimizer) drive(ctx context.Context) error {
 	for {
 		if err := m.removals(ctx); err != nil {
 			return err
-		}
-		if m.stalled() {
-			break
 		}
 		improved, err := m.untilSuccess(ctx, Move)
 		if err != nil {
@@ -100,9 +97,6 @@ func (m *minimizer) removals(ctx context.Context) error {
 // best trace smaller, and reports whether one did.
 func (m *minimizer) untilSuccess(ctx context.Context, tier Tier) (bool, error) {
 	for _, p := range m.order(tier) {
-		if m.stalled() {
-			return false, nil
-		}
 		ok, err := m.call(ctx, p)
 		if err != nil || ok {
 			return ok, err
@@ -157,7 +151,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	m.calls[name]++
-	m.callStart, m.removalCall = done, p.Tier == Removal
+	m.callStart = done
 	stage := name
 	if n := m.calls[name]; n > 1 {
 		stage = RoundStage(name, n)
@@ -185,34 +179,19 @@ func (m *minimizer) budgetEnd() int64 {
 	return m.cfg.Steps - m.cfg.Steps/cleanupShare
 }
 
-// stallAllowance is the steps a run or a removal call may go without
+// stallAllowance is the steps the run may go without
 // improvement: stallRatio times the steps up to the last improvement, at
 // least stallFloor.
 func (m *minimizer) stallAllowance() int64 {
 	return max(m.stallFloor, int64(stallRatio*float64(m.lastImprovement.Load())))
 }
 
-// stallPoint is the step count at which the running pass call stalls. A
-// removal call stalls once it has gone the allowance without improvement
-// (counted from its start or the last improvement, the later), so that
-// every removal pass gets its call on the best trace however long an
-// earlier one ran; any other call stalls at the run's stall point.
+// stallPoint is the step count at which the running pass call stalls:
+// the run's stall point (the allowance past the last improvement), but
+// never less than minCallSteps past the call's start, so that a pass that
+// starts late still gets its call on the best trace.
 func (m *minimizer) stallPoint() int64 {
-	if m.removalCall {
-		return max(m.lastImprovement.Load(), m.callStart) + m.stallAllowance()
-	}
-	return m.runStallPoint()
-}
-
-// runStallPoint is the step count at which the run stalls: the allowance
-// past the last improvement. No move or search starts after it.
-func (m *minimizer) runStallPoint() int64 {
-	return m.lastImprovement.Load() + m.stallAllowance()
-}
-
-// stalled reports whether the run has stalled (not in the cleanup tier).
-func (m *minimizer) stalled() bool {
-	return !m.noStall && m.steps.Load() >= m.runStallPoint()
+	return max(m.lastImprovement.Load()+m.stallAllowance(), m.callStart+minCallSteps)
 }
 
 // end is the step count at which the running pass must end: its limit,

@@ -6,27 +6,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRemovalCallsStallOnTheirOwn: once the run has gone its allowance
-// without improvement, no move or search may run on, but a removal call
-// that starts then still gets the allowance from its own start.
-func TestRemovalCallsStallOnTheirOwn(t *testing.T) {
+// TestLateCallsStillGetTheirSteps: a pass call ends at the run's stall
+// point (the steps up to the last improvement past it, at least the
+// floor), but never before minCallSteps past its own start, however long
+// the calls before it went without improvement.
+func TestLateCallsStillGetTheirSteps(t *testing.T) {
 	m := &minimizer{stallFloor: 100}
 	m.limit.Store(1 << 40)
-	m.lastImprovement.Store(1000)
-	m.steps.Store(2500)
-	require.Equal(t, int64(2000), m.runStallPoint(), "the allowance is the steps up to the last improvement")
-	require.True(t, m.stalled())
+	m.lastImprovement.Store(500_000)
 
-	m.callStart, m.removalCall = 2200, false
-	require.Equal(t, int64(2000), m.end(), "a move call ends at the run's stall point")
+	m.callStart = 600_000
+	require.Equal(t, int64(1_000_000), m.end(), "a call that starts before the stall point ends there")
 
-	m.removalCall = true
-	require.Equal(t, int64(3200), m.end(), "a removal call gets the allowance from its start")
+	m.callStart = 950_000
+	require.Equal(t, int64(950_000+minCallSteps), m.end(), "a call that starts near or after it still gets minCallSteps")
 
-	m.lastImprovement.Store(2600) // the removal call found something
-	require.Equal(t, int64(2600+2600), m.end())
+	m.lastImprovement.Store(1_000_000) // the call found something
+	require.Equal(t, int64(2_000_000), m.end())
 
-	m.lastImprovement.Store(50) // the floor, when the allowance is smaller
+	m.lastImprovement.Store(50) // the floor, when the steps up to the last improvement are fewer
+	m.stallFloor = 500_000
 	m.callStart = 0
-	require.Equal(t, int64(150), m.end())
+	require.Equal(t, int64(500_050), m.end())
+
+	m.limit.Store(120_000) // the call's share of the budget, when earlier
+	require.Equal(t, int64(120_000), m.end())
 }

@@ -255,9 +255,8 @@ type minimizer struct {
 	noStall         bool
 	stallFloor      int64
 	// callStart is the step count at which the running pass call
-	// started; removalCall says it is a removal pass's (driver.go).
-	callStart   int64
-	removalCall bool
+	// started (driver.go).
+	callStart int64
 
 	// The driver's state (driver.go): calls and statistics per pass, the
 	// best trace each pass last left, the passes left out, the trace after

@@ -137,11 +137,11 @@ const (
 	// The run stalls once the steps since the last improvement exceed
 	// stallRatio times the steps up to it, and at least the floor:
 	// stallPerEvent steps per event of the input, at least minStallFloor;
-	// a removal call stalls once it has gone as many steps without
-	// improvement (driver.go).
+	// yet every pass call may go minCallSteps from its start (driver.go).
 	stallRatio    = 1.0
 	stallPerEvent = 300
 	minStallFloor = 100_000
+	minCallSteps  = 100_000
 	// cleanupShare: the main tiers leave 1/cleanupShare of the step
 	// budget to the cleanup tier.
 	cleanupShare = 20
