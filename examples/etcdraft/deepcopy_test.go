@@ -36,3 +36,25 @@ func TestDeepCopy(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDeepCopy copies a member halfway through a shipped fuzz trace
+// (a log of a few hundred entries), as a forked run's first step on it
+// does.
+func BenchmarkDeepCopy(b *testing.B) {
+	tr, sys := read(b, "etcdraft-leader-local-read.trace")
+	sim, err := tr.Setup(sys).NewSim()
+	require.NoError(b, err)
+	for _, e := range tr.Events[:len(tr.Events)/2] {
+		if e.Kind == record.Deliver {
+			err = sim.Deliver(e.ID)
+		} else {
+			err = sim.Apply(e)
+		}
+		require.NoError(b, err)
+	}
+	m := sim.View().StateOf(sim.Members()[0]).Actor.(record.DeepCopier)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.DeepCopy()
+	}
+}
