@@ -14,16 +14,13 @@ import (
 // measure (mode, schedule budget, Broad, order).
 type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
 
-// DDMin runs delta debugging alone on t, the DEMi paper's Algorithm 1
-// without the rest of the pipeline, for studies of the checks (demi-eval's
-// DPOR study): over t's external events (internals false: the units and
-// plans of the ddmin-externals stage, every delivery kept) or over t's
-// deliveries (internals true: every external event kept, as the
-// ddmin-internals stage), every delivery of a plan a wildcard when wild.
-// Candidates are checked one at a time, in ddmin's order, by check. It
-// returns the smallest reproducing trace found (t when none) and the
-// candidates checked; on an error from check or ctx, the best so far and
-// the error.
+// DDMin runs delta debugging alone on t, the DEMi paper's Algorithm 1, for
+// studies of the checks (demi-eval's DPOR study): over t's external units,
+// every delivery kept (as ddmin-externals), or over its deliveries when
+// internals, every external event kept (as ddmin-internals); every
+// delivery a wildcard when wild. Candidates are checked one at a time by
+// check. It returns the smallest reproducing trace found (t when none) and
+// the candidates checked; on an error, the best so far and the error.
 func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
 	bp := dpor.FromEvents(fp, t.Events)
 	dels := deliveryIndices(t.Events)

@@ -11,23 +11,13 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// checked remembers candidates whose check found nothing, so that a pass
-// that proposes a candidate an earlier scan already checked (the same
-// plan, checked the same way) skips the run. A check is a deterministic
-// function of its plan and its settings, so what a remembered candidate
-// answers is what its check would answer: the cache changes the time a
-// run takes, never its result. It also answers the schedules the check
-// ran, which count toward the step budget as if they ran again, so the
-// budget, the stall rule and the statistics are those of a run without
-// it (see the package doc, "Faster checks").
-//
-// Candidates are keyed by content: a SHA-256 digest of the check's
-// settings and of every step of the plan (what the check reads of it: the
-// event's fields, an external message's encoding, a delivery's
-// fingerprint and its matching flags). Only checks that found nothing
-// are remembered (a success ends its scan and becomes the best trace).
-// Memory is bounded: two generations of at most checkedCap keys each,
-// the older dropped when the newer fills up.
+// checked remembers candidates whose check found nothing, with the
+// schedules it ran. A check is a deterministic function of its plan and
+// settings, so a remembered answer is the check's own, and its schedules
+// count toward the step budget as if it ran again: the cache changes the
+// time a run takes, never its result. Candidates are keyed by a SHA-256
+// digest of the settings and of everything the check reads of the plan.
+// Memory is bounded: two generations of at most checkedCap keys each.
 type checked struct {
 	mu       sync.Mutex
 	cur, old map[checkKey]int32 // key → schedules the check ran

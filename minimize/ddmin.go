@@ -17,11 +17,9 @@ type setTest func(ctx context.Context, cands [][]int) (int, error)
 //	             = ddmin2(E2, R)                   if test(E2 ∪ R)
 //	             = E1' ∪ ddmin2(E2, E1' ∪ R)       otherwise, E1' = ddmin2(E1, E2 ∪ R)
 //
-// The interference case minimizes E2 against the already minimized E1'
-// (rather than the original E1), so every returned set, together with its
-// R, has been seen to reproduce. The two halves are tested as one batch, so
-// they run in parallel. Results of failing sets are memoized. On a context
-// error ddmin returns the error; the caller keeps its best trace.
+// The interference case minimizes E2 against the minimized E1', so every
+// returned set, with its R, has been seen to reproduce. The two halves are
+// one batch (checked in parallel); failing sets are memoized.
 func ddmin(ctx context.Context, items []int, test setTest) ([]int, error) {
 	memo := map[string]bool{}
 	key := func(s []int) string {

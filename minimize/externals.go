@@ -131,17 +131,13 @@ func deliveryIndices(events []record.Event) []int {
 }
 
 // ddminExternals is delta debugging over the external units of the best
-// trace, each subsequence checked with STSSched (every original delivery
-// stays in the plan; those that cannot happen are skipped): the paper's
-// STSSched column.
+// trace, each subsequence checked with STSSched (the paper's column).
 func (m *minimizer) ddminExternals(ctx context.Context) error {
 	return m.ddminExternalsMode(ctx, dpor.STS, 1, -1)
 }
 
 // ddminExternalsWild is ddminExternals with every delivery a wildcard
-// (exact fingerprint first, else the type): once client commands are gone,
-// the contents of the messages that replicate them change, and exact
-// fingerprints stop matching.
+// (once external messages are gone, what replicates them changes).
 func (m *minimizer) ddminExternalsWild(ctx context.Context) error {
 	return m.ddminExternalsMode(ctx, dpor.STS, 1, 0)
 }

@@ -10,48 +10,29 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Gather moves (the gather pass) escape a local minimum in which two
-// rounds do what one round could: an actor's round (a timer firing and the
-// external messages the actor then handles, in the role the round gave it)
-// takes one request, a later round takes a second request of the same
-// type, and a third actor that must miss the first round's effects is
-// taken out of it by a detour because it was started from the beginning.
-// Every piece of the detour is needed by the rest, so no removal or single
-// move undoes it: it needs the second request sent to the first round's
-// actor and the third actor's start moved after the first request, at
-// once.
-//
-// A gather move, for a timer firing i at actor x after which x handles an
-// external message (the first such delivery, d), a later external send k
-// of a message of the same type delivered after d (to any actor y), and
-// another member v of the run (the "late" member), builds the plan:
+// Gather moves make one round do what two rounds did: an actor's round (a
+// timer firing and the external messages the actor then handles) takes one
+// request, a later round a second one of the same type, and a third member
+// is kept out of the first by a detour. No single removal or move undoes
+// that. A gather move, for a timer firing i at actor x after which x
+// handles an external message (first delivered at d), a later external
+// send k of that type delivered after d (to y), and another member v (the
+// "late" member), builds the plan:
 //
 //   - the trace up to d, without v's start unit (its start and the
 //     external messages sent to it before d, with their deliveries) and
 //     without the deliveries from or to v;
-//   - v's start unit, moved here; a member the trace never starts gets
-//     an inserted one, a copy of the first other started member's unit
-//     (its start and configuration) with v in that member's place;
+//   - v's start unit, moved here (for a member the trace never starts, a
+//     copy of another started member's unit);
 //   - k, sent to x, and its delivery to x;
-//   - the deliveries of the causal cone of k's delivery (timer firings
-//     left out: they start rounds of their own), with x and y trading
-//     places, each one sent by x preceded by a copy of it to v.
+//   - the deliveries of the causal cone of k's delivery (timers left out),
+//     x and y trading places, each one sent by x preceded by a copy to v.
 //
-// The rest of the trace is left out: the gathered round must reach the
-// violation itself. The deliveries from v's old start on are wildcards.
-// The late member and the roles the move gives x, v and the other actors
-// are not the ones the target violation names on every trace: the
-// one-leader route of a trace whose first leader the violation does not
-// name breaks the same invariant between other actors. So for systems
-// that declare interchangeable actors (record.Symmetry) the plan is also
-// tried relabelled by every permutation of the members that is a
-// symmetry of it (Symmetry.Holds), in the order of the permutations (the
-// identity first): the relabelled plan runs the same execution with the
-// roles exchanged, and one of them breaks the target's pair. Each plan is
-// checked and followed by a descent like every move (reorder.go); the first that ends smaller than the best trace replaces
-// it, and the moves of the new best trace are tried, until none improves
-// it. The moves are a fixed list with fixed checks, so the result does
-// not depend on Workers.
+// The rest of the trace is left out. The deliveries from v's old start on
+// are wildcards. For systems with interchangeable actors (record.Symmetry)
+// the plan is also tried relabelled by every permutation of the members
+// that is a symmetry of it, the identity first, so that the roles can
+// land on the actors the target violation names.
 
 // gatherPlan is the plan of one gather move before relabelling: the
 // events, and the index from which its deliveries are wildcards.
@@ -60,13 +41,8 @@ type gatherPlan struct {
 	wild   int
 }
 
-// gatherEdits lists the gather moves of events, in a fixed order: for
-// every timer firing in trace order after which its actor handles an
-// external message, every later external send of a message of that
-// message's type delivered after it, in trace order, and every other
-// member (those the trace starts, in the order of their starts, then
-// those it never starts, in members' order), the plan relabelled by every
-// symmetry of it, the identity first.
+// gatherEdits lists the gather moves of events, each plan (gatherPlans)
+// relabelled by every symmetry of it, the identity first.
 func (m *minimizer) gatherEdits(events []record.Event) []edit {
 	members := m.sys.Members(m.resolved)
 	var out []edit
@@ -78,12 +54,9 @@ func (m *minimizer) gatherEdits(events []record.Event) []edit {
 	return out
 }
 
-// gatherPlans lists the plans of the gather moves of events (see
-// gatherEdits), before relabelling: those of the rounds as they are, then
-// those of each round handed over to every other started actor first (in
-// the order of the starts; handover.go's full form: the timer fires at
-// the other actor, which handles the round's external messages, and the
-// two trade places in the round's cones).
+// gatherPlans lists the plans of the gather moves of events, before
+// relabelling: those of the rounds as they are, then those of each round
+// first handed over to every other started actor (swapRound's fullRound).
 func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 	started := startedActors(events)
 	late := slices.Clone(started)
@@ -93,8 +66,7 @@ func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 		}
 	}
 	var out, handed []gatherPlan
-	// The trace as a plan for swapRound, which reads only the events (no
-	// fingerprints) and returns a copy: built once for every handover.
+	// The trace as a plan for swapRound (no fingerprints needed).
 	bp := make(dpor.Plan, len(events))
 	for k, f := range events {
 		bp[k].Event = f
@@ -120,11 +92,9 @@ func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 }
 
 // roundPlans lists the plans of the gather moves of the round of the
-// timer at i, whose actor x handles the external messages of the send
-// events sends: every later send of a message of the first one's type
-// delivered after it, in trace order, with every late member; the
-// deliveries from index wild on (and from the late member's old start
-// on) are wildcards.
+// timer at i, whose actor x handles the messages of the sends: every later
+// send of the first one's type, with every late member; deliveries from
+// index wild on are wildcards.
 func roundPlans(events []record.Event, started, late []record.ActorID, i int, sends []int, x record.ActorID, wild int) []gatherPlan {
 	var out []gatherPlan
 	d := deliveryOf(events, sends[0], i)
@@ -160,10 +130,9 @@ func deliveryOf(events []record.Event, s, after int) int {
 	return -1
 }
 
-// startUnit returns the indices of v's start unit in events: its first
-// start and the external sends to v before index before, with their
-// deliveries (wherever they are), sorted; nil when v does not start
-// before before.
+// startUnit returns the sorted indices of v's first start and of the
+// external sends to v before index before, with their deliveries; nil
+// when v does not start before before.
 func startUnit(events []record.Event, v record.ActorID, before int) []int {
 	start := slices.IndexFunc(events[:before], func(e record.Event) bool { return e.Kind == record.Start && e.Actor == v })
 	if start < 0 {
@@ -181,12 +150,10 @@ func startUnit(events []record.Event, v record.ActorID, before int) []int {
 	return unit
 }
 
-// gatherPlanOf builds the plan of one gather move (see the comment at the
-// top): the round of the timer at i, whose actor x handles its first
-// external message at d, takes the message of the send at k (delivered at
-// dk), and v starts after d. It reports false when v's start cannot be
-// moved there (v starts after d, or a member the trace never starts has
-// no unit to copy).
+// gatherPlanOf builds the plan of one gather move (see the top): the round
+// of the timer at i, whose actor x handles its first external message at
+// d, takes the message sent at k (delivered at dk), and v starts after d.
+// It reports false when v has no start unit to move or copy.
 func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk int, x, v record.ActorID, wildFrom int) (gatherPlan, bool) {
 	var unit []record.Event
 	skip := map[int]bool{k: true, dk: true}
@@ -268,9 +235,8 @@ func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk i
 }
 
 // gatherPerms returns the relabellings a gather plan is tried with: the
-// identity first, then, for a system with a symmetry, every other
-// permutation of members that holds for the plan's events, in the order
-// of the permutations.
+// identity (nil), then every other permutation of members that is a
+// symmetry of the plan's events.
 func (m *minimizer) gatherPerms(events []record.Event, members []record.ActorID) []record.Perm {
 	out := []record.Perm{nil}
 	sym := m.sys.Symmetry
@@ -305,10 +271,7 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 	}
 }
 
-// gatherStage runs the gather pass: the gather moves of the best trace,
-// in order, each checked and followed by a descent (reorder.go); the
-// first that ends smaller than the best trace replaces it, and the moves
-// of the new best trace are tried, until none improves it.
+// gatherStage runs the gather pass (reorderWith over gatherEdits).
 func (m *minimizer) gatherStage(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherEdits(base.Events) })
 }

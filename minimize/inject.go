@@ -12,45 +12,24 @@ import (
 )
 
 // The inject pass trades deliveries for an external event the best trace
-// does not have. The removals only take events away and the other moves
-// rearrange the ones the trace has, so when the cheapest route to the
-// violation needs an external event the fuzzed run never drew (a client
-// write where the run filled a log through elections, a crash-restart
-// that drops what was queued for a member) no other pass reaches it.
+// lacks (a client write where the run filled a log through elections, a
+// restart that drops what was queued). The events come from the system:
+// record.System.Injections lists what its fuzz generators could inject in
+// a state, so the pass stays inside the run's fault model and knows
+// nothing of the protocol. An offered client message of a type the trace
+// sends takes the contents of the trace's own (the latest before the cut,
+// else the first after it).
 //
-// The events come from the system: record.System.Injections lists what
-// its fuzz generators could inject in a state (a client request to each
-// member, a restart of each running one, ...), under the trace's options,
-// so the pass stays inside the run's fault model and knows nothing of the
-// protocol. A client message of a type the trace already sends takes the
-// contents of the trace's own (the latest before the cut, else the first
-// after it), so that what the trace's violation names stays named.
-//
-// A move cuts the best trace at a stretch boundary (the trace's first
-// event after its leading starts, and every timer firing or external event
-// after it: where a new stretch of activity begins), leaves out every
-// delivery between actors from the cut up to a later boundary (or the end
-// of the trace), keeping the external events of that stretch and their
-// deliveries, and inserts one offered event (a client message with its
-// delivery right after it): at the cut, at the end of the stretch (a
-// crash-restart there drops what the stretch left queued for its member:
-// under FIFO, a message not delivered blocks its link), or, when the
-// stretch is the trace's prefix, at any boundary after it (what the
-// prefix provided may be needed only later). The stretch leaves out more
-// than the offer adds. The deliveries after the cut are wildcards, and
-// the plan is checked with backtracks on messages of any type (the new
-// route may need another delivery where the old one had its own), at most
-// injectSchedules schedules. A move whose run reproduces the violation and is
-// smaller than the best trace wins as it is; the driver's removal tier
-// then takes away what the new route no longer needs. One that reproduces
-// at a cost no smaller gets a descent (reorder.go) and wins when the
-// descent ends smaller.
-//
-// Moves are tried in a fixed order (cuts from the start, longer stretches
-// first, offered events in the system's order), the first winning one in
-// that order wins, and the offers are read from one replay of the best
-// trace counted as steps, so the result does not depend on the number of
-// workers.
+// A move cuts the trace at a stretch boundary (the first event after the
+// leading starts, and every later timer firing or external event), leaves
+// out the deliveries between actors up to a later boundary or the end, and
+// inserts one offered event: at the cut, at the end of the stretch, or,
+// for a stretch from the first boundary, at any later boundary. It must
+// leave out more than it adds. The deliveries after the cut are wildcards,
+// checked with backtracks on any message type (injectSchedules schedules).
+// A run smaller than the best trace wins as it is; one that is not gets a
+// descent. The offers come from one replay of the best trace, counted as
+// steps.
 
 // injectMove is one move: the deliveries of [cut, until) left out, offer
 // inserted at position at (a boundary: cut, until or later).
@@ -157,13 +136,8 @@ func injectCuts(events []record.Event) []int {
 	return out
 }
 
-// injectMoves lists the moves of events, in order: cuts from the start;
-// at each, the stretches that end at a later boundary or at the end of
-// the trace, longest first, each leaving out more deliveries between
-// actors than the offer adds (a trade); for each stretch, the offer positions in order (the
-// cut, the end of the stretch, and, for a stretch from the trace's first
-// cut, every boundary after it: what the left-out prefix provided may be
-// needed only later); at each position, its offers in order.
+// injectMoves lists the moves of events, in order: cuts from the start,
+// stretches longest first, then positions, then the offers there.
 func injectMoves(events []record.Event, offers map[int][]record.Event) []injectMove {
 	cuts := injectCuts(events)
 	var out []injectMove
@@ -250,29 +224,18 @@ func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan
 	return p
 }
 
-// tryInjection checks plan, with backtracks on any message type; a run
-// that reproduces the violation and is smaller than base is returned as it
-// is, one that is not gets a descent (as a retarget move does). It returns a trace smaller than base, or nil,
+// tryInjection checks plan, with backtracks on any message type, and
+// returns a trace smaller than base (after a descent when needed), or nil,
 // and the steps it ran.
 func (m *minimizer) tryInjection(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, int64, error) {
-	c.SetMode(dpor.TFB)
-	c.SetMaxSchedules(injectSchedules)
-	c.SetBroad(true)
-	r, err := c.Check(ctx, plan)
-	m.ran(c, r.Schedules)
-	steps := int64(r.Schedules) * int64(len(plan))
-	if err != nil || r.Trace == nil {
+	tr, steps, err := m.checkTFB(ctx, c, injectSchedules, true, plan)
+	if err != nil || tr == nil {
 		return nil, steps, err
 	}
-	if smaller(r.Trace, base) {
-		return r.Trace, steps, nil
+	if smaller(tr, base) {
+		return tr, steps, nil
 	}
-	c.SetMaxSchedules(reorderSchedules)
-	c.SetBroad(false)
-	fifo := m.fifo()
-	cur, more, err := m.descent(ctx, c, r.Trace, reorderDescentChecks, func(events []record.Event) [][]int {
-		return removals(events, fifo)
-	})
+	cur, more, err := m.moveDescent(ctx, c, tr)
 	steps += more
 	if err != nil || !smaller(cur, base) {
 		return nil, steps, err

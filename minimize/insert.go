@@ -10,53 +10,34 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The insert pass escapes local minima that need events the best trace
-// does not have: a second crash-restart of a member (which drops what was
-// queued for it) and a round that a leader sends only because of it, say.
-// It keeps a prefix of the best trace and replaces the rest by the
-// cheapest suffix a bounded exhaustive search finds: from the state after
-// the prefix, every enabled delivery (timers included) and every
-// insertable external event is tried at every step, depth first under a
-// bound on the suffix's cost (deliveries plus externals) that deepens one
-// at a time, until a run reproduces the violation. The bound stays below
-// the cost of the suffix it would replace and within maxInsertCost, so
-// whatever the search finds is strictly smaller than the best trace. The
-// insertable external events are a copy of each external send, kill and
-// restart of the best trace, the start of a member the trace starts after
-// the cut, and, when the input crash-restarts some member, a restart of
-// every member.
-//
-// A state is a fork of the state before it (record.Sim.Fork) plus its
-// step; the steps are counted as if every state were replayed from the
-// start, as they are when the system's actors cannot be copied (a search
-// meets a record.Sim.ForkError and runs again with every state replayed),
-// so the steps, the cap and the result are the same either way. What keeps
-// the states few: two adjacent steps on
-// different actors that were both enabled before the first are expanded
-// in one order only (unless one is a kill or restart that drops what the
-// other sent, or a start); the last step is like the best trace's last
-// event and depends on the step before it; a suffix inserts at most one
-// external event before its last step.
-//
-// The cuts are tried from the end of the trace back to the first event
-// after the leading starts; the first cut whose search finds a smaller
-// trace wins, and a descent removes what the new suffix made unnecessary.
-// Each cut's search is a fixed sequence of steps with a cap of its own
-// (maxInsertSteps), and cuts are searched in chunks counted as a
-// sequential scan counts them, so the result does not depend on time or
-// on the number of workers. The pass applies to traces of at most
-// maxInsertDeliveries deliveries.
+// The insert pass reaches routes that need events the best trace lacks (a
+// second crash-restart that drops what was queued, and a round sent only
+// because of it). It keeps a prefix of the best trace and replaces the
+// rest by the cheapest suffix a bounded exhaustive search finds: from the
+// state after the prefix, every enabled delivery and every insertable
+// external event (a copy of each send, kill and restart of the trace, the
+// start of a member started after the cut, and a restart of every member
+// when the input restarts one) is tried at every step, depth first under a
+// cost bound that deepens one at a time and stays below the cost of the
+// suffix replaced (at most maxInsertCost). A state is a fork of the one
+// before it plus its step, counted as a replay from the start (a search
+// that meets a record.Sim.ForkError runs again replaying every state), so
+// forking changes no result. What keeps the states few: two adjacent
+// commuting steps are expanded in one order only; the last step is like
+// the trace's last event and depends on the one before it; at most one
+// external event is inserted. Cuts are tried from the end back to the
+// first event after the leading starts, each search capped at
+// maxInsertSteps; the first that finds a smaller trace wins, and a descent
+// follows. The pass applies to traces of at most maxInsertDeliveries
+// deliveries.
 
-// insert runs the insert stage once on the best trace: the first cut
-// whose search finds a smaller trace wins, and a descent (as after a
-// reorder move) removes from it what the new suffix made unnecessary.
+// insert runs the insert pass once on the best trace.
 func (m *minimizer) insert(ctx context.Context) error {
 	base := m.snapshotBest()
 	alphabet := insertable(m.dropped, base.Events)
 	cuts := insertCuts(base.Events)
 	_, tr, err := m.firstTrace(ctx, len(cuts), insertChunk, func(_ *dpor.Checker, i int) (*record.Trace, int64, error) {
-		// What the stage may still use, read when the chunk started (the
-		// step count grows only when a chunk is done).
+		// What the pass may still use (the count grows per chunk).
 		limit := min(maxInsertSteps, m.end()-m.steps.Load())
 		s := &suffixSearch{ctx: ctx, target: m.target, alphabet: alphabet, limit: limit, replays: m.cfg.fullChecks}
 		return s.run(m.sys, base, cuts[i])
@@ -74,13 +55,9 @@ func (m *minimizer) insert(ctx context.Context) error {
 	return nil
 }
 
-// descend removes events from cur one removal at a time while that
-// reproduces the violation, and returns the result and the steps it ran.
-// A removal is an external unit, a delivery alone (an inserted crash
-// drops what was queued for its actor, so a delivery in the middle of a
-// FIFO queue may go), or, under FIFO, a delivery with the later ones of
-// its queue; each is checked with type-fingerprint backtracks, as the
-// reorder stage's descents are.
+// descend is the descent after an insertion: the removals of a move's
+// descent, plus every delivery alone (an inserted crash drops what was
+// queued, so a delivery in the middle of a FIFO queue may go).
 func (m *minimizer) descend(ctx context.Context, c *dpor.Checker, cur *record.Trace) (*record.Trace, int64, error) {
 	c.SetMode(dpor.TFB)
 	c.SetMaxSchedules(reorderSchedules)
@@ -99,9 +76,8 @@ func (m *minimizer) descend(ctx context.Context, c *dpor.Checker, cur *record.Tr
 	})
 }
 
-// inserts reports whether the insert stage applies to t: at most
-// maxInsertDeliveries deliveries, and external events to insert (a start
-// after the first cut counts).
+// inserts reports whether the insert pass applies to t: at most
+// maxInsertDeliveries deliveries, and events to insert.
 func (m *minimizer) inserts(t *record.Trace) bool {
 	if t.Header.Deliveries > maxInsertDeliveries {
 		return false
@@ -111,11 +87,9 @@ func (m *minimizer) inserts(t *record.Trace) bool {
 	return late || len(insertable(m.dropped, t.Events)) > 0
 }
 
-// insertable lists the external events the search may insert, in a fixed
-// order: a copy of each send, kill and restart of the best trace (one of
-// each shape), then, when the input crash-restarts some member (dropped
-// holds the input's reinsertable events), a restart of every member the
-// trace starts.
+// insertable lists the external events the search may insert: a copy of
+// each send, kill and restart of events (one of each shape), then, when
+// the input (dropped) restarts a member, a restart of every started one.
 func insertable(dropped, events []record.Event) []record.Event {
 	var out []record.Event
 	seen := map[shape]bool{}
@@ -141,8 +115,8 @@ func insertable(dropped, events []record.Event) []record.Event {
 	return out
 }
 
-// insertCuts lists the cut positions of events the stage tries, in order:
-// from the last event back to the first event after the leading starts.
+// insertCuts lists the cuts, from the last event back to the first event
+// after the leading starts.
 func insertCuts(events []record.Event) []int {
 	first := 0
 	for first < len(events) && events[first].Kind == record.Start {
@@ -177,10 +151,8 @@ type suffixSearch struct {
 // errInsertCap ends a search whose step cap is used up.
 var errInsertCap = errors.New("the search reached its step cap")
 
-// run deepens the bound on the cost of the suffix after base's first cut
-// events from 1 to what would make the result smaller than base (at most
-// maxInsertCost). It returns the first trace found, or nil, and the steps
-// it ran.
+// run searches the suffixes of base after cut, deepening the cost bound,
+// and returns the first trace found, or nil, and the steps it ran.
 func (s *suffixSearch) run(sys *record.System, base *record.Trace, cut int) (*record.Trace, int64, error) {
 	alphabet := s.alphabet
 	tr, steps, err := s.search(sys, base, cut)
@@ -321,12 +293,9 @@ func (s *suffixSearch) starts(x step) bool {
 	return !x.delivery && x.ext >= 0 && s.alphabet[x.ext].Kind == record.Start
 }
 
-// commute reports whether steps a and b, run in either order from a state
-// where both are enabled, lead to the same state: they run on different
-// actors, neither is a kill or restart that would drop what the other
-// sent to its actor, and neither is a start (a message sent to a member
-// before it starts is lost, and a lost message does not show in what the
-// step sent).
+// commute reports whether steps a and b, both enabled, lead to the same
+// state in either order: different actors, neither a start, neither a kill
+// or restart that drops what the other sent to its actor.
 func (s *suffixSearch) commute(a, b step) bool {
 	if a.actor < 0 || b.actor < 0 || a.actor >= 64 || b.actor >= 64 { // sent is a 64-bit set
 		return false
@@ -336,11 +305,9 @@ func (s *suffixSearch) commute(a, b step) bool {
 }
 
 // expand tries every step from sim, the run of path, with left steps to
-// go; last is the step that led to sim. Of two adjacent steps that
-// commute and were both enabled before the first, only the order that
-// runs the lower-numbered actor first is kept, except for the last step
-// (which must end like the best trace, so the other order may not be
-// tried).
+// go; last is the step that led to sim. Of two adjacent commuting steps
+// only the order with the lower-numbered actor first is expanded, except
+// for the last step (which must end like the best trace).
 func (s *suffixSearch) expand(sim *record.Sim, path []record.Event, left int, last step, inserted bool) error {
 	top := maxPending(sim)
 	n := len(path)

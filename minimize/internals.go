@@ -10,14 +10,10 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// provenance drops the deliveries outside the violation's causal past. The
-// violation is detected after one event v; its causal past is the first
-// candidate. Because an invariant reads every actor's state, the state of
-// an actor the violation names (its ID appears in the violation's
-// fingerprint or detail) may matter although it is concurrent with v, so
-// the second candidate adds the causal past of the last event of each
-// named actor before v. The first candidate that reproduces is kept; if
-// neither does, nothing is dropped.
+// provenance drops the deliveries outside the violation's causal past: that
+// of the violating event v first, then (an invariant reads every actor's
+// state) also that of the last event before v of each actor the violation
+// names. The first candidate that reproduces is kept.
 func (m *minimizer) provenance(ctx context.Context) error {
 	base := m.snapshotBest()
 	v := base.Header.Violation.Event
@@ -122,11 +118,10 @@ func dropped(bp dpor.Plan, drop []int, wildFrom int, reroute bool) dpor.Plan {
 	return p
 }
 
-// greedy tries the edits of the best trace in order. The first edit whose
-// check reproduces the violation with a smaller trace makes that trace the
-// best; the edits are then regenerated from it and the scan resumes at the
-// same position. The scan wraps around once after a pass that improved, so
-// it ends after a full pass without improvement (or on the budget).
+// greedy tries the edits of the best trace in order; the first that
+// reproduces with a smaller trace makes it the best, and the scan resumes
+// at the same position of the edits regenerated from it. It wraps around
+// until a full scan finds nothing (or the budget ends it).
 func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, edits func(base *record.Trace) []edit) error {
 	pos, improvedThisPass := 0, false
 	for {
@@ -164,11 +159,9 @@ func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, ed
 	}
 }
 
-// fifoInternals leaves deliveries pending one at a time, trying only the
-// last delivery of each sender-receiver queue and the timer firings
-// (removing a delivery in the middle of a FIFO queue would block the
-// messages behind it). Later deliveries are tried first; the deliveries
-// after a removal are wildcards.
+// fifoInternals leaves deliveries pending one at a time, latest first: the
+// last delivery of each sender-receiver queue (one in the middle would
+// block the rest) and the timer firings; later deliveries are wildcards.
 func (m *minimizer) fifoInternals(ctx context.Context) error {
 	return m.greedy(ctx, dpor.STS, 1, func(base *record.Trace) []edit {
 		type pair struct{ from, to record.ActorID }
@@ -206,15 +199,11 @@ func clockOf(e record.Event) (int, bool) {
 	return c, adv
 }
 
-// clockClusters removes whole clock clusters (all deliveries whose message
-// carries the same logical clock value), oldest first. The deliveries after
-// the removed cluster's first one are matched by type (wildcards), since
-// their clocks shift once a cluster is gone. Clock-advancing timers near
-// the cluster (those between the previous clocked delivery and the end of
-// the cluster, and not of a later clock) are removed along with it: all of
-// them, then one at a time, then none (the biggest removals first). Removing
-// the timers matters under FIFO: a message that is still sent but left
-// pending blocks its queue, one that is never sent does not.
+// clockClusters removes whole clock clusters (the deliveries whose messages
+// carry one logical clock value), oldest first, the deliveries after it
+// wildcards (their clocks shift). The clock-advancing timers since the
+// previous clock go with the cluster: all of them, then each alone, then
+// none (under FIFO a message sent but left pending blocks its queue).
 func (m *minimizer) clockClusters(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		clusters := map[int][]int{}
@@ -269,8 +258,7 @@ func (m *minimizer) clockClusters(ctx context.Context) error {
 }
 
 // ddminInternals is delta debugging over the deliveries of the best trace,
-// all matched by type (wildcards), each candidate checked with type
-// fingerprint backtracks.
+// all wildcards, checked with type-fingerprint backtracks.
 func (m *minimizer) ddminInternals(ctx context.Context) error {
 	base := m.snapshotBest()
 	bp := dpor.FromEvents(m.fp, base.Events)
@@ -294,11 +282,9 @@ func (m *minimizer) ddminInternals(ctx context.Context) error {
 	return err
 }
 
-// budgetFor returns the schedule budget of a TFB check of the best trace:
-// Config.MaxSchedules for short traces, fewer for long ones (whose checks
-// are expensive and whose removals rarely hinge on one ambiguity), but at
-// least one. The budget is a function of the trace alone, so the result
-// does not depend on timing.
+// budgetFor returns the schedules of a TFB check of the best trace:
+// Config.MaxSchedules, proportionally fewer (at least one) beyond TFBScale
+// deliveries.
 func (m *minimizer) budgetFor() int {
 	d := m.snapshotBest().Header.Deliveries
 	n := m.cfg.MaxSchedules
@@ -306,8 +292,7 @@ func (m *minimizer) budgetFor() int {
 }
 
 // causalCone returns the sorted indices of delivery i and of every delivery
-// of a message sent, directly or through other such deliveries, because of
-// it: what disappears when i does not happen.
+// it caused, directly or not: what disappears when i does not happen.
 func causalCone(events []record.Event, i int) []int {
 	in := map[int]bool{i: true}
 	out := []int{i}
@@ -320,24 +305,18 @@ func causalCone(events []record.Event, i int) []int {
 	return out
 }
 
-// oneAtATime first tries removing causal cones (a timer firing, or under an
-// unordered network any delivery, together with every delivery it caused,
-// so that no wildcard stands in for its consequences), then every remaining
-// delivery, then every external unit and
-// every event of a unit alone (a wait marker whose run no longer needs it),
-// then (on short traces) every pair of units, for removal once more, with type fingerprint backtracks. Under FIFO,
-// leaving a message pending blocks the rest of its sender-receiver queue, so
-// a delivery is removed together with the later deliveries of its queue
-// (a queue suffix); timer firings are removed alone. The deliveries after
-// a removal are wildcards (exact fingerprints first, else the type): a
-// removed election timer shifts every later term.
+// oneAtATime tries, once more and with type-fingerprint backtracks, the
+// removal of: every causal cone (of a timer firing, or of any delivery
+// under an unordered network), every delivery (under FIFO with the rest of
+// its queue), every external unit and each event of a unit alone, and on
+// short traces every pair of units. The deliveries after a removal are
+// wildcards.
 func (m *minimizer) oneAtATime(ctx context.Context) error {
-	fifo := m.sys.Network == nil || m.sys.Network(m.resolved) == record.FIFO
+	fifo := m.fifo()
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
-		// On a long trace every cone and queue suffix costs a scan of the
-		// rest of the trace: they are computed when their candidate is
-		// checked (lazily, between cancellation checks), not all up front.
+		// On a long trace cones and queue suffixes are computed when
+		// their candidate is checked, not all up front.
 		lazy := base.Header.Deliveries >= longTrace
 		for _, i := range deliveryIndices(base.Events) {
 			if e := base.Events[i]; e.Timer == "" && fifo {
@@ -355,21 +334,12 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 			}
 		}
 		for _, i := range deliveryIndices(base.Events) {
-			suffix := func() []int {
-				drop := []int{i}
-				if e := base.Events[i]; fifo && e.Timer == "" {
-					for j := i + 1; j < len(base.Events); j++ {
-						if f := base.Events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
-							drop = append(drop, j)
-						}
-					}
-				}
-				return drop
-			}
 			if lazy {
-				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan { return removal(suffix(), i)(fp, bp) })
+				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+					return removal(queueSuffix(base.Events, i, fifo), i)(fp, bp)
+				})
 			} else {
-				es = append(es, removal(suffix(), i))
+				es = append(es, removal(queueSuffix(base.Events, i, fifo), i))
 			}
 		}
 		return es
@@ -388,8 +358,7 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 				}
 			}
 		}
-		// Pairs of units, on short traces: two events that are only
-		// needed together (a command and the one that overrides it).
+		// Pairs: two events only needed together.
 		if len(units) <= maxPairUnits {
 			for a := range units {
 				for b := a + 1; b < len(units); b++ {
@@ -400,4 +369,19 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 		}
 		return es
 	})
+}
+
+// queueSuffix returns delivery i and, under FIFO unless i is a timer
+// firing, the later deliveries of its sender-receiver queue: what leaving i
+// pending takes away.
+func queueSuffix(events []record.Event, i int, fifo bool) []int {
+	drop := []int{i}
+	if e := events[i]; fifo && e.Timer == "" {
+		for j := i + 1; j < len(events); j++ {
+			if f := events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
+				drop = append(drop, j)
+			}
+		}
+	}
+	return drop
 }

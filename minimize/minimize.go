@@ -8,87 +8,67 @@
 // (initial; on traces of 5,000 deliveries or more a short window of it
 // before the violation is the proof instead, window.go), and the result is
 // replayed exactly last (final). In between, a driver (driver.go) runs the
-// passes of one table (passes.go). A pass belongs to a tier: removals take
-// events away, moves change the route and descend from there, searches
-// look further, cleanup runs once at the end. The driver runs the removal
-// tier to a fixpoint, then the moves until one helps, then the searches
-// until one helps, and goes back to the removals after any success; within
-// a tier, passes run in the order of their measured gain, ties in table
-// order. A pass is not called again on a trace it left unchanged. The
-// passes, in table order:
+// passes of one table (passes.go). Removals take events away, moves change
+// the route and descend from there, searches look further, cleanup runs
+// once at the end. The driver runs the removal tier to a fixpoint, then the
+// moves until one helps, then the searches until one helps, and goes back
+// to the removals after any success; within a tier, passes run in the
+// order of their measured gain, ties in table order. A pass is not called
+// again on a trace it left unchanged. The passes, in table order:
 //
 //   - provenance (removal): drops deliveries outside the violation's
 //     causal past (once).
-//   - relabel (removal; needs record.Symmetry): cuts the trace where
-//     its run breaks the target's invariant with other actors,
-//     relabelled onto the target's (relabel.go).
-//   - ddmin-externals (removal): delta debugging over the external
-//     events (kept valid: a partition travels with its heal, a wait
-//     marker with the event before it, a kill or restart needs its
-//     actor's start); its first call checks each subsequence with the
-//     single STSSched schedule, the paper's "STSSched" column (strategy
-//     "sts" stops after it), later calls with wildcards and
-//     type-fingerprint backtracks.
+//   - relabel (removal; needs record.Symmetry): cuts the trace where its
+//     run breaks the target's invariant with other actors, relabelled.
+//   - ddmin-externals (removal): delta debugging over the external events
+//     (a partition travels with its heal, a wait marker with the event
+//     before it); the first call with the single STSSched schedule (the
+//     paper's column; strategy "sts" stops after it), later calls with
+//     wildcards and type-fingerprint backtracks.
 //   - ddmin-externals-wild (removal): the same with every delivery a
 //     wildcard (once).
-//   - clock-clusters (removal; needs record.Clocked): removes whole
-//     clusters of deliveries that share a logical clock value, with the
-//     timers that advance the clock.
+//   - clock-clusters (removal; needs record.Clocked): removes clusters of
+//     deliveries that share a logical clock value, with their timers.
 //   - ddmin-internals (removal): delta debugging over the deliveries,
-//     wildcarded, each candidate checked with type-fingerprint
-//     backtracks (package dpor).
-//   - fifo-internals (removal): leaves the last delivery of each
-//     sender-receiver queue pending, one at a time.
+//     wildcarded, with type-fingerprint backtracks (package dpor).
+//   - fifo-internals (removal): leaves the last delivery of each queue
+//     pending, one at a time.
 //   - shrink-contents (removal): external messages lose components
-//     (record.Shrinkable, or slice elements, integers and strings found
-//     by reflection).
+//     (record.Shrinkable) or slice elements, and their values are renamed.
 //   - one-at-a-time (removal): every causal cone, delivery and external
 //     event tried for removal once more.
 //   - gather (move; needs record.Symmetry): one actor's round takes a
 //     later external message of the type it handled (gather.go).
 //   - sink (move): an external message its receiver forwarded sent
 //     straight to the actor that handled it (sink.go).
-//   - retarget (move): external events and timers addressed to other
-//     actors, deliveries swapped, external events moved and re-inserted,
-//     rounds handed over, restarted and repeated, messages redirected to
-//     another member (retarget.go, reorder.go).
-//   - inject (move; needs record.System.Injections): an external event
-//     the system's fuzz generators offer inserted where a stretch of
-//     deliveries was, the stretch left out (inject.go).
+//   - retarget (move): external events, timers and messages addressed to
+//     other actors, deliveries swapped, external events moved and
+//     re-inserted (retarget.go, reorder.go).
+//   - inject (move; needs record.System.Injections): an event the system's
+//     generators offer in place of a stretch of deliveries (inject.go).
 //   - insert (search): a suffix replaced by the cheapest one a bounded
 //     exhaustive search finds, external events inserted (insert.go).
 //   - internals-first (search): a second start from the trace after
-//     provenance that removes internal events first; its result replaces
-//     the best trace when smaller (portfolio.go; once).
-//   - round-form (cleanup; needs record.Rounded): the schedule
-//     rewritten into lockstep rounds where it still reproduces the
-//     violation; never larger (roundform.go).
+//     provenance that removes internal events first (portfolio.go; once).
+//   - round-form (cleanup; needs record.Rounded): the schedule rewritten
+//     into lockstep rounds where it still reproduces (roundform.go).
 //
 // Every move is checked and followed by a descent that removes what the
-// new route no longer needs; it is kept only when the descent ends
-// smaller than the best trace. Every successful check's own run is the new
-// trace, so every intermediate best is exact and replayable. Candidates
-// are checked on Workers goroutines; when several are tried at once the
-// first success in candidate order wins, and an error is returned where a
-// sequential scan would return it. Budgets are counted in steps (one
-// event of one schedule a check runs), never in time: Config.Steps bounds
-// all the work, each call of a pass may use its share of what remains,
-// and the run stops on stall (driver.go). A pass ends at a point counted
-// the way a sequential scan would count it, so the result depends on the
-// input and the step budget alone, not on Workers or the machine's load;
-// the wall-clock Config.Budget is only a hard outer cap (a run that hits
-// it returns the best trace so far).
+// new route no longer needs, and kept only when that ends smaller. Every
+// successful check's own run is the new trace, so every intermediate best
+// is exact and replayable. Candidates are checked on Workers goroutines,
+// and the first success in candidate order wins, as in a sequential scan.
+// Work is counted in steps (one event of one schedule a check runs), never
+// in time: Config.Steps bounds all of it, each call of a pass may use its
+// share of what remains, and the run stops on stall (driver.go). So the
+// result depends on the input and the step budget alone, not on Workers or
+// the machine's load; the wall-clock Config.Budget is only a hard outer
+// cap (a run that hits it returns the best trace so far).
 //
-// Faster checks. A check forks its runs from snapshots of the check
-// before it instead of re-executing the prefix they share (package dpor),
-// and a candidate checked without success before is answered from a
-// bounded cache keyed by its content and check settings (cache.go). Both
-// give exactly a full run's outcome, and both count what a full run
-// counts: a forked schedule counts the plan's whole length, a remembered
-// check the schedules it ran. Steps thus measure the search (the
-// candidates and schedules tried), not the CPU spent: the budget, the
-// stall rule, the statistics and the result are those of a run without
-// them, and a step simply costs less.
+// A check forks its runs from snapshots of the check before it (package
+// dpor), and a candidate checked without success before is answered from a
+// bounded cache (cache.go). Both give a full run's outcome and count its
+// steps, so they make a step cheaper without changing any result.
 package minimize
 
 import (
@@ -235,11 +215,10 @@ type minimizer struct {
 	// checked remembers the candidates checked without success (cache.go).
 	checked *checked
 	// maxComponents is, per Shrinkable message type, the most components
-	// a message of the input had.
+	// a message of the input had; dropped holds the input's external
+	// events that moves may re-insert (reinsertable).
 	maxComponents map[string]int
-	// dropped holds the input's external events the reorder stage may
-	// re-insert (reorder.go).
-	dropped []record.Event
+	dropped       []record.Event
 
 	start     time.Time
 	budget    time.Duration
@@ -618,11 +597,8 @@ type candidate func(fp *fingerprint.Fingerprinter, i int) (plan dpor.Plan, ok bo
 // and its steps: the events of the schedules it ran.
 type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err error)
 
-// first checks candidates 0..n-1 in mode with a budget of maxSched
-// schedules each, on the workers, and returns the lowest index whose check
-// reproduced the violation and its trace, or -1. Candidates after a success
-// are abandoned, candidates before it are always finished, so the answer is
-// the one a sequential scan would give.
+// first is firstTrace over candidates checked in mode with at most
+// maxSched schedules each.
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
 	if mode == dpor.STS {
 		maxSched = 1
@@ -648,17 +624,11 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 }
 
 // firstTrace runs try for candidates 0..n-1 on the workers and returns the
-// lowest index whose try returned a trace, and that trace, or -1.
-// Candidates after a success are abandoned, candidates before it are
-// always finished, so the answer is the one a sequential scan would give.
-//
-// The candidates are checked in chunks of chunk. The steps of a chunk's
-// candidates up to its first success (all of them when none succeeds) are
-// what a sequential scan runs; they are added to the step count when the
-// chunk is done, and the next chunk starts only while the count is below
-// the stage's limit (errStepBudget otherwise). Where a stage ends thus
-// depends on the candidates alone, not on time or on the number of
-// workers.
+// lowest index whose try returned a trace, and that trace, or -1: the
+// answer a sequential scan would give. Candidates run in chunks; a chunk
+// adds the steps of its candidates up to its first success, and the next
+// starts only while the count is below the pass's limit (errStepBudget
+// otherwise), so where a pass ends does not depend on time or workers.
 func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (int, *record.Trace, error) {
 	for lo := 0; lo < n; lo += chunk {
 		if m.steps.Load() >= m.end() {
@@ -672,13 +642,9 @@ func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (
 	return -1, nil, nil
 }
 
-// firstIn is firstTrace over the candidates lo..hi-1, in one go.
-//
-// A candidate whose check fails with an error ends the scan like a success
-// does: the lowest index that succeeded or failed decides, so an error is
-// returned exactly when a sequential scan would return it, whatever the
-// number of workers. Only the schedules and steps of the candidates up to
-// that index count, so the statistics do not depend on the workers either.
+// firstIn is firstTrace over the candidates lo..hi-1, in one go. An error
+// ends the scan like a success: the lowest index that succeeded or failed
+// decides, and only the candidates up to it count.
 func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, *record.Trace, error) {
 	var (
 		next   atomic.Int64

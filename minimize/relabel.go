@@ -11,49 +11,20 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The relabel stage turns a trace that breaks the target's invariant with
-// other actors first into a shorter trace of the target violation, for
-// systems that declare interchangeable actors (record.Symmetry).
-//
-// A trace's route may reach the same bug with another tuple of actors
-// before it reaches the target's: Inv(a,c) before the target Inv(a,b).
-// Everything after that point exists only because the fingerprint names
-// b, and removals cannot take it away: a candidate that stops before b's
-// state breaks does not reproduce the target. When the run's members are
-// interchangeable, relabelling the trace's prefix up to that point (b and
-// c exchanged in every event, message field and configuration) gives a
-// run that breaks the target's invariant between the target's actors at
-// the same point.
-//
-// The stage replays the best trace exactly and notes every violation
-// other than the target that the run reports before the target (each
-// fingerprint once, at its first step). For each, in order, it asks the
-// system's symmetry for the relabellings that map that fingerprint onto
-// the target and are symmetries of the trace's initial configuration
-// (Symmetry.Onto: the actors the fingerprints name mapped onto each
-// other, as few other actors moved as possible), and checks the
-// relabelled prefix, cut at that step, as a candidate (a TFB check, whose
-// first schedule follows the relabelled prefix as it is), its runs of
-// consecutive starts and of consecutive external sends first put back in
-// the members' order (memberOrdered), then as it is. A check keeps
-// the run only up to the first step at which the target violation occurs,
-// exactly, so a success is a trace of the target fingerprint, exact and
-// replayable like every check's, and it is kept when it is smaller. The
-// removal rounds then go on from it.
-//
-// The pass runs whenever the best trace changed since it last looked. Its
-// replay of the best trace is counted in steps only when it finds a
-// candidate; its checks are counted as every pass's. Candidates are
-// checked in a fixed order with the first success winning (firstTrace),
-// so the result does not depend on Workers.
+// The relabel pass, for systems with interchangeable actors
+// (record.Symmetry): a route may break the target's invariant with other
+// actors first, Inv(a,c) before the target Inv(a,b), and what follows
+// exists only so that b breaks. Relabelling the prefix up to that point (b
+// and c exchanged in every event, message and configuration) gives a run
+// that breaks the target there. The pass replays the best trace, and for
+// every other violation the run reports first, in order, checks the prefix
+// relabelled by each permutation Symmetry.Onto gives (its starts and
+// external sends put back in the members' order first, then as it is); a
+// check ends at the target violation, so a success is an exact trace of
+// it. The replay counts as steps only when it finds a candidate.
 
 // relabelCuts replays best exactly and returns the relabel pass's
-// candidates, in the order they are checked, with the steps of the
-// replay: for each violation other than the target, in the order the run
-// reports them, and each relabelling Symmetry.Onto gives for it, best's
-// prefix up to that violation's step relabelled, with its runs of starts
-// and of external sends in the members' order first (when they are not
-// already), then as it is.
+// candidates, in order, and the steps of the replay.
 func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) (cuts [][]record.Event, steps int64, err error) {
 	d, err := record.NewDriver(best.Setup(m.sys), best.Events, record.Follow{Want: record.Want(m.target)})
 	if err != nil {
@@ -85,9 +56,7 @@ func (m *minimizer) relabelCuts(ctx context.Context, best *record.Trace) (cuts [
 // ontoTarget returns prefix relabelled by each symmetry of the run of
 // events that maps violation from onto the target (Symmetry.Onto, at most
 // relabelPerms), each in the members' order first (memberOrdered, when
-// that differs), then as it is: the relabel stage's candidates, and the
-// resample stage's for a run that broke the target's invariant with
-// other actors. The system must declare a symmetry.
+// that differs), then as it is.
 func (m *minimizer) ontoTarget(events, prefix []record.Event, from string) [][]record.Event {
 	sym := m.sys.Symmetry
 	members := m.sys.Members(m.resolved)
@@ -103,12 +72,8 @@ func (m *minimizer) ontoTarget(events, prefix []record.Event, from string) [][]r
 }
 
 // memberOrdered returns events with every run of consecutive starts, and
-// every run of consecutive external sends, put in the order of the
-// members they concern (stable), or nil when they are in that order
-// already. A relabelled trace then starts its members, and sends them
-// their configuration, in the order the input did (start a, b, c, not a,
-// c, b); the relabel pass checks this
-// candidate first and the relabelled trace as it is after it.
+// of consecutive external sends, stably sorted by the members they
+// concern, or nil when they are in that order already.
 func memberOrdered(events []record.Event, members []record.ActorID) []record.Event {
 	rank := func(e *record.Event) int {
 		id := e.To

@@ -6,23 +6,12 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Renaming the scalar values of external messages.
-//
-// shrink-contents makes the integers and strings of external messages
-// smaller (the paper's Observation #5), but the values of one field across
-// messages are not independent: two client commands with different values
-// are two different log entries, and with equal values two entries of one
-// term are the same entry. Shrinking every value to 0 on its own would make
-// them equal, and a violation that needs two different entries would then
-// need a longer route.
-//
-// So a value is renamed rather than shrunk: a rename replaces a value x
-// of one domain (the message type and the field path, the elements of a
-// slice sharing one) by a smaller y in every external message that holds x
-// there, and y is never a value the domain already holds. The equalities
-// among the values of a domain are those of the input trace, and the values
-// end as 0, 1, 2, ... in the order their renames succeed (for integers) or
-// as short distinct strings.
+// shrink-contents renames the integers and strings of external messages
+// rather than shrinking each on its own, which would make values that
+// differed equal (two commands one). A rename replaces a value x of one
+// domain (message type and field path; a slice's elements share one) by a
+// smaller y the domain does not hold, in every external message that holds
+// x there, so the equalities among a domain's values stay the input's.
 
 // renamer lists the renames of one trace's external messages.
 type renamer struct {
@@ -72,9 +61,7 @@ func renamable(e record.Event) bool {
 }
 
 // renamesAt returns the renames of the values the Send at index i is the
-// first to hold, each as the messages it replaces by Send index: for each
-// value, to the smallest value the domain does not hold (0, 1, ... for
-// integers; the empty string) and to half of it, if smaller and not held.
+// first to hold, each as the messages it replaces by Send index.
 func (r *renamer) renamesAt(i int) []map[int]record.Message {
 	var out []map[int]record.Message
 	for _, dv := range r.first[i] {
@@ -96,8 +83,9 @@ func (r *renamer) renamesAt(i int) []map[int]record.Message {
 	return out
 }
 
-// targets lists the values dv.value may be renamed to: smaller ones its
-// domain does not hold.
+// targets lists the values dv.value may be renamed to, smaller ones its
+// domain does not hold: the smallest free one (0, 1, ...; the empty
+// string), and half of it.
 func (r *renamer) targets(dv domainValue) []reflect.Value {
 	u, v, t := r.used[dv.domain], dv.value, dv.value.Type()
 	var out []reflect.Value
@@ -182,8 +170,7 @@ func forLeaves(v reflect.Value, path string, depth int, f func(domain string, v 
 }
 
 // renameLeaves returns a copy of v (path names it) in which every leaf of
-// domain equal to from is to; it sets *changed if one was. Parts it does
-// not copy are shared with v, as in shrinkValue's copies.
+// domain equal to from is to; it sets *changed if one was.
 func renameLeaves(v reflect.Value, path, domain string, from any, to reflect.Value, depth int, changed *bool) reflect.Value {
 	if depth > 4 || !v.IsValid() {
 		return v

@@ -8,29 +8,13 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The reorder stage escapes local minima of the removal stages. Every
-// earlier stage only removes events and keeps the order of the rest, so a
-// smaller execution that needs a different interleaving (which of two
-// candidates' votes arrives first, a member started later, a client
-// command where the removals had left an election) is out of their reach.
-// A move changes the best trace without making it smaller:
-//
-//   - swap: a delivery goes before the previous delivery to the same actor
-//     (deliveries to different actors commute, so only those are worth
-//     trying);
-//   - later / earlier: an external event moves to just after a later
-//     delivery, or to just before an earlier one;
-//   - re-insert: an external event of the input that the removals dropped
-//     (one of each kind, receiver and message type) comes back, at every
-//     position.
-//
-// The moved plan is checked with type-fingerprint backtracks (the
-// deliveries after the move are wildcards), and from the trace it produces
-// a descent removes events one at a time while they go; the move is kept
-// only when the descent ends smaller than the best trace. Moves are tried
-// in a fixed order, each one's descent is a fixed sequence of checks, and
-// the first improving move in that order wins (as in the other stages), so
-// the result does not depend on the number of workers.
+// Moves reach what removals cannot: the removals keep the order of what
+// stays, so a smaller execution with another interleaving, route or target
+// is out of their reach. A move changes the best trace without making it
+// smaller; its plan (the deliveries after the change wildcards) is checked
+// with type-fingerprint backtracks, and a descent then removes events one
+// at a time while they go. The move is kept when the descent ends smaller
+// than the best trace.
 
 // reorderWith tries the moves that gen lists for the best trace, in order,
 // each with its descent; the first that ends smaller than the best trace
@@ -59,34 +43,45 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 // tryMove checks plan, then descends from its trace; it returns a trace
 // smaller than base, or nil, and the steps it ran.
 func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, int64, error) {
+	tr, steps, err := m.checkTFB(ctx, c, reorderSchedules, false, plan)
+	if err != nil || tr == nil {
+		return nil, steps, err
+	}
+	cur, more, err := m.moveDescent(ctx, c, tr)
+	steps += more
+	if err != nil || !smaller(cur, base) {
+		return nil, steps, err
+	}
+	return cur, steps, nil
+}
+
+// checkTFB checks plan on c with at most maxSched type-fingerprint
+// schedules (broad: backtracks on any message type), and returns its
+// trace, or nil, and the steps it ran.
+func (m *minimizer) checkTFB(ctx context.Context, c *dpor.Checker, maxSched int, broad bool, plan dpor.Plan) (*record.Trace, int64, error) {
+	c.SetMode(dpor.TFB)
+	c.SetMaxSchedules(maxSched)
+	c.SetBroad(broad)
+	r, err := c.Check(ctx, plan)
+	m.ran(c, r.Schedules)
+	return r.Trace, int64(r.Schedules) * int64(len(plan)), err
+}
+
+// moveDescent is the descent after a move: the removals of tr, checked
+// with reorderSchedules schedules, at most reorderDescentChecks checks.
+func (m *minimizer) moveDescent(ctx context.Context, c *dpor.Checker, tr *record.Trace) (*record.Trace, int64, error) {
 	c.SetMode(dpor.TFB)
 	c.SetMaxSchedules(reorderSchedules)
 	c.SetBroad(false)
-	r, err := c.Check(ctx, plan)
-	m.ran(c, r.Schedules)
-	steps := int64(r.Schedules) * int64(len(plan))
-	if err != nil || r.Trace == nil {
-		return nil, steps, err
-	}
 	fifo := m.fifo()
-	cur, more, err := m.descent(ctx, c, r.Trace, reorderDescentChecks, func(events []record.Event) [][]int {
+	return m.descent(ctx, c, tr, reorderDescentChecks, func(events []record.Event) [][]int {
 		return removals(events, fifo)
 	})
-	steps += more
-	if err != nil {
-		return nil, steps, err
-	}
-	if smaller(cur, base) {
-		return cur, steps, nil
-	}
-	return nil, steps, nil
 }
 
-// descent removes events from cur, one removal (a list of event indices)
-// from cands at a time, while that reproduces the violation, in at most
-// maxChecks checks, and returns the result and the steps it ran. It is
-// what follows a move of the reorder, retarget and insert stages: the
-// move's trace may no longer need events the old route did.
+// descent removes events from cur, one removal (event indices) from cands
+// at a time, while that reproduces the violation, in at most maxChecks
+// checks, and returns the result and the steps it ran.
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, maxChecks int, cands func([]record.Event) [][]int) (*record.Trace, int64, error) {
 	var steps int64
 	checks := 0
@@ -127,16 +122,7 @@ func removals(events []record.Event, fifo bool) [][]int {
 	out = append(out, externalUnits(events)...)
 	dels := deliveryIndices(events)
 	for k := len(dels) - 1; k >= 0; k-- {
-		i := dels[k]
-		drop := []int{i}
-		if e := events[i]; fifo && e.Timer == "" {
-			for j := i + 1; j < len(events); j++ {
-				if f := events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
-					drop = append(drop, j)
-				}
-			}
-		}
-		out = append(out, drop)
+		out = append(out, queueSuffix(events, dels[k], fifo))
 	}
 	return out
 }
@@ -268,5 +254,33 @@ func insertAt(x record.Event, at int) edit {
 			p = append(p, st)
 		}
 		return p
+	}
+}
+
+// rerouteEdits lists the reroute moves of events: every window of
+// consecutive deliveries left out (externals between them stay), shortest
+// first, from the end, the later deliveries free to take a message of
+// their type from another sender or to another receiver when nothing on
+// their own link matches (dpor.Step.Reroute).
+func rerouteEdits(events []record.Event) []edit {
+	dels := deliveryIndices(events)
+	if len(dels) > maxRerouteDeliveries {
+		return nil
+	}
+	var out []edit
+	for w := 1; w < len(dels); w++ {
+		for s := len(dels) - w; s >= 0; s-- {
+			drop := dels[s : s+w]
+			out = append(out, rerouted(drop))
+		}
+	}
+	return out
+}
+
+// rerouted drops the deliveries at the sorted indices drop; the deliveries
+// after the first dropped one are wildcards that may be rerouted.
+func rerouted(drop []int) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		return dropped(bp, drop, drop[0]+1, true)
 	}
 }

@@ -9,23 +9,13 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Retarget moves (the retarget stage runs the reorder stage's search,
-// reorder.go, led by them) escape a local minimum that neither removals nor
-// reorderings reach: an external event addressed to the wrong actor. A
-// fuzzed run sends its client commands to members at random; a command sent
-// to a follower reaches the leader only after the follower has learnt who
-// leads (an append from the leader) and forwarded it, so the removals keep
-// an extra vote, an append and a forwarding per command, where the same
-// command sent to the leader itself costs one delivery. Likewise a crash of
-// one member may be what the violation needs, but of another one. A
-// retarget move sends an external message to another actor (its delivery
-// follows it), or kills or restarts another actor; the deliveries after it
-// are wildcards, and the descent that follows every move removes what the
-// new target no longer needs.
+// The retarget pass tries moves (reorder.go) that give an event another
+// actor: the fuzzer chose the target of each external event and timer at
+// random, and a route through another actor may be shorter (a command
+// sent to the member that handles it rather than one that forwards it).
 
-// retargetEdits lists the retarget moves of events, in a fixed order:
-// every external send, kill and restart, in trace order, to every other
-// actor the trace starts, in the order of their starts.
+// retargetEdits lists the moves that address an external send, kill or
+// restart to another started actor, in trace order.
 func retargetEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit
@@ -72,19 +62,9 @@ func retarget(i int, to record.ActorID) edit {
 	}
 }
 
-// timerRetargetEdits lists the retarget moves of timer firings, in a fixed
-// order: every timer firing, in trace order, to every other actor the trace
-// starts, in the order of their starts.
-//
-// A timer firing is what starts a round of messages (Raft's election
-// timeout: a candidate's requests and the answers to them), and which actor
-// it fires at is as much the fuzzer's choice as the target of an external
-// event. When the removals keep a round started by the wrong actor (a
-// member that must then reject the messages it would otherwise accept, with
-// rejections that sit in FIFO queues ahead of later, needed messages), no
-// single removal undoes it: every message of the round is needed by the
-// rest. The move swaps the roles of the two actors in the timer's causal
-// cone.
+// timerRetargetEdits lists the moves that fire a timer at another started
+// actor, the two actors trading places in the timer's causal cone, in
+// trace order.
 func timerRetargetEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit
@@ -101,10 +81,9 @@ func timerRetargetEdits(events []record.Event) []edit {
 	return out
 }
 
-// retarget runs the retarget pass: the reorder search (reorder.go) over
-// the retarget moves of external events, the reorder moves, the retarget
-// moves of timers, the handover moves, then the redirect moves, in that order; after a move improves, the moves of
-// the new best trace are all tried.
+// retarget runs the retarget pass: reorderWith over the retargets of
+// external events, the reorder moves, the retargets of timers, the
+// handovers and the redirects, in that order.
 func (m *minimizer) retarget(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
@@ -115,14 +94,10 @@ func (m *minimizer) retarget(ctx context.Context) error {
 	})
 }
 
-// redirectEdits lists the redirect moves of events, in a fixed order:
-// every delivery, in trace order, to every other actor the trace starts.
-// A redirect delivers a message of the same type from the same sender to
-// another receiver instead (one the sender also sent), and lets every
-// later delivery that finds nothing on its own link take a message of its
-// type to the same receiver from another sender, or from the same sender
-// to another receiver (dpor.Step.Reroute): the round moves to another
-// member of a quorum, and the descent removes what that made unnecessary.
+// redirectEdits lists the moves that deliver a message of the same type
+// from the same sender to another started actor instead, in trace order;
+// the later deliveries may be rerouted (dpor.Step.Reroute): a round moves
+// to another member of a quorum.
 func redirectEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit

@@ -9,27 +9,19 @@ import (
 	"github.com/demi-project/demi/rounds"
 )
 
-// The round-form pass is the last stage of the full pipeline. It makes the
-// minimized trace itself read like a lossy synchronous execution (paper
-// 000): rounds in lockstep, every delivery of round r (in the order of its
-// phases) before any of round r+1. It works only on systems whose
-// messages carry a round (record.Rounded), and in three steps, each
-// candidate checked like the reorder stage's moves (TFB, a few schedules)
-// and kept only when it reproduces the same violation:
+// roundForm runs the round-form pass: for a system whose messages carry a
+// round (record.Rounded) it makes the trace read like a lossy synchronous
+// execution, rounds in lockstep, in three steps, each candidate checked
+// with a few TFB schedules:
 //
 //  1. whole rounds, then whole phases, are removed (kept when smaller);
-//  2. each late delivery (the receiver had moved on to a later round) is
-//     dropped, the message then lost, which the protocol ignores anyway
-//     (kept when smaller);
-//  3. each delivery out of lockstep order is moved earlier, just before
-//     the first delivery of a later round or phase after the event that
-//     sent it (kept when the trace is no larger and fewer of its
-//     deliveries are out of round form).
+//  2. each late delivery (its receiver had moved on) is dropped, the
+//     message lost (kept when smaller);
+//  3. each delivery out of lockstep order moves just before the first
+//     delivery of a later round or phase after its send (kept when no
+//     larger and fewer deliveries are out of round form).
 //
-// The pass never makes a trace larger. What it cannot put in round form
-// stays, and rounds.Totals reports it as the asynchronous residue.
-
-// roundForm runs the round-form pass on the best trace.
+// What stays out of round form is what rounds.Totals calls the residue.
 func (m *minimizer) roundForm(ctx context.Context) error {
 	lay, err := rounds.Build(ctx, m.sys, m.snapshotBest())
 	if err != nil || !lay.Rounded {
@@ -40,7 +32,7 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 			drops := step(base, lay)
 			bp := dpor.FromEvents(m.fp, base.Events)
 			_, tr, err := m.firstTrace(ctx, len(drops), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-				r, steps, err := m.checkPlan(ctx, c, removal(drops[i], -1)(c.Fingerprinter(), bp))
+				r, steps, err := m.checkTFB(ctx, c, roundFormSchedules, false, removal(drops[i], -1)(c.Fingerprinter(), bp))
 				if err != nil || r == nil || !smaller(r, base) {
 					return nil, steps, err
 				}
@@ -55,7 +47,7 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 		moves := lockstepMoves(base, lay)
 		residue := lay.Totals().Residue
 		_, tr, err := m.firstTrace(ctx, len(moves), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-			r, steps, err := m.checkPlan(ctx, c, dpor.FromEvents(c.Fingerprinter(), moves[i]))
+			r, steps, err := m.checkTFB(ctx, c, roundFormSchedules, false, dpor.FromEvents(c.Fingerprinter(), moves[i]))
 			if err != nil || r == nil || smaller(base, r) {
 				return nil, steps, err
 			}
@@ -83,17 +75,6 @@ func (m *minimizer) untilNoGain(ctx context.Context, step func(*record.Trace, *r
 		}
 	}
 	return ctx.Err()
-}
-
-// checkPlan checks one candidate of the pass and returns its trace, or
-// nil, and the steps it ran.
-func (m *minimizer) checkPlan(ctx context.Context, c *dpor.Checker, plan dpor.Plan) (*record.Trace, int64, error) {
-	c.SetMode(dpor.TFB)
-	c.SetMaxSchedules(roundFormSchedules)
-	c.SetBroad(false)
-	r, err := c.Check(ctx, plan)
-	m.ran(c, r.Schedules)
-	return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 }
 
 // adopt makes tr the best trace unless it is larger; it reports whether it
@@ -134,20 +115,12 @@ func roundRemovals(_ *record.Trace, lay *rounds.Layout) [][]int {
 }
 
 // lateRemovals lists, for each late delivery, the indices to drop to lose
-// it (under FIFO with the later deliveries of its queue).
+// it (queueSuffix).
 func (m *minimizer) lateRemovals(base *record.Trace, lay *rounds.Layout) [][]int {
 	fifo := m.fifo()
 	var out [][]int
 	for _, d := range lay.Residue {
-		drop := []int{d.Step}
-		if e := base.Events[d.Step]; fifo {
-			for j := d.Step + 1; j < len(base.Events); j++ {
-				if f := base.Events[j]; f.Kind == record.Deliver && f.Timer == "" && f.From == e.From && f.To == e.To {
-					drop = append(drop, j)
-				}
-			}
-		}
-		out = append(out, drop)
+		out = append(out, queueSuffix(base.Events, d.Step, fifo))
 	}
 	return out
 }

@@ -11,16 +11,11 @@ import (
 )
 
 // shrinkContents shrinks the contents of external messages (the paper's
-// Observation #5). A message implementing record.Shrinkable loses one
-// component at a time; identical messages (same fingerprint, such as the
-// bootstrap message every member receives) lose the same component all
-// together, which keeps them consistent, and keep more than half of the
-// components of the largest such message in the input. Other messages are shrunk by
-// reflection: a slice loses an element, and the integers and strings are
-// renamed (rename.go): a value becomes smaller in every message that holds
-// it in the same field, and never equal to another value of that field, so
-// values that differed still differ (two commands stay two commands). The
-// deliveries of a changed message are matched with its new fingerprint.
+// Observation #5). A record.Shrinkable message loses one component at a
+// time; identical messages (one fingerprint, such as a configuration every
+// member receives) lose the same component together and keep more than
+// half of the input's components. Other messages lose slice elements by
+// reflection, and their integers and strings are renamed (rename.go).
 func (m *minimizer) shrinkContents(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, m.shrinkEdits)
 }
@@ -29,7 +24,7 @@ func (m *minimizer) shrinkContents(ctx context.Context) error {
 // group edits (groupEdits), then for every other message its variants and
 // the renames of the values it is the first to hold (renameEdits).
 func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
-	es, groups := m.groupEdits(base, false, false)
+	es, groups := m.groupEdits(base)
 	rn := newRenamer(base)
 	for i, e := range base.Events {
 		if e.Kind != record.Send || e.Msg == nil {
@@ -49,14 +44,11 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 }
 
 // groupEdits lists the edits that remove one component from every
-// external message of a group of identical Shrinkable ones (the same full
-// fingerprint, such as the Bootstrap every member receives), groups in
-// the order of their first message, components in componentOrder; a
-// group of one message is listed too unless several, and a component
-// whose removal stops naming an actor the violation names is left out
-// when keepNamed. It also returns the external messages' indices by full
+// external message of a group of identical Shrinkable ones (one full
+// fingerprint), groups in the order of their first message, components in
+// componentOrder. It also returns the external messages' indices by full
 // fingerprint.
-func (m *minimizer) groupEdits(base *record.Trace, several, keepNamed bool) ([]edit, map[uint64][]int) {
+func (m *minimizer) groupEdits(base *record.Trace) ([]edit, map[uint64][]int) {
 	var es []edit
 	groups := map[uint64][]int{}
 	var order []uint64
@@ -73,25 +65,16 @@ func (m *minimizer) groupEdits(base *record.Trace, several, keepNamed bool) ([]e
 	for _, f := range order {
 		g := groups[f]
 		sh, ok := base.Events[g[0]].Msg.(record.Shrinkable)
-		if !ok || several && len(g) < 2 {
+		if !ok {
 			continue
 		}
-		// A message sent to several actors (a configuration) shrinks
-		// only as a group, so the actors keep agreeing, and keeps more
-		// than half of the components it had in the input trace: a
-		// smaller configuration changes the quorum arithmetic the
-		// violation is about, and the same fingerprint would be
-		// reached by a degenerate cluster instead of the bug.
+		// A message sent to several actors keeps more than half of its
+		// input's components: a smaller configuration changes the quorum
+		// arithmetic the violation is about.
 		if len(g) > 1 && sh.Components()-1 <= m.minComponents(base.Events[g[0]].Msg) {
 			continue
 		}
-		var order []int
-		if keepNamed {
-			order, _ = m.componentSplit(base, sh)
-		} else {
-			order = m.componentOrder(base, sh)
-		}
-		for _, c := range order {
+		for _, c := range m.componentOrder(base, sh) {
 			repl := map[int]record.Message{}
 			for _, i := range g {
 				repl[i] = base.Events[i].Msg.(record.Shrinkable).WithoutComponent(c)
@@ -103,22 +86,10 @@ func (m *minimizer) groupEdits(base *record.Trace, several, keepNamed bool) ([]e
 }
 
 // componentOrder is the order in which the components of sh are tried for
-// removal: from the last to the first, except that a component whose
-// removal makes the message stop naming an actor the violation names in
-// its fingerprint or detail (a member of a configuration that is one of
-// the violating leaders, or holds the entry a leader lacks) comes after
-// the others. Removing that member first would keep the actor
-// running outside the configuration, with its own start and messages, where
-// removing another member drops everything of that member.
+// removal: from the last to the first, those whose removal stops the
+// message naming an actor the violation names after the others.
 func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []int {
-	first, last := m.componentSplit(base, sh)
-	return append(first, last...)
-}
-
-// componentSplit returns the components of sh from the last to the
-// first, split into those whose removal keeps naming every actor the
-// violation names (first) and the others (last); see componentOrder.
-func (m *minimizer) componentSplit(base *record.Trace, sh record.Shrinkable) (first, last []int) {
+	var first, last []int
 	named := m.namedMembers(base)
 	before := fmt.Sprint(sh)
 	for c := sh.Components() - 1; c >= 0; c-- {
@@ -135,7 +106,7 @@ func (m *minimizer) componentSplit(base *record.Trace, sh record.Shrinkable) (fi
 			first = append(first, c)
 		}
 	}
-	return first, last
+	return append(first, last...)
 }
 
 // namedMembers returns the members the violation of base names in its

@@ -9,30 +9,16 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// windowFirst is the initial stage's check on a long trace (a soak test, a
-// long fuzz campaign). A violation at the end of 100,000 deliveries is
-// almost always caused by the last few hundred; an exact replay of the
-// whole input costs a run of 100,000 events (tens of seconds, and memory
-// for a second copy of the trace), and so would every check of the stages
-// that follow. So before anything else, windowFirst tries the trace's
-// setup (its external events before the first delivery: starts, bootstrap
-// messages) followed by only its last events before the violation:
-// windows of 32, 64, 128, ... events, shortest first, each check costing a
-// run of its own length. A window starts, where it can, at a quiescent
-// point: no delivery inside it is of a message sent before it (timers
-// excepted, which a fresh run sets again), so the window's messages are
-// all its own. Deliveries are matched by type when their exact message
-// does not occur (wildcards): a fresh cluster is in an earlier term than
-// the original at that point. Windows go up to half the trace.
-//
-// The first window that reproduces the violation is returned: its own run
-// is the exact, replayable trace that proves the input's violation
-// reachable, so the input is not replayed in full, and the usual stages
-// work on a trace of a few dozen events. When none does (or budget, the
-// minimization's deadline, runs out first), windowFirst returns nil and
-// the input is replayed in full as usual. ctx is the caller's: when it is
-// cancelled windowFirst returns its error. Strategy nodiverge, whose
-// checks need the transitions of the whole input's run, has no window.
+// windowFirst is the initial check of a long trace (longTrace deliveries or
+// more), whose every full replay is expensive: it tries the trace's setup
+// (the external events before the first delivery) followed by only its
+// last events before the violation, in windows of 32, 64, 128, ... events
+// up to half the trace, each starting where it can at a quiescent point
+// (no message of the cut-off part in flight), deliveries wildcards. The
+// first window that reproduces is returned: its run is an exact trace of
+// the violation, and the input is never replayed in full. It returns nil
+// when none does or budget (the run's deadline) ends first; an error when
+// ctx is cancelled. Strategy nodiverge has no window.
 func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*record.Trace, error) {
 	if m.mode == dpor.NoDiverge || t.Header.Deliveries < longTrace {
 		return nil, nil
@@ -82,10 +68,9 @@ type windowCandidate struct {
 }
 
 // windowCandidates returns the windows to try, shortest first: for each
-// length 32, 64, ... up to half the trace, the window of at least that
-// length that ends with the violation's event v and starts at the latest
-// quiescent point that makes it long enough (or at exactly that length if
-// there is no quiescent point between it and the next shorter window).
+// length 32, 64, ... up to half the trace, the window ending with the
+// violation's event v that starts at the latest quiescent point making it
+// that long (else at exactly that length).
 func windowCandidates(events []record.Event, v int) []windowCandidate {
 	if v < 0 || v >= len(events) {
 		v = len(events) - 1
@@ -98,8 +83,7 @@ func windowCandidates(events []record.Event, v int) []windowCandidate {
 	if end-setup < 4*minWindow {
 		return nil
 	}
-	// The setup's own messages (bootstrap messages) must be delivered for
-	// the window to mean anything: their deliveries go with the setup.
+	// The setup's own messages' deliveries go with the setup.
 	var setupDeliveries []int
 	for j := setup; j < end; j++ {
 		if e := &events[j]; e.Kind == record.Deliver && e.Cause >= 0 && e.Cause < setup {
@@ -111,9 +95,8 @@ func windowCandidates(events []record.Event, v int) []windowCandidate {
 	prev := end
 	for n := minWindow; n <= (end-setup)/2; n *= 2 {
 		start := end - n
-		// The latest quiescent point at or before start, if it is after
-		// the previous (shorter) window's start… it always is: start
-		// decreases. Take it unless it reaches back past the next length.
+		// The latest quiescent point at or before start, unless it
+		// reaches back past the next length.
 		q := start
 		for q > setup && q > end-2*n && !quiet[q] {
 			q--
