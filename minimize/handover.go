@@ -19,8 +19,8 @@ import (
 //
 // handoverEdits lists the handover moves of events: for every timer firing
 // in trace order and every other started actor, the handover with every
-// such message (thin, then full; thin only when there is none: the full
-// form is the timer retarget), then with each one alone. Then, for every
+// such message (thin, then full; thin only when there is none), then with
+// each one alone. Then, for every
 // timer firing, every pair of other started actors trade their parts in
 // its round (full form).
 func handoverEdits(events []record.Event) []edit {
@@ -37,7 +37,7 @@ func handoverEdits(events []record.Event) []edit {
 			}
 			out = append(out, swapRound(i, sends, e.To, a, thinRound))
 			if len(sends) == 0 {
-				continue // the plain timer retarget is a move already
+				continue
 			}
 			out = append(out, swapRound(i, sends, e.To, a, fullRound))
 			if len(sends) > 1 {
@@ -81,9 +81,6 @@ const (
 	// thinRound: the same cones, with their deliveries from or to a third
 	// actor (neither x nor y) left out of the plan (left pending).
 	thinRound
-	// timerCone: the timer's causal cone with the timer firings it caused
-	// (a timer retarget, retarget.go).
-	timerCone
 )
 
 // swapRound makes x and y trade places as senders and receivers in the
@@ -107,7 +104,7 @@ func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 			if e.Kind != record.Deliver {
 				continue
 			}
-			if in[e.Cause] && (e.Timer == "" || form == timerCone) {
+			if in[e.Cause] && e.Timer == "" {
 				in[k] = true
 				e.From, e.To = swap(e.From), swap(e.To)
 				if form == thinRound && (e.From != record.External && e.From != x && e.From != y || e.To != x && e.To != y) {

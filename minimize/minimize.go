@@ -39,8 +39,6 @@
 //     event tried for removal once more.
 //   - gather (move; needs record.Symmetry): one actor's round takes a
 //     later external message of the type it handled (gather.go).
-//   - sink (move): an external message its receiver forwarded sent
-//     straight to the actor that handled it (sink.go).
 //   - retarget (move): external events, timers and messages addressed to
 //     other actors, deliveries swapped, external events moved and
 //     re-inserted (retarget.go, reorder.go).
@@ -100,11 +98,8 @@ func DefaultStepsFor(t *record.Trace) int64 {
 // Config controls a minimization.
 type Config struct {
 	Budget time.Duration // wall-clock budget, a hard outer cap (0 = DefaultBudget)
-	// Steps is the work budget in steps (0 = DefaultSteps): every stage
-	// gets a share of what remains, and a stage whose share is used up
-	// ends at a point that does not depend on time or on Workers, so the
-	// result depends only on the input and Steps unless Budget runs out
-	// first.
+	// Steps is the work budget in steps (0 = DefaultStepsFor): the result
+	// depends only on the input and Steps unless Budget runs out first.
 	Steps    int64
 	Strategy string         // "tfb" (default, full pipeline), "sts" (stop after STSSched/ddmin), "nodiverge"
 	Workers  int            // parallel candidate checks; 0 = runtime.NumCPU(), at most 4 per CPU; the result does not depend on it
@@ -120,8 +115,7 @@ type Config struct {
 	// (0 = 100).
 	TFBScale int
 	// fullChecks runs every check from the start and remembers none
-	// (cache.go): the results are the same, only slower. Tests and
-	// benchmarks compare the two.
+	// (cache.go): the same results, slower; tests compare the two.
 	fullChecks bool
 }
 
@@ -173,9 +167,7 @@ type Result struct {
 	Interrupted bool
 	// OutOfTime reports that the wall-clock budget (Config.Budget) ended
 	// the run before its step budget did: Trace is the best found in that
-	// time, and a faster or less loaded machine, or a larger budget, may
-	// find a smaller one. Without it the result depends only on the trace
-	// and the step budget.
+	// time, and a faster machine or a larger budget may find a smaller one.
 	OutOfTime bool
 }
 

@@ -93,9 +93,6 @@ var passTable = []pass{
 	{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false,
 		"gives one actor's round a later external message of the type it handled, another member started after it"},
 		(*minimizer).gathers, (*minimizer).gatherStage},
-	{PassInfo{StageSink, Move, "", 0.1, false,
-		"sends an external message that its receiver forwarded straight to the actor that handled it, where it arrived"},
-		(*minimizer).sinks, (*minimizer).sinkStage},
 	{PassInfo{StageRetarget, Move, "", 0.25, false,
 		"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
 		nil, (*minimizer).retarget},
@@ -252,10 +249,6 @@ func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
 
 func (m *minimizer) gathers(context.Context) bool {
 	return len(m.gatherEdits(m.snapshotBest().Events)) > 0
-}
-
-func (m *minimizer) sinks(context.Context) bool {
-	return len(sinkEdits(m.snapshotBest().Events)) > 0
 }
 
 func (m *minimizer) insertsPass(context.Context) bool { return m.inserts(m.snapshotBest()) }

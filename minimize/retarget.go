@@ -62,33 +62,13 @@ func retarget(i int, to record.ActorID) edit {
 	}
 }
 
-// timerRetargetEdits lists the moves that fire a timer at another started
-// actor, the two actors trading places in the timer's causal cone, in
-// trace order.
-func timerRetargetEdits(events []record.Event) []edit {
-	actors := startedActors(events)
-	var out []edit
-	for i, e := range events {
-		if e.Kind != record.Deliver || e.Timer == "" {
-			continue
-		}
-		for _, a := range actors {
-			if a != e.To {
-				out = append(out, swapRound(i, nil, e.To, a, timerCone)) // handover.go
-			}
-		}
-	}
-	return out
-}
-
 // retarget runs the retarget pass: reorderWith over the retargets of
-// external events, the reorder moves, the retargets of timers, the
-// handovers and the redirects, in that order.
+// external events, the reorder moves, the handovers (which also fire a
+// timer at another actor) and the redirects, in that order.
 func (m *minimizer) retarget(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
 		out = append(out, m.moves(base)...)
-		out = append(out, timerRetargetEdits(base.Events)...)
 		out = append(out, handoverEdits(base.Events)...) // handover.go
 		return append(out, redirectEdits(base.Events)...)
 	})

@@ -43,7 +43,7 @@ func TestRetargetEditsAddressExternalsToEveryOtherStartedActor(t *testing.T) {
 	assert.True(t, p[7].Wildcard)
 }
 
-func TestTimerRetargetEditsSwapTheActorsInTheTimersCone(t *testing.T) {
+func TestSwapRoundSwapsTheActorsInTheTimersCone(t *testing.T) {
 	ev := []record.Event{
 		record.StartEvent("a"), // 0
 		record.StartEvent("b"), // 1
@@ -54,9 +54,8 @@ func TestTimerRetargetEditsSwapTheActorsInTheTimersCone(t *testing.T) {
 		{Kind: record.Deliver, From: "c", To: "b", Cause: -1},             // 6: not in the cone
 		{Kind: record.Deliver, From: "b", To: "a", Cause: 4},              // 7: b answers a
 	}
-	edits := timerRetargetEdits(ev)
 	// The one timer firing goes to b, then c.
-	require.Len(t, edits, 2)
+	edits := []edit{swapRound(3, nil, "a", "b", fullRound), swapRound(3, nil, "a", "c", fullRound)}
 	bp := dpor.FromEvents(fingerprint.New(nil), ev)
 
 	p := edits[0](nil, bp)

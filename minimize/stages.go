@@ -21,7 +21,6 @@ const (
 	StageShrinkContents     = "shrink-contents"
 	StageOneAtATime         = "one-at-a-time"
 	StageGather             = "gather"
-	StageSink               = "sink"
 	StageRetarget           = "retarget"
 	StageInject             = "inject"
 	StageInsert             = "insert"
