@@ -142,9 +142,8 @@ type suffixSearch struct {
 	// replays: every state is replayed from the start, not forked (the
 	// system's actors cannot be copied).
 	replays bool
-	// final is the best trace's last event, the one that triggered its
-	// violation: the last step of a suffix is a copy of it (an external
-	// event) or a delivery of the same type to the same receiver.
+	// final is the best trace's last event: a suffix's last step is like
+	// it (endsLike, sameExternal).
 	final record.Event
 }
 
@@ -266,10 +265,10 @@ func (s *suffixSearch) next(parent *record.Sim, path []record.Event) (*record.Si
 	return c, nil
 }
 
-// step describes a step of the search for the commutation rule: the actor
-// it runs on (by member index; -1 for none), whether it is a delivery, the
-// largest message ID pending before it, the actors it sent messages to,
-// and, for an external event, its index in the alphabet (-1 otherwise).
+// step describes a step of the search for the commutation rule: its actor
+// (member index; -1 for none), whether it is a delivery, the largest
+// message ID pending before it, the members it sent to, and its index in
+// the alphabet (-1 for a delivery).
 type step struct {
 	actor    int
 	delivery bool
@@ -278,8 +277,7 @@ type step struct {
 	ext      int
 }
 
-// dropsFor reports whether external step x drops the messages to its
-// actor in flight: a kill or a restart.
+// dropsFor reports whether x is a kill or a restart.
 func (s *suffixSearch) dropsFor(x step) bool {
 	if x.delivery || x.ext < 0 {
 		return false

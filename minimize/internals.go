@@ -3,7 +3,6 @@ package minimize
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
@@ -65,24 +64,7 @@ func (m *minimizer) provenance(ctx context.Context) error {
 
 // mentions reports whether text names actor id as a whole word.
 func mentions(text, id string) bool {
-	for off := 0; ; {
-		i := strings.Index(text[off:], id)
-		if i < 0 {
-			return false
-		}
-		i += off
-		j := i + len(id)
-		before := i == 0 || !isWordByte(text[i-1])
-		after := j == len(text) || !isWordByte(text[j])
-		if before && after {
-			return true
-		}
-		off = i + 1
-	}
-}
-
-func isWordByte(b byte) bool {
-	return b == '_' || b == '-' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+	return len(record.NamedActors(text, []record.ActorID{record.ActorID(id)})) > 0
 }
 
 // edit turns the best trace's plan into a candidate plan.
