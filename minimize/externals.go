@@ -120,6 +120,16 @@ func startedActors(events []record.Event) []record.ActorID {
 	return out
 }
 
+// afterStarts returns the index of the first event after the leading
+// starts.
+func afterStarts(events []record.Event) int {
+	first := 0
+	for first < len(events) && events[first].Kind == record.Start {
+		first++
+	}
+	return first
+}
+
 func deliveryIndices(events []record.Event) []int {
 	var out []int
 	for i, e := range events {

@@ -123,10 +123,7 @@ func ownContents(offers, events []record.Event, p int) []record.Event {
 // event after the leading starts, then every timer firing and every
 // external event after it.
 func injectCuts(events []record.Event) []int {
-	first := 0
-	for first < len(events) && events[first].Kind == record.Start {
-		first++
-	}
+	first := afterStarts(events)
 	var out []int
 	for p := first; p < len(events); p++ {
 		if e := events[p]; p == first || e.Kind.IsExternal() || e.Timer != "" {

@@ -118,10 +118,7 @@ func insertable(dropped, events []record.Event) []record.Event {
 // insertCuts lists the cuts, from the last event back to the first event
 // after the leading starts.
 func insertCuts(events []record.Event) []int {
-	first := 0
-	for first < len(events) && events[first].Kind == record.Start {
-		first++
-	}
+	first := afterStarts(events)
 	var out []int
 	for p := len(events) - 1; p >= max(first, 1); p-- {
 		out = append(out, p)
