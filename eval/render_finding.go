@@ -66,9 +66,10 @@ func (m *md) finding(rep *Report) {
 	if len(f.Curves) > 0 {
 		m.p("### Abstract states covered")
 		m.p("")
-		m.p("The abstract states (`record.Abstraction`: a member's `AbstractState()` where it has one, as Raft's " +
-			"role, term, vote, votes, commit index and log terms; otherwise the scalar fields and collection sizes " +
-			"of its `Snapshot()`) that all runs so far reached, after every run from seed 1, replaying each run's " +
+		m.p("The abstract states (`record.Abstraction`: the system's `System.Abstract` where it has one, as Raft's " +
+			"multiset of each member's role, term and log relative to the others', vote and leader set-up; otherwise " +
+			"the members' `Snapshot()` fields, numbers and lengths as counters relative to the members' largest; " +
+			"docs/fuzz-modes.md) that all runs so far reached, after every run from seed 1, replaying each run's " +
 			"events; no bug is switched on.")
 		m.p("")
 		var names []string
