@@ -26,6 +26,9 @@ func passTable() string {
 		if p.Once {
 			once = " (once)"
 		}
+		if p.Whole {
+			once += " (whole scan: not stopped on stall)"
+		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %g | %s%s |\n", p.Name, p.Tier, needs, p.Share, p.Doc, once)
 	}
 	b.WriteString("| `final` | – | – | – | exact replay of the result; it must reproduce the violation before anything is written |\n")

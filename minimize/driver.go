@@ -151,7 +151,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	m.calls[name]++
-	m.callStart = done
+	m.callStart, m.whole = done, p.Whole
 	stage := name
 	if n := m.calls[name]; n > 1 {
 		stage = RoundStage(name, n)
@@ -195,10 +195,11 @@ func (m *minimizer) stallPoint() int64 {
 }
 
 // end is the step count at which the running pass must end: its limit,
-// or the stall point when earlier (not in the cleanup tier).
+// or the stall point when earlier (not in the cleanup tier nor a Whole
+// pass's call).
 func (m *minimizer) end() int64 {
 	e := m.limit.Load()
-	if !m.noStall {
+	if !m.noStall && !m.whole {
 		e = min(e, m.stallPoint())
 	}
 	if m.stallCap > 0 {

@@ -44,13 +44,34 @@ func (m *minimizer) injects(context.Context) bool { return len(m.sys.Externals) 
 
 // inject runs the inject pass once on the best trace: the first winning
 // move in order replaces it.
-func (m *minimizer) inject(ctx context.Context) error {
+func (m *minimizer) inject(ctx context.Context) error { return m.injectWith(ctx, injectMoves) }
+
+// addEvent runs the add-event pass once on the best trace: the moves that
+// leave nothing out, an offered event that sends no message (a
+// crash-restart dropping what was queued for a member) inserted before
+// any event after the leading starts, in trace order; a move is kept only
+// when the descent after it ends smaller.
+func (m *minimizer) addEvent(ctx context.Context) error {
+	return m.injectWith(ctx, func(events []record.Event, offers map[int][]record.Event) []injectMove {
+		var out []injectMove
+		for p := afterStarts(events); p < len(events); p++ {
+			for _, x := range offers[p] {
+				if x.Kind != record.Send {
+					out = append(out, injectMove{cut: p, until: p, at: p, offer: x})
+				}
+			}
+		}
+		return out
+	})
+}
+
+func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event, map[int][]record.Event) []injectMove) error {
 	base := m.snapshotBest()
 	offers, err := m.offers(ctx, base)
 	if err != nil {
 		return err
 	}
-	moves := injectMoves(base.Events, offers)
+	moves := movesOf(base.Events, offers)
 	bp := dpor.FromEvents(m.fp, base.Events)
 	_, tr, err := m.firstTrace(ctx, len(moves), injectChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
 		return m.tryInjection(ctx, c, base, moves[i].plan(c.Fingerprinter(), bp))
@@ -64,23 +85,26 @@ func (m *minimizer) inject(ctx context.Context) error {
 
 // offers replays base once and returns, for every cut position of base,
 // the events the system offers in the state before it, with the trace's
-// own contents for message types it sends. The replay counts as steps.
+// own contents for message types it sends, and for every other position
+// after the leading starts those that send no message (add-event's). The
+// replay counts as steps.
 func (m *minimizer) offers(ctx context.Context, base *record.Trace) (map[int][]record.Event, error) {
 	cuts := injectCuts(base.Events)
-	out := make(map[int][]record.Event, len(cuts))
+	out := make(map[int][]record.Event, len(base.Events))
 	d, err := record.NewDriver(base.Setup(m.sys), base.Events, record.Follow{})
 	if err != nil {
 		return nil, err
 	}
 	defer m.steps.Add(int64(len(base.Events)))
-	k := 0
+	first := afterStarts(base.Events)
 	for p := range base.Events {
-		if k < len(cuts) && cuts[k] == p {
-			k++
-			out[p] = ownContents(m.sys.Injections(d.Sim().View()), base.Events, p)
-		}
-		if k == len(cuts) {
-			break
+		if p >= first {
+			xs := m.sys.Injections(d.Sim().View())
+			if slices.Contains(cuts, p) {
+				out[p] = ownContents(xs, base.Events, p)
+			} else {
+				out[p] = slices.DeleteFunc(xs, func(x record.Event) bool { return x.Kind == record.Send })
+			}
 		}
 		if _, err := d.Next(ctx); err != nil {
 			if errors.Is(err, record.ErrScheduleEnd) {

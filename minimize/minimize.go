@@ -44,10 +44,17 @@
 //     re-inserted (retarget.go, reorder.go).
 //   - inject (move; needs record.System.Injections): an event the system's
 //     generators offer in place of a stretch of deliveries (inject.go).
+//   - add-event (move; needs record.System.Injections): an offered event
+//     that sends no message (a crash-restart) added before any event,
+//     with a descent after it (inject.go).
 //   - insert (search): a suffix replaced by the cheapest one a bounded
 //     exhaustive search finds, external events inserted (insert.go).
 //   - internals-first (search): a second start from the trace after
 //     provenance that removes internal events first (portfolio.go; once).
+//   - shrink-search (search; needs optimal.Forks): a group of identical
+//     external messages loses a component, and an exact search over forked
+//     runs finds the cheapest continuation of what the old schedule still
+//     does (shrinksearch.go).
 //   - round-form (cleanup; needs record.Rounded): the schedule rewritten
 //     into lockstep rounds where it still reproduces (roundform.go).
 //
@@ -228,6 +235,8 @@ type minimizer struct {
 	// callStart is the step count at which the running pass call
 	// started (driver.go).
 	callStart int64
+	// whole: the running call is a Whole pass's (not stopped on stall).
+	whole bool
 
 	// The driver's state (driver.go): calls and statistics per pass, the
 	// best trace each pass last left, the passes left out, the trace after

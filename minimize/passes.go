@@ -45,6 +45,10 @@ type PassInfo struct {
 	Share float64
 	// Once: the pass runs at most once per minimization.
 	Once bool
+	// Whole: a call may scan all its candidates, bounded by its share but
+	// not by the run's stall point (driver.go): an exact search, or moves
+	// that each need a descent, pays only late in its scan.
+	Whole bool
 	// Doc says in one sentence what the pass does.
 	Doc string
 }
@@ -62,53 +66,59 @@ type pass struct {
 // cost least first. It is the one place that names the passes, their
 // capabilities and their budgets.
 var passTable = []pass{
-	{PassInfo{StageProvenance, Removal, "", 0.05, true,
+	{PassInfo{StageProvenance, Removal, "", 0.05, true, false,
 		"drops deliveries outside the violation's causal past"},
 		nil, (*minimizer).provenance},
-	{PassInfo{StageRelabel, Removal, "record.Symmetry", 0.01, false,
+	{PassInfo{StageRelabel, Removal, "record.Symmetry", 0.01, false, false,
 		"cuts the trace where its run breaks the target's invariant with other actors, relabelled onto the target's"},
 		(*minimizer).relabels, (*minimizer).relabelPass},
-	{PassInfo{StageDdminExternals, Removal, "", 0.4, false,
+	{PassInfo{StageDdminExternals, Removal, "", 0.4, false, false,
 		"delta-debugs the external events: STSSched on the first call (the paper's STSSched column), then wildcards and type-fingerprint backtracks"},
 		nil, (*minimizer).ddminExternalsPass},
-	{PassInfo{StageDdminExternalsWild, Removal, "", 0.3, true,
+	{PassInfo{StageDdminExternalsWild, Removal, "", 0.3, true, false,
 		"delta-debugs the external events with every delivery a wildcard"},
 		nil, (*minimizer).ddminExternalsWild},
-	{PassInfo{StageClockClusters, Removal, "record.Clocked", 0.3, false,
+	{PassInfo{StageClockClusters, Removal, "record.Clocked", 0.3, false, false,
 		"removes whole clusters of deliveries that share a logical clock value"},
 		nil, (*minimizer).clockClusters},
-	{PassInfo{StageDdminInternals, Removal, "", 0.5, false,
+	{PassInfo{StageDdminInternals, Removal, "", 0.5, false, false,
 		"delta-debugs the deliveries, with wildcards and type-fingerprint backtracks"},
 		nil, (*minimizer).ddminInternals},
-	{PassInfo{StageFifoInternals, Removal, "", 0.2, false,
+	{PassInfo{StageFifoInternals, Removal, "", 0.2, false, false,
 		"leaves the last delivery of each sender-receiver queue pending, one at a time"},
 		nil, (*minimizer).fifoInternals},
-	{PassInfo{StageShrinkContents, Removal, "", 0.3, false,
+	{PassInfo{StageShrinkContents, Removal, "", 0.3, false, false,
 		"shrinks the contents of external messages"},
 		nil, (*minimizer).shrinkContents},
-	{PassInfo{StageOneAtATime, Removal, "", 1, false,
+	{PassInfo{StageOneAtATime, Removal, "", 1, false, false,
 		"tries removing every causal cone, delivery and external event once more"},
 		nil, (*minimizer).oneAtATime},
 
-	{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false,
+	{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
 		"gives one actor's round a later external message of the type it handled, another member started after it"},
 		(*minimizer).gathers, (*minimizer).gatherStage},
-	{PassInfo{StageRetarget, Move, "", 0.25, false,
+	{PassInfo{StageRetarget, Move, "", 0.25, false, false,
 		"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
 		nil, (*minimizer).retarget},
-	{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false,
+	{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 		"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
 		(*minimizer).injects, (*minimizer).inject},
+	{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
+		"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
+		(*minimizer).injects, (*minimizer).addEvent},
 
-	{PassInfo{StageInsert, Search, "", 0.1, false,
+	{PassInfo{StageInsert, Search, "", 0.1, false, false,
 		"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},
 		(*minimizer).insertsPass, (*minimizer).insert},
 
-	{PassInfo{StageInternalsFirst, Search, "", 0.5, true,
+	{PassInfo{StageInternalsFirst, Search, "", 0.5, true, false,
 		"a second start from the trace after provenance that removes internal events before external ones; its result replaces the best trace when smaller"},
 		nil, (*minimizer).internalsFirstPass},
+	{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
+		"removes a component from a group of identical external messages and searches exactly for the cheapest continuation of the prefix the old schedule still follows"},
+		(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
 
-	{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false,
+	{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
 		"rewrites the schedule into lockstep rounds where it still reproduces the violation"},
 		nil, (*minimizer).roundForm},
 }

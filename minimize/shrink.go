@@ -24,7 +24,7 @@ func (m *minimizer) shrinkContents(ctx context.Context) error {
 // group edits (groupEdits), then for every other message its variants and
 // the renames of the values it is the first to hold (renameEdits).
 func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
-	es, groups := m.groupEdits(base)
+	es, groups := m.groupEdits(base, false)
 	rn := newRenamer(base)
 	for i, e := range base.Events {
 		if e.Kind != record.Send || e.Msg == nil {
@@ -46,9 +46,9 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 // groupEdits lists the edits that remove one component from every
 // external message of a group of identical Shrinkable ones (one full
 // fingerprint), groups in the order of their first message, components in
-// componentOrder. It also returns the external messages' indices by full
-// fingerprint.
-func (m *minimizer) groupEdits(base *record.Trace) ([]edit, map[uint64][]int) {
+// componentOrder; groups of one message only unless several. It also
+// returns the external messages' indices by full fingerprint.
+func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[uint64][]int) {
 	var es []edit
 	groups := map[uint64][]int{}
 	var order []uint64
@@ -65,7 +65,7 @@ func (m *minimizer) groupEdits(base *record.Trace) ([]edit, map[uint64][]int) {
 	for _, f := range order {
 		g := groups[f]
 		sh, ok := base.Events[g[0]].Msg.(record.Shrinkable)
-		if !ok {
+		if !ok || several && len(g) < 2 {
 			continue
 		}
 		// A message sent to several actors keeps more than half of its

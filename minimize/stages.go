@@ -23,8 +23,10 @@ const (
 	StageGather             = "gather"
 	StageRetarget           = "retarget"
 	StageInject             = "inject"
+	StageAddEvent           = "add-event"
 	StageInsert             = "insert"
 	StageInternalsFirst     = "internals-first"
+	StageShrinkSearch       = "shrink-search"
 	StageRoundForm          = "round-form"
 
 	// StageFinal replays the result exactly; it must reproduce the

@@ -1,0 +1,145 @@
+package minimize
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/optimal"
+	"github.com/demi-project/demi/record"
+)
+
+// The shrink-search pass: a smaller configuration on another route. A
+// group edit (groupEdits: one component less in every message of a group
+// of identical external messages, such as a configuration every member
+// receives) changes the arithmetic of the run, so the old schedule, built
+// around the old configuration, often breaks early, and the checks of
+// shrink-contents, whose backtracks only reorder messages of one type, do
+// not find the other route.
+//
+// For every group edit the pass runs the edited plan while every delivery
+// finds its message (followed): the prefix the smaller configuration still
+// follows. From cuts of that prefix it asks for the cheapest continuation
+// that reproduces the violation with a total below the best trace's: an
+// exact search over forked runs (optimal.SearchFrom, every order of the
+// pending deliveries and subsets of the external events after the cut).
+// The searches of every edit and cut run cheapest allowed continuation
+// first, each capped at shrinkSearchStates distinct states, then four
+// times as many in each later round (shrinkSearchRounds in all) for those
+// that reached their cap. The first trace found becomes the best trace;
+// the removal tier then drops what the configuration no longer names.
+//
+// An exact search pays only at its end, so a call is bounded by its share
+// of the budget, not by the run's stall point (PassInfo.Whole). A forked
+// step costs about searchStepCost replayed events, so it counts
+// that many steps; a search's cap in states is at most what is left of the
+// call's share at searchStepsPerState steps a state, so a search ends near
+// the call's end. The searches run one after the other on one walker: the
+// result depends on the step budget alone.
+const (
+	shrinkSearchStates  = 1000
+	shrinkSearchRounds  = 3
+	searchStepCost      = 10
+	searchStepsPerState = 40
+)
+
+// shrinkSearches reports whether the pass applies: the best trace has an
+// edit of a group of several messages, and its runs fork.
+func (m *minimizer) shrinkSearches(ctx context.Context) bool {
+	best := m.snapshotBest()
+	es, _ := m.groupEdits(best, true)
+	return len(es) > 0 && optimal.Forks(ctx, m.sys, best) == nil
+}
+
+// shrinkSearch runs one call of the pass on the best trace.
+func (m *minimizer) shrinkSearch(ctx context.Context) error {
+	base := m.snapshotBest()
+	edits, _ := m.groupEdits(base, true)
+	bp := dpor.FromEvents(m.fp, base.Events)
+	type search struct {
+		pre        []record.Event
+		cut, bound int
+	}
+	var order []search
+	for _, e := range edits {
+		pre, err := m.followed(base, e(m.fp, bp))
+		if err != nil {
+			return fmt.Errorf("shrink search: %w", err)
+		}
+		first := 0
+		for first < len(pre) && pre[first].Kind.IsExternal() {
+			first++
+		}
+		for cut := len(pre); cut >= max(first, 1); cut-- {
+			if bound := total(base) - cut - 1; bound >= 1 {
+				order = append(order, search{pre, cut, bound})
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(a, b search) int { return a.bound - b.bound })
+	capped := make([]bool, len(order))
+	for i := range capped {
+		capped[i] = true
+	}
+	states := shrinkSearchStates
+	for round := 0; round < shrinkSearchRounds; round, states = round+1, states*4 {
+		for i, s := range order {
+			if !capped[i] {
+				continue
+			}
+			left := (m.end() - m.steps.Load()) / searchStepsPerState
+			if left <= 0 || ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t := &record.Trace{Header: base.Header, Events: s.pre[:s.cut]}
+			t.Recount()
+			res, err := optimal.SearchFrom(ctx, m.sys, t, s.cut, optimal.Config{
+				Subsets: true, TotalBound: s.bound, MaxStates: int(min(left, int64(states))), Workers: 1})
+			if err != nil {
+				return fmt.Errorf("shrink search: cut %d: %w", s.cut, err)
+			}
+			m.steps.Add(int64(res.Steps) * searchStepCost)
+			if res.Trace != nil && m.offer(res.Trace) {
+				return nil
+			}
+			capped[i] = !res.Exhausted
+		}
+	}
+	return nil
+}
+
+// followed runs plan p from the start while its events apply and every
+// delivery finds a pending message with its sender, receiver, timer and
+// full fingerprint, and returns the events it ran (up to a violation). Its
+// steps count.
+func (m *minimizer) followed(base *record.Trace, p dpor.Plan) ([]record.Event, error) {
+	sim, err := base.Setup(m.sys).NewSim()
+	if err != nil {
+		return nil, err
+	}
+	var buf []record.Pending
+	n := 0
+	defer func() { m.steps.Add(int64(n)) }()
+	for _, st := range p {
+		e := st.Event
+		n++
+		if e.Kind.IsExternal() {
+			if sim.Apply(e) != nil {
+				break
+			}
+		} else {
+			buf = sim.Enabled(buf[:0])
+			i := slices.IndexFunc(buf, func(pd record.Pending) bool {
+				return pd.From == e.From && pd.To == e.To && pd.Timer == e.Timer && m.fp.Of(pd.Msg).Full == st.FP.Full
+			})
+			if i < 0 || sim.Deliver(buf[i].ID) != nil {
+				break
+			}
+		}
+		if sim.Check() != nil {
+			break
+		}
+	}
+	return sim.Events(), nil
+}
