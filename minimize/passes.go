@@ -195,6 +195,14 @@ const (
 	// own: its check takes backtracks on any message type (dpor's Broad),
 	// at most injectSchedules schedules.
 	injectSchedules = 32
+	// shrink-search: searches capped at shrinkSearchStates distinct
+	// states, four times as many in each later round (shrinkSearchRounds
+	// in all); a forked step counts searchStepCost steps, a state's cap
+	// searchStepsPerState.
+	shrinkSearchStates  = 1000
+	shrinkSearchRounds  = 3
+	searchStepCost      = 10
+	searchStepsPerState = 40
 )
 
 // Passes returns the pass table's rows, in table order.

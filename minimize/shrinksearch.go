@@ -32,17 +32,11 @@ import (
 //
 // An exact search pays only at its end, so a call is bounded by its share
 // of the budget, not by the run's stall point (PassInfo.Whole). A forked
-// step costs about searchStepCost replayed events, so it counts
-// that many steps; a search's cap in states is at most what is left of the
-// call's share at searchStepsPerState steps a state, so a search ends near
-// the call's end. The searches run one after the other on one walker: the
+// step costs about searchStepCost replayed events, so it counts that many
+// steps; a search's cap in states is at most what is left of the call's
+// share at searchStepsPerState steps a state, so a search ends near the
+// call's end. The searches run one after the other on one walker: the
 // result depends on the step budget alone.
-const (
-	shrinkSearchStates  = 1000
-	shrinkSearchRounds  = 3
-	searchStepCost      = 10
-	searchStepsPerState = 40
-)
 
 // shrinkSearches reports whether the pass applies: the best trace has an
 // edit of a group of several messages, and its runs fork.
@@ -78,14 +72,11 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b search) int { return a.bound - b.bound })
-	capped := make([]bool, len(order))
-	for i := range capped {
-		capped[i] = true
-	}
+	exhausted := make([]bool, len(order))
 	states := shrinkSearchStates
 	for round := 0; round < shrinkSearchRounds; round, states = round+1, states*4 {
 		for i, s := range order {
-			if !capped[i] {
+			if exhausted[i] {
 				continue
 			}
 			left := (m.end() - m.steps.Load()) / searchStepsPerState
@@ -103,7 +94,7 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 			if res.Trace != nil && m.offer(res.Trace) {
 				return nil
 			}
-			capped[i] = !res.Exhausted
+			exhausted[i] = res.Exhausted
 		}
 	}
 	return nil
