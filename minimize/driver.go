@@ -35,6 +35,8 @@ import (
 // next look at the budget. Yet every pass still gets its call on the best
 // trace, of at least minCallSteps steps from its start: a stall does not
 // end the run, the fixpoint does (no pass makes the best trace smaller).
+// A Whole pass's call (PassInfo.Whole) ignores the stall point: bounded
+// by its share alone, it scans all its candidates.
 // With the stall point alone the passes that ran first used up the
 // allowance of those after them: on a fresh etcdraft trace clock clusters
 // used it before delta debugging of the deliveries had a call, on a
@@ -208,11 +210,11 @@ func (m *minimizer) end() int64 {
 	return e
 }
 
-// stallCapOf is the bound a fork of m inherits: m's stall point, since a
-// fork's own improvements (of a trace larger than m's best) do not move
-// it.
+// stallCapOf is the bound a fork of m inherits: m's stall point (none in
+// a Whole pass's call), since a fork's own improvements (of a trace larger
+// than m's best) do not move it.
 func (m *minimizer) stallCapOf() int64 {
-	if m.noStall {
+	if m.noStall || m.whole {
 		return m.stallCap
 	}
 	return m.stallPoint()

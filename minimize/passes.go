@@ -46,8 +46,8 @@ type PassInfo struct {
 	// Once: the pass runs at most once per minimization.
 	Once bool
 	// Whole: a call may scan all its candidates, bounded by its share but
-	// not by the run's stall point (driver.go): an exact search, or moves
-	// that each need a descent, pays only late in its scan.
+	// not by the run's stall point (driver.go): an exact search, a second
+	// start, moves that each need a descent pay only late in a call.
 	Whole bool
 	// Doc says in one sentence what the pass does.
 	Doc string
@@ -111,7 +111,7 @@ var passTable = []pass{
 		"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},
 		(*minimizer).insertsPass, (*minimizer).insert},
 
-	{PassInfo{StageInternalsFirst, Search, "", 0.5, true, false,
+	{PassInfo{StageInternalsFirst, Search, "", 0.1, true, true,
 		"a second start from the trace after provenance that removes internal events before external ones; its result replaces the best trace when smaller"},
 		nil, (*minimizer).internalsFirstPass},
 	{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
