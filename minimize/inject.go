@@ -74,7 +74,7 @@ func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event,
 	moves := movesOf(base.Events, offers)
 	bp := dpor.FromEvents(m.fp, base.Events)
 	_, tr, err := m.firstTrace(ctx, len(moves), injectChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-		return m.tryInjection(ctx, c, base, moves[i].plan(c.Fingerprinter(), bp))
+		return m.tryPlan(ctx, c, base, moves[i].plan(c.Fingerprinter(), bp), injectSchedules, true)
 	})
 	if err != nil || tr == nil {
 		return err
@@ -243,23 +243,4 @@ func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan
 		p = append(p, st)
 	}
 	return p
-}
-
-// tryInjection checks plan, with backtracks on any message type, and
-// returns a trace smaller than base (after a descent when needed), or nil,
-// and the steps it ran.
-func (m *minimizer) tryInjection(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, int64, error) {
-	tr, steps, err := m.checkTFB(ctx, c, injectSchedules, true, plan)
-	if err != nil || tr == nil {
-		return nil, steps, err
-	}
-	if smaller(tr, base) {
-		return tr, steps, nil
-	}
-	cur, more, err := m.moveDescent(ctx, c, tr)
-	steps += more
-	if err != nil || !smaller(cur, base) {
-		return nil, steps, err
-	}
-	return cur, steps, nil
 }

@@ -40,12 +40,24 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 	}
 }
 
-// tryMove checks plan, then descends from its trace; it returns a trace
-// smaller than base, or nil, and the steps it ran.
+// tryMove checks a move's plan, then descends from its trace; it returns a
+// trace smaller than base, or nil, and the steps it ran.
 func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, int64, error) {
-	tr, steps, err := m.checkTFB(ctx, c, reorderSchedules, false, plan)
+	return m.tryPlan(ctx, c, base, plan, reorderSchedules, false)
+}
+
+// tryPlan checks plan with at most maxSched type-fingerprint schedules;
+// broad takes backtracks on any message type, and keeps a checked trace
+// that is already smaller than base without a descent. Otherwise it
+// descends from the checked trace. It returns a trace smaller than base,
+// or nil, and the steps it ran.
+func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, maxSched int, broad bool) (*record.Trace, int64, error) {
+	tr, steps, err := m.checkTFB(ctx, c, maxSched, broad, plan)
 	if err != nil || tr == nil {
 		return nil, steps, err
+	}
+	if broad && smaller(tr, base) {
+		return tr, steps, nil
 	}
 	cur, more, err := m.moveDescent(ctx, c, tr)
 	steps += more
