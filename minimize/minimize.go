@@ -41,7 +41,7 @@
 //     later external message of the type it handled (gather.go).
 //   - retarget (move): external events, timers and messages addressed to
 //     other actors, deliveries swapped, external events moved and
-//     re-inserted, later timer firings hastened (retarget.go, reorder.go).
+//     re-inserted (retarget.go, reorder.go).
 //   - inject (move; needs record.System.Injections): an event the system's
 //     generators offer in place of a stretch of deliveries (inject.go).
 //   - add-event (move; needs record.System.Injections): an offered event

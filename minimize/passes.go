@@ -98,7 +98,7 @@ var passTable = []pass{
 		"gives one actor's round a later external message of the type it handled, another member started after it"},
 		(*minimizer).gathers, (*minimizer).gatherStage},
 	{PassInfo{StageRetarget, Move, "", 0.25, false, false,
-		"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, fires later timers earlier, each move followed by a descent"},
+		"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
 		nil, (*minimizer).retarget},
 	{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 		"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},

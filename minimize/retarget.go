@@ -64,66 +64,14 @@ func retarget(i int, to record.ActorID) edit {
 
 // retarget runs the retarget pass: reorderWith over the retargets of
 // external events, the reorder moves, the handovers (which also fire a
-// timer at another actor), the redirects and the hasten moves, in that
-// order.
+// timer at another actor) and the redirects, in that order.
 func (m *minimizer) retarget(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
 		out = append(out, m.moves(base)...)
 		out = append(out, handoverEdits(base.Events)...) // handover.go
-		out = append(out, redirectEdits(base.Events)...)
-		return append(out, hastenEdits(base.Events)...)
+		return append(out, redirectEdits(base.Events)...)
 	})
-}
-
-// hastenEdits lists the hasten moves of events, one per cut from the last
-// event back, where the move changes the order: every timer firing after
-// the cut moves to the cut, in order, then the deliveries those firings
-// caused directly, then the rest; the deliveries from the cut on are
-// wildcards. Rounds that the old route ran one after the other, each
-// waiting for the one before, start together, and the descent removes
-// what the earlier rounds made unnecessary.
-func hastenEdits(events []record.Event) []edit {
-	var out []edit
-	for at := len(events) - 1; at > 0; at-- {
-		if hastenOrder(events, at) != nil {
-			out = append(out, func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-				p := append(make(dpor.Plan, 0, len(bp)), bp[:at]...)
-				for _, i := range hastenOrder(bp.Events(), at) {
-					st := bp[i]
-					st.Wildcard = !st.Event.Kind.IsExternal()
-					p = append(p, st)
-				}
-				return p
-			})
-		}
-	}
-	return out
-}
-
-// hastenOrder returns the order of events[at:] under the hasten move at
-// at (indices into events), or nil when it is the trace's own order.
-func hastenOrder(events []record.Event, at int) []int {
-	timer := map[int]bool{}
-	var timers, caused, rest []int
-	for i := at; i < len(events); i++ {
-		switch e := events[i]; {
-		case e.Kind == record.Deliver && e.Timer != "":
-			timer[i] = true
-			timers = append(timers, i)
-		case e.Kind == record.Deliver && timer[e.Cause]:
-			caused = append(caused, i)
-		default:
-			rest = append(rest, i)
-		}
-	}
-	order := append(append(timers, caused...), rest...)
-	for k, i := range order {
-		if i != at+k {
-			return order
-		}
-	}
-	return nil
 }
 
 // redirectEdits lists the moves that deliver a message of the same type
