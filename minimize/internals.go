@@ -340,33 +340,12 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 				}
 			}
 		}
-		// Pairs: two units only needed together, then a timer firing with
-		// a unit or another timer firing (two clock advances, either one
-		// alone leaving its actor a step ahead of the other).
-		var timers [][]int
-		for _, i := range deliveryIndices(base.Events) {
-			if base.Events[i].Timer != "" {
-				timers = append(timers, []int{i})
-			}
-		}
-		pair := func(x, y []int) {
-			drop := union(x, y)
-			es = append(es, removal(drop, drop[0]))
-		}
+		// Pairs: two events only needed together.
 		if len(units) <= maxPairUnits {
 			for a := range units {
 				for b := a + 1; b < len(units); b++ {
-					pair(units[a], units[b])
-				}
-			}
-		}
-		if len(units)+len(timers) <= maxPairUnits {
-			for c := range timers {
-				for _, u := range units {
-					pair(u, timers[c])
-				}
-				for d := c + 1; d < len(timers); d++ {
-					pair(timers[c], timers[d])
+					drop := union(units[a], units[b])
+					es = append(es, removal(drop, drop[0]))
 				}
 			}
 		}
