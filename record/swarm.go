@@ -35,6 +35,15 @@ type SwarmSpec struct {
 	// TimerProb is the range the chance a delivery fires a timer is drawn
 	// from, log-uniformly (both bounds inclusive, above 0, at most 1).
 	TimerProb [2]float64
+	// TimerMembers, when set, is the cluster size TimerProb is declared
+	// for: a run of n members (System.Members) draws from TimerProb
+	// scaled by (TimerMembers-1)/(n-1) (capped at 1). A round of messages
+	// (a leader's to the others and their replies) takes 2(n-1)
+	// deliveries, so a timer that fires with the same chance per delivery
+	// fires more often per round in a larger cluster, and elections crowd
+	// out everything else; the scaled range keeps the timers' pace per
+	// round as the system was tuned for.
+	TimerMembers int
 	// Externals, when set, is the range the number of random external
 	// events of a run (FuzzConfig.MaxExternals) is drawn from, uniformly;
 	// zero: the configuration's.
@@ -74,6 +83,9 @@ func (sp *SwarmSpec) Check(sys *System) error {
 	lo, hi := sp.TimerProb[0], sp.TimerProb[1]
 	if !(lo > 0 && lo <= hi && hi <= 1) {
 		return fmt.Errorf("system %s: swarm timer probability range [%v, %v]: want 0 < low <= high <= 1", sys.Name, lo, hi)
+	}
+	if sp.TimerMembers < 0 {
+		return fmt.Errorf("system %s: swarm timer members %d: want 0 (none) or more", sys.Name, sp.TimerMembers)
 	}
 	if lo, hi := sp.Externals[0], sp.Externals[1]; lo < 0 || lo > hi {
 		return fmt.Errorf("system %s: swarm externals range [%d, %d]: want 0 <= low <= high", sys.Name, lo, hi)
@@ -116,6 +128,16 @@ func newSwarmCampaign(sys *System, opts Options, cfg FuzzConfig) (*swarmCampaign
 	}
 	if err := spec.Check(sys); err != nil {
 		return nil, err
+	}
+	if spec.TimerMembers > 0 && sys.Members != nil {
+		o, err := sys.Resolve(opts)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(sys.Members(o)); n > 1 && spec.TimerMembers > 1 && n != spec.TimerMembers {
+			f := float64(spec.TimerMembers-1) / float64(n-1)
+			spec.TimerProb = [2]float64{min(spec.TimerProb[0]*f, 1), min(spec.TimerProb[1]*f, 1)}
+		}
 	}
 	return &swarmCampaign{sys: sys, opts: opts, cfg: cfg, spec: spec}, nil
 }

@@ -133,6 +133,34 @@ func TestSwarmDefaultSwitchesGenerators(t *testing.T) {
 	assert.Positive(t, off)
 }
 
+// TestSwarmTimerScalesWithMembers: Raft declares its timer range for four
+// members; with nine, every run draws from the range scaled by 3/8 (a
+// round of messages takes 8/3 the deliveries), with four from the range
+// itself.
+func TestSwarmTimerScalesWithMembers(t *testing.T) {
+	sys := raft.System()
+	draws := func(members string) []float64 {
+		camp, err := record.Swarm.Campaign(sys, record.Options{raft.OptMembers: members}, record.SearchConfig{FuzzConfig: record.FuzzConfig{MaxSteps: 20}})
+		require.NoError(t, err)
+		var out []float64
+		for seed := uint64(1); seed <= 40; seed++ {
+			r, err := camp.Run(context.Background(), seed, nil)
+			require.NoError(t, err)
+			out = append(out, r.Config.TimerProb)
+		}
+		return out
+	}
+	four, nine := draws("4"), draws("9")
+	for i := range four {
+		assert.InDelta(t, four[i]*3/8, nine[i], four[i]*0.01, "seed %d", i+1)
+		assert.GreaterOrEqual(t, four[i], 0.02)
+		assert.LessOrEqual(t, four[i], 0.3)
+	}
+	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.01, 0.1}, TimerMembers: -1}
+	_, err := record.Swarm.Campaign(sys, nil, record.SearchConfig{})
+	assert.ErrorContains(t, err, "timer members")
+}
+
 func TestSwarmSpecChecked(t *testing.T) {
 	sys := raft.System()
 	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.1, 0.01}}

@@ -206,7 +206,9 @@ func System() *record.System {
 // rate, and the timer probability. Client commands are left out of half
 // the runs, as swarm testing would: they suppress bugs such as
 // raft-vote-volatile, which only runs without them found (see
-// docs/fuzz-modes.md).
+// docs/fuzz-modes.md). The timer range is for the default four members
+// and scales with the cluster size (record.SwarmSpec.TimerMembers): a
+// round of messages takes twice the deliveries with twice the members.
 func swarm() *record.SwarmSpec {
 	return &record.SwarmSpec{
 		Options: []record.SwarmOption{
@@ -216,6 +218,7 @@ func swarm() *record.SwarmSpec {
 			{Name: OptPartitionWeight, Off: 0.7, Min: 1, Max: 5},
 		},
 		TimerProb:    [2]float64{0.02, 0.3},
+		TimerMembers: 4, // the default cluster size
 		Externals:    [2]int{100, 400},
 		ExternalProb: [2]float64{0.05, 0.3},
 	}
