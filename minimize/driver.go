@@ -12,7 +12,12 @@ import (
 // Provenance runs first. Then:
 //
 //  1. the removal tier runs to a fixpoint: its passes in turn, again and
-//     again while one of them makes the best trace smaller;
+//     again while one of them makes the best trace smaller; on the first
+//     fixpoint the search passes that run once (a second start from the
+//     trace after provenance) run, and the removals again after a success:
+//     a second start does not depend on the best trace, and run here its
+//     work comes before the moves' improvements rather than after the
+//     result is final;
 //  2. the move tier's passes run in turn until one makes the best trace
 //     smaller; then the driver goes back to the removals;
 //  3. when no move helps, the search tier's passes run the same way.
@@ -54,9 +59,14 @@ func (m *minimizer) drive(ctx context.Context) error {
 		_, err := m.call(ctx, StageDdminExternals)
 		return err
 	}
-	for {
+	for first := true; ; first = false {
 		if err := m.removals(ctx); err != nil {
 			return err
+		}
+		if first {
+			if err := m.secondStarts(ctx); err != nil {
+				return err
+			}
 		}
 		improved, err := m.untilSuccess(ctx, Move)
 		if err != nil {
@@ -90,6 +100,27 @@ func (m *minimizer) removals(ctx context.Context) error {
 				return err
 			}
 			again = again || ok
+		}
+	}
+	return nil
+}
+
+// secondStarts calls the search passes that run once (a second start from
+// the trace after provenance) on the removal tier's first fixpoint, and
+// the removal tier again after one that made the best trace smaller.
+func (m *minimizer) secondStarts(ctx context.Context) error {
+	for _, p := range m.order(Search) {
+		if !lookupPass(p).Once {
+			continue
+		}
+		ok, err := m.call(ctx, p)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := m.removals(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

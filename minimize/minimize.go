@@ -50,7 +50,8 @@
 //   - insert (search): a suffix replaced by the cheapest one a bounded
 //     exhaustive search finds, external events inserted (insert.go).
 //   - internals-first (search): a second start from the trace after
-//     provenance that removes internal events first (portfolio.go; once).
+//     provenance that removes internal events first (portfolio.go; once,
+//     on the removal tier's first fixpoint).
 //   - shrink-search (search; needs optimal.Forks): a group of identical
 //     external messages loses a component, and an exact search over forked
 //     runs finds the cheapest continuation of what the old schedule still
