@@ -14,50 +14,34 @@
 // moves until one helps, then the searches until one helps, and goes back
 // to the removals after any success; within a tier, passes run in the
 // order of their measured gain, ties in table order. A pass is not called
-// again on a trace it left unchanged. The passes, in table order:
+// again on a trace it left unchanged. The passes, in table order (passes.go
+// says what each does; docs/minimization.md how and why):
 //
-//   - provenance (removal): drops deliveries outside the violation's
-//     causal past (once).
-//   - relabel (removal; needs record.Symmetry): cuts the trace where its
-//     run breaks the target's invariant with other actors, relabelled.
-//   - ddmin-externals (removal): delta debugging over the external events
-//     (a partition travels with its heal, a wait marker with the event
-//     before it); the first call with the single STSSched schedule (the
-//     paper's column; strategy "sts" stops after it), later calls with
-//     wildcards and type-fingerprint backtracks.
-//   - ddmin-externals-wild (removal): the same with every delivery a
-//     wildcard (once).
-//   - clock-clusters (removal; needs record.Clocked): removes clusters of
-//     deliveries that share a logical clock value, with their timers.
-//   - ddmin-internals (removal): delta debugging over the deliveries,
-//     wildcarded, with type-fingerprint backtracks (package dpor).
-//   - fifo-internals (removal): leaves the last delivery of each queue
-//     pending, one at a time.
-//   - shrink-contents (removal): external messages lose components
-//     (record.Shrinkable) or slice elements, and their values are renamed.
-//   - one-at-a-time (removal): every causal cone, delivery and external
-//     event tried for removal once more.
-//   - gather (move; needs record.Symmetry): one actor's round takes a
-//     later external message of the type it handled (gather.go).
-//   - retarget (move): external events, timers and messages addressed to
-//     other actors, deliveries swapped, external events moved and
-//     re-inserted (retarget.go, reorder.go).
-//   - inject (move; needs record.System.Injections): an event the system's
-//     generators offer in place of a stretch of deliveries (inject.go).
+//   - provenance (removal): deliveries outside the violation's causal past.
+//   - relabel (removal; needs record.Symmetry): another pair's violation,
+//     relabelled onto the target's.
+//   - ddmin-externals (removal): delta debugging over the external events,
+//     the first call with the paper's one STSSched schedule (strategy sts
+//     stops after it), later calls with wildcards and backtracks.
+//   - ddmin-externals-wild (removal): the same, every delivery a wildcard.
+//   - clock-clusters (removal; needs record.Clocked): deliveries that
+//     share a logical clock value.
+//   - ddmin-internals (removal): delta debugging over the deliveries.
+//   - fifo-internals (removal): the last delivery of each queue.
+//   - shrink-contents (removal): components of external messages.
+//   - one-at-a-time (removal): every causal cone, delivery and external.
+//   - gather (move; needs record.Symmetry): a round takes a later message.
+//   - retarget (move): events addressed, ordered and placed otherwise.
+//   - inject (move; needs record.System.Injections): an offered external
+//     event in place of a stretch of deliveries.
 //   - add-event (move; needs record.System.Injections): an offered event
-//     that sends no message (a crash-restart) added before any event,
-//     with a descent after it (inject.go).
-//   - insert (search): a suffix replaced by the cheapest one a bounded
-//     exhaustive search finds, external events inserted (insert.go).
-//   - internals-first (search): a second start from the trace after
-//     provenance that removes internal events first (portfolio.go; once,
-//     on the removal tier's first fixpoint).
-//   - shrink-search (search; needs optimal.Forks): a group of identical
-//     external messages loses a component, and an exact search over forked
-//     runs finds the cheapest continuation of what the old schedule still
-//     does (shrinksearch.go).
-//   - round-form (cleanup; needs record.Rounded): the schedule rewritten
-//     into lockstep rounds where it still reproduces (roundform.go).
+//     that sends no message.
+//   - insert (search): a suffix replaced by an exhaustive search's.
+//   - internals-first (search): a second start, internal events first
+//     (once, on the removal tier's first fixpoint).
+//   - shrink-search (search; needs optimal.Forks): a smaller
+//     configuration and an exact search for its continuation.
+//   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Every move is checked and followed by a descent that removes what the
 // new route no longer needs, and kept only when that ends smaller. Every
