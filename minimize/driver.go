@@ -200,7 +200,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 // NoDiverge) runs the removals only, since the other passes build
 // schedules outside the checks, which would diverge.
 func (m *minimizer) modeRuns(p *pass) bool {
-	return m.mode != dpor.NoDiverge || p.Tier == Removal && p.Name != StageRelabel
+	return m.mode != dpor.NoDiverge || p.Tier == Removal
 }
 
 // budgetEnd is the step count at which the running tier must end: the

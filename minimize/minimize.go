@@ -18,8 +18,6 @@
 // says what each does; docs/minimization.md how and why):
 //
 //   - provenance (removal): deliveries outside the violation's causal past.
-//   - relabel (removal; needs record.Symmetry): another pair's violation,
-//     relabelled onto the target's.
 //   - ddmin-externals (removal): delta debugging over the external events,
 //     the first call with the paper's one STSSched schedule (strategy sts
 //     stops after it), later calls with wildcards and backtracks.

@@ -69,9 +69,6 @@ var passTable = []pass{
 	{PassInfo{StageProvenance, Removal, "", 0.05, true, false,
 		"drops deliveries outside the violation's causal past"},
 		nil, (*minimizer).provenance},
-	{PassInfo{StageRelabel, Removal, "record.Symmetry", 0.01, false, false,
-		"cuts the trace where its run breaks the target's invariant with other actors, relabelled onto the target's"},
-		(*minimizer).relabels, (*minimizer).relabelPass},
 	{PassInfo{StageDdminExternals, Removal, "", 0.4, false, false,
 		"delta-debugs the external events: STSSched on the first call (the paper's STSSched column), then wildcards and type-fingerprint backtracks"},
 		nil, (*minimizer).ddminExternalsPass},
@@ -179,11 +176,10 @@ const (
 	maxInsertSteps      = 1_500_000
 	insertDescentChecks = 400
 	// Enumeration bounds: pairs of external units in one-at-a-time, shrink
-	// variants per message, relabellings per violation, members permuted
-	// by gather, schedules per round-form check.
+	// variants per message, members permuted by gather, schedules per
+	// round-form check.
 	maxPairUnits       = 24
 	maxVariants        = 48
-	relabelPerms       = 4
 	maxPermMembers     = 6
 	roundFormSchedules = 8
 	// inject: at most maxInjectMoves moves per trace, checked
@@ -273,20 +269,6 @@ func (m *minimizer) insertsPass(context.Context) bool { return m.inserts(m.snaps
 
 func (m *minimizer) internalsFirstPass(ctx context.Context) error {
 	return m.internalsFirst(m.afterProvenance)(ctx)
-}
-
-// relabels reports whether the relabel pass may apply: the system has a
-// symmetry.
-func (m *minimizer) relabels(context.Context) bool { return m.sys.Symmetry != nil }
-
-func (m *minimizer) relabelPass(ctx context.Context) error {
-	best := m.snapshotBest()
-	cuts, steps, err := m.relabelCuts(ctx, best)
-	if err != nil || len(cuts) == 0 {
-		return err
-	}
-	m.steps.Add(steps)
-	return m.relabel(ctx, cuts)
 }
 
 // record.Rounded is the capability round-form needs; it is checked by the

@@ -12,7 +12,6 @@ const (
 	StageInitial = "initial"
 
 	StageProvenance         = "provenance"
-	StageRelabel            = "relabel"
 	StageDdminExternals     = "ddmin-externals"
 	StageDdminExternalsWild = "ddmin-externals-wild"
 	StageClockClusters      = "clock-clusters"

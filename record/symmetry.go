@@ -69,10 +69,9 @@ func (p Perm) String() string {
 // actors of a run are interchangeable, and how to relabel what names them.
 // When a relabelling is a symmetry of a run, the relabelled schedule runs
 // the same execution with the roles of the actors exchanged, and breaks
-// the same invariants with the relabelled actors: minimization uses it to
-// turn a trace that breaks the target's invariant with other actors first
-// into a shorter trace of the target violation (package minimize,
-// relabel.go). A wrong symmetry costs only wasted checks (every trace
+// the same invariants with the relabelled actors: minimization's gather
+// pass tries its plans relabelled (package minimize, gather.go). A wrong
+// symmetry costs only wasted checks (every trace
 // demi keeps is replayed and must reproduce its exact target
 // fingerprint), but a system should declare one only when it holds.
 type Symmetry struct {
