@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"reflect"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -32,7 +33,8 @@ import (
 // are wildcards. For systems with interchangeable actors (record.Symmetry)
 // the plan is also tried relabelled by every permutation of the members
 // that is a symmetry of it, the identity first, so that the roles can
-// land on the actors the target violation names.
+// land on the actors the target violation names. The pass then tries its
+// stand-in moves (standIns).
 
 // gatherPlan is the plan of one gather move before relabelling: the
 // events, and the index from which its deliveries are wildcards.
@@ -42,13 +44,50 @@ type gatherPlan struct {
 }
 
 // gatherEdits lists the gather moves of events, each plan (gatherPlans)
-// relabelled by every symmetry of it, the identity first.
+// relabelled by every symmetry of it, the identity first, then the
+// stand-in moves of events (standIns).
 func (m *minimizer) gatherEdits(events []record.Event) []edit {
 	members := m.sys.Members(m.resolved)
 	var out []edit
 	for _, g := range gatherPlans(events, members) {
 		for _, p := range m.gatherPerms(g.events, members) {
 			out = append(out, gatherMove(m.sys.Symmetry, g, p))
+		}
+	}
+	return append(out, m.standIns(events, members)...)
+}
+
+// standIns lists the stand-in moves of events: for a system with a
+// record.Symmetry, every exchange of two members (the first with each
+// later one, then the second, ...) applied to the contents of the
+// external messages only, when it changes one. The run keeps its actors
+// (who starts, who gets which message, who sends what to whom) while the
+// configuration it is given names one actor in the other's place: a
+// member listed but never started, or playing no part, gives its place to
+// an actor the run starts outside the list. A relabelling by a symmetry
+// (as of a gather plan) renames run and configuration together; this
+// changes the configuration under the same run. Each move is checked and followed by
+// a descent, like every gather move.
+func (m *minimizer) standIns(events []record.Event, members []record.ActorID) []edit {
+	sym := m.sys.Symmetry
+	if sym == nil {
+		return nil
+	}
+	var out []edit
+	for i, a := range members {
+		for _, b := range members[i+1:] {
+			p := record.Perm{a: b, b: a}
+			ev := slices.Clone(events)
+			changed := false
+			for k, e := range events {
+				if e.From == record.External && e.Msg != nil {
+					ev[k].Msg = sym.Message(e.Msg, p)
+					changed = changed || !reflect.DeepEqual(ev[k].Msg, e.Msg)
+				}
+			}
+			if changed {
+				out = append(out, func(fp *fingerprint.Fingerprinter, _ dpor.Plan) dpor.Plan { return dpor.FromEvents(fp, ev) })
+			}
 		}
 	}
 	return out

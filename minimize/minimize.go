@@ -28,7 +28,8 @@
 //   - fifo-internals (removal): the last delivery of each queue.
 //   - shrink-contents (removal): components of external messages.
 //   - one-at-a-time (removal): every causal cone, delivery and external.
-//   - gather (move; needs record.Symmetry): a round takes a later message.
+//   - gather (move; needs record.Symmetry): a round takes a later message,
+//     or two members trade places in the external messages' contents.
 //   - retarget (move): events addressed, ordered and placed otherwise.
 //   - inject (move; needs record.System.Injections): an offered external
 //     event in place of a stretch of deliveries.
