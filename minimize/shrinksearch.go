@@ -12,31 +12,17 @@ import (
 
 // The shrink-search pass: a smaller configuration on another route. A
 // group edit (groupEdits: one component less in every message of a group
-// of identical external messages, such as a configuration every member
-// receives) changes the arithmetic of the run, so the old schedule, built
-// around the old configuration, often breaks early, and the checks of
-// shrink-contents, whose backtracks only reorder messages of one type, do
-// not find the other route.
-//
-// For every group edit the pass runs the edited plan while every delivery
-// finds its message (followed): the prefix the smaller configuration still
-// follows. From cuts of that prefix it asks for the cheapest continuation
-// that reproduces the violation with a total below the best trace's: an
-// exact search over forked runs (optimal.SearchFrom, every order of the
-// pending deliveries and subsets of the external events after the cut).
-// The searches of every edit and cut run cheapest allowed continuation
-// first, each capped at shrinkSearchStates distinct states, then four
-// times as many in each later round (shrinkSearchRounds in all) for those
-// that reached their cap. The first trace found becomes the best trace;
-// the removal tier then drops what the configuration no longer names.
-//
-// An exact search pays only at its end, so a call is bounded by its share
-// of the budget, not by the run's stall point (PassInfo.Whole). A forked
-// step costs about searchStepCost replayed events, so it counts that many
-// steps; a search's cap in states is at most what is left of the call's
-// share at searchStepsPerState steps a state, so a search ends near the
-// call's end. The searches run one after the other on one walker: the
-// result depends on the step budget alone.
+// of identical external messages) changes the run's arithmetic, so the old
+// schedule often breaks early and shrink-contents' checks, whose
+// backtracks only reorder messages of one type, miss the new route. For
+// every group edit the pass runs the edited plan while every delivery
+// finds its message, and from cuts of that prefix an exact search over
+// forked runs (optimal.SearchFrom) asks for the cheapest continuation below
+// the best trace's size: cheapest first, shrinkSearchStates states each,
+// four times as many in each later round for the searches that reached
+// their cap. The first trace found becomes the best. A forked step counts
+// searchStepCost steps, and the searches run one after the other on one
+// walker, so the result depends on the step budget alone.
 
 // shrinkSearches reports whether the pass applies: the best trace has an
 // edit of a group of several messages, and its runs fork.
