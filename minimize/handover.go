@@ -13,16 +13,14 @@ import (
 // (commands sent to a leader). A handover move gives both to another actor
 // y: the timer fires at y, those messages are sent to y, and in the causal
 // cones of the timer and of the messages (later timer firings excluded)
-// the two actors trade places. It comes in two forms: thin, where the
-// cones' deliveries with a third actor are left pending (their messages
-// may block FIFO queues the new route needs), then full.
+// the two actors trade places; in the thin form the cones' deliveries with
+// a third actor are left pending (they may block FIFO queues).
 //
 // handoverEdits lists the handover moves of events: for every timer firing
-// in trace order and every other started actor, the handover with every
-// such message (thin, then full; thin only when there is none), then with
-// each one alone. Then, for every
-// timer firing, every pair of other started actors trade their parts in
-// its round (full form).
+// and every other started actor, the handover with every such message
+// (thin, then full; thin alone when there is none), then with each one
+// alone; then, for every timer firing, every pair of other started actors
+// trade their parts (full).
 func handoverEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out, swaps []edit

@@ -13,23 +13,15 @@ import (
 
 // The inject pass trades deliveries for an external event the best trace
 // lacks (a client write where the run filled a log through elections, a
-// restart that drops what was queued). The events come from the system:
-// record.System.Injections lists what its fuzz generators could inject in
-// a state, so the pass stays inside the run's fault model and knows
-// nothing of the protocol. An offered client message of a type the trace
-// sends takes the contents of the trace's own (the latest before the cut,
-// else the first after it).
-//
-// A move cuts the trace at a stretch boundary (the first event after the
-// leading starts, and every later timer firing or external event), leaves
-// out the deliveries between actors up to a later boundary or the end, and
-// inserts one offered event: at the cut, at the end of the stretch, or,
-// for a stretch from the first boundary, at any later boundary. It must
-// leave out more than it adds. The deliveries after the cut are wildcards,
-// checked with backtracks on any message type (injectSchedules schedules).
-// A run smaller than the best trace wins as it is; one that is not gets a
-// descent. The offers come from one replay of the best trace, counted as
-// steps.
+// restart that drops what was queued), drawn from the system's own fuzz
+// generators (record.System.Injections), so it stays inside the run's
+// fault model and knows nothing of the protocol. A move cuts the trace at
+// a stretch boundary (injectCuts), leaves out the deliveries between
+// actors up to a later boundary or the end, and inserts one offered event
+// (an offered client message with the trace's own contents, ownContents),
+// leaving out more than it adds. The deliveries after the cut are
+// wildcards, checked with backtracks on any message type. A run smaller
+// than the best trace wins as it is; one that is not gets a descent.
 
 // injectMove is one move: the deliveries of [cut, until) left out, offer
 // inserted at position at (a boundary: cut, until or later).

@@ -13,23 +13,16 @@ import (
 // The insert pass reaches routes that need events the best trace lacks (a
 // second crash-restart that drops what was queued, and a round sent only
 // because of it). It keeps a prefix of the best trace and replaces the
-// rest by the cheapest suffix a bounded exhaustive search finds: from the
-// state after the prefix, every enabled delivery and every insertable
-// external event (a copy of each send, kill and restart of the trace, the
-// start of a member started after the cut, and a restart of every member
-// when the input restarts one) is tried at every step, depth first under a
-// cost bound that deepens one at a time and stays below the cost of the
-// suffix replaced (at most maxInsertCost). A state is a fork of the one
-// before it plus its step, counted as a replay from the start (a search
-// that meets a record.Sim.ForkError runs again replaying every state), so
-// forking changes no result. What keeps the states few: two adjacent
-// commuting steps are expanded in one order only; the last step is like
+// rest by the cheapest suffix a bounded exhaustive search finds: every
+// enabled delivery and insertable external event (insertable) at every
+// step, depth first under a cost bound that deepens one at a time and
+// stays below the replaced suffix's (at most maxInsertCost). Of two
+// adjacent commuting steps one order is expanded; the last step is like
 // the trace's last event and depends on the one before it; at most one
-// external event is inserted. Cuts are tried from the end back to the
-// first event after the leading starts, each search capped at
-// maxInsertSteps; the first that finds a smaller trace wins, and a descent
-// follows. The pass applies to traces of at most maxInsertDeliveries
-// deliveries.
+// external event is inserted. A state is a fork of the one before it
+// (replayed from the start when actors cannot be copied), counted as a
+// replay. Cuts run from the end back, each search capped at
+// maxInsertSteps; the first smaller trace wins, and a descent follows.
 
 // insert runs the insert pass once on the best trace.
 func (m *minimizer) insert(ctx context.Context) error {
@@ -209,27 +202,45 @@ func (s *suffixSearch) search(sys *record.System, base *record.Trace, cut int) (
 
 // replay runs path from the start, exactly, and counts its steps.
 func (s *suffixSearch) replay(path []record.Event) (*record.Sim, error) {
-	if err := s.ctx.Err(); err != nil {
+	if err := s.charge(path); err != nil {
 		return nil, err
-	}
-	if s.steps += int64(len(path)); s.steps > s.limit {
-		return nil, errInsertCap
 	}
 	sim, err := s.setup.NewSim()
 	if err != nil {
 		return nil, fmt.Errorf("insert: %w", err)
 	}
 	for _, e := range path {
-		if e.Kind == record.Deliver {
-			err = sim.Deliver(e.ID)
-		} else {
-			err = sim.Apply(e)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("insert: replaying %s: %w", e, err)
+		if err := step1(sim, e); err != nil {
+			return nil, err
 		}
 	}
 	return sim, nil
+}
+
+// charge counts the steps of a run of path, or ends the search: ctx
+// cancelled, or the step cap reached (errInsertCap).
+func (s *suffixSearch) charge(path []record.Event) error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if s.steps += int64(len(path)); s.steps > s.limit {
+		return errInsertCap
+	}
+	return nil
+}
+
+// step1 runs event e of a path on sim.
+func step1(sim *record.Sim, e record.Event) error {
+	var err error
+	if e.Kind == record.Deliver {
+		err = sim.Deliver(e.ID)
+	} else {
+		err = sim.Apply(e)
+	}
+	if err != nil {
+		return fmt.Errorf("insert: replaying %s: %w", e, err)
+	}
+	return nil
 }
 
 // next returns the run of path: parent, the run of all of path but its
@@ -239,27 +250,15 @@ func (s *suffixSearch) next(parent *record.Sim, path []record.Event) (*record.Si
 	if s.replays {
 		return s.replay(path)
 	}
-	if err := s.ctx.Err(); err != nil {
+	if err := s.charge(path); err != nil {
 		return nil, err
 	}
-	if s.steps += int64(len(path)); s.steps > s.limit {
-		return nil, errInsertCap
-	}
 	c := parent.Fork()
-	e := path[len(path)-1]
-	var err error
-	if e.Kind == record.Deliver {
-		err = c.Deliver(e.ID)
-	} else {
-		err = c.Apply(e)
-	}
+	err := step1(c, path[len(path)-1])
 	if c.ForkError() != nil {
 		return nil, errInsertFork
 	}
-	if err != nil {
-		return nil, fmt.Errorf("insert: replaying %s: %w", e, err)
-	}
-	return c, nil
+	return c, err
 }
 
 // step describes a step of the search for the commutation rule: its actor
