@@ -6,7 +6,9 @@
 # (deliveries + externals, "=" when the same as with every pass) and the
 # run's steps in thousands; the last column is the share of the default
 # run's steps that came after its last improvement. A pass the default run
-# never called is left out without a run (the result would be the same run).
+# never called is left out without a run (the result would be the same run),
+# and so is one it called without ever making the trace smaller ("·": the
+# pass did not pay there; only the steps it used would change).
 # Sizes and steps depend on the trace and --steps alone (not on -j or the
 # machine), so the table regenerates as it is.
 #
@@ -49,7 +51,8 @@ run() {
 }
 
 # stat FILE.json FIELD: size (deliveries+externals), steps, the share of
-# the steps after the last improvement, or calls of a pass (calls:NAME).
+# the steps after the last improvement, or calls or successes of a pass
+# (calls:NAME, successes:NAME).
 stat() {
 	python3 - "$1" "$2" <<'EOF'
 import json, sys
@@ -65,8 +68,8 @@ elif what == "after":
     first = next(p["steps"] for p in d["pace"] if p["deliveries"] + p["externals"] == size)
     print("%.0f%%" % (100 * (d["steps"] - first) / max(d["steps"], 1)))
 else:
-    name = what.split(":", 1)[1]
-    print(sum(p["calls"] for p in d["passes"] if p["name"] == name))
+    field, name = what.split(":", 1)
+    print(sum(p[field] for p in d["passes"] if p["name"] == name))
 EOF
 }
 
@@ -89,6 +92,10 @@ table="$bin/table.md"
 		for p in ${passes//,/ }; do
 			if [[ "$(stat "$bin/$n.json" "calls:$p")" == 0 ]]; then
 				row+=" = ($((steps / 1000))k) |"
+				continue
+			fi
+			if [[ "$(stat "$bin/$n.json" "successes:$p")" == 0 ]]; then
+				row+=" · |"
 				continue
 			fi
 			run "$t" "$n-$p" --passes "-$p"
