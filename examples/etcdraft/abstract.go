@@ -1,9 +1,6 @@
 package etcdraft
 
 import (
-	"slices"
-	"strings"
-
 	"go.etcd.io/raft/v3"
 
 	"github.com/demi-project/demi/record"
@@ -21,7 +18,8 @@ import (
 // (0 to 3 or more below), the entries it holds beyond its commit index
 // and those committed but not applied (0, 1, 2 or more each); and the
 // client requests it has in progress (0, 1, 2 or more). Members are
-// interchangeable, so the members' states form a sorted multiset.
+// interchangeable, so the members' states form a sorted multiset, each
+// state counted up to twice (record.AbstractMultiset).
 func abstractState(v record.View) string {
 	ids := v.Members()
 	ms := make([]*Member, len(ids))
@@ -42,8 +40,8 @@ func abstractState(v record.View) string {
 		}
 		st := m.rn.BasicStatus()
 		term, vote, commit := st.HardState.GetTerm(), st.HardState.GetVote(), st.HardState.GetCommit()
-		b := make([]byte, 0, 12)
-		b = append(b, st.RaftState.String()[5], below(maxTerm-term, 2)) // State[F]ollower, State[C]andidate, ...
+		var buf [12]byte
+		b := append(buf[:0], st.RaftState.String()[5], record.AbstractBelow(maxTerm-term, 2)) // State[F]ollower, State[C]andidate, ...
 		switch {
 		case vote == 0:
 			b = append(b, '-')
@@ -59,14 +57,17 @@ func abstractState(v record.View) string {
 			}
 			b = append(b, c)
 		}
-		b = append(b, "-l"[boolIndex(st.Lead != 0)], ' ')
+		lead := byte('-')
+		if st.Lead != 0 {
+			lead = 'l'
+		}
+		b = append(b, lead, ' ')
 		last := lastIndex(m)
-		b = append(b, below(maxLast-last, 2), below(maxTerm-lastTerm(m), 3), below(last-min(commit, last), 2),
-			below(commit-min(m.applied, commit), 2), below(uint64(len(m.proposals)+len(m.reads)), 2))
+		b = append(b, record.AbstractBelow(maxLast-last, 2), record.AbstractBelow(maxTerm-lastTerm(m), 3), record.AbstractBelow(last-min(commit, last), 2),
+			record.AbstractBelow(commit-min(m.applied, commit), 2), record.AbstractBelow(uint64(len(m.proposals)+len(m.reads)), 2))
 		per[i] = string(b)
 	}
-	slices.Sort(per)
-	return strings.Join(per, "|")
+	return record.AbstractMultiset(per, 2)
 }
 
 func lastIndex(m *Member) uint64 {
@@ -77,14 +78,4 @@ func lastIndex(m *Member) uint64 {
 func lastTerm(m *Member) uint64 {
 	t, _ := m.ms.Term(lastIndex(m))
 	return t
-}
-
-// below is d as a digit, capped at hi.
-func below(d, hi uint64) byte { return byte('0' + min(d, hi)) }
-
-func boolIndex(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -2,7 +2,6 @@ package raft
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/demi-project/demi/record"
 )
@@ -20,7 +19,8 @@ import (
 // relative to the highest term (empty, equal, one, two, three or more
 // below) and how many of its entries are not yet known committed (0, 1,
 // 2, 3 or more). Members are interchangeable (the system's symmetry), so
-// the members' abstract states form a sorted multiset. Payloads, timers,
+// the members' abstract states form a sorted multiset (each state counted
+// up to twice, record.AbstractMultiset). Payloads, timers,
 // nextIndex/matchIndex values and absolute terms and indices are left
 // out.
 func abstractState(v record.View) string {
@@ -38,21 +38,9 @@ func abstractState(v record.View) string {
 	for i, n := range nodes {
 		per[i] = abstractNode(n, nodes, ms, maxTerm, maxLen)
 	}
-	// A sorted multiset, each member state's multiplicity capped at two:
-	// "several followers in step" is one situation whether they are two
+	// Several followers in step are one situation whether they are two
 	// or eight.
-	slices.Sort(per)
-	var b strings.Builder
-	for i, p := range per {
-		switch {
-		case i > 0 && p == per[i-1] && (i < 2 || p != per[i-2]):
-			b.WriteString("+")
-		case i == 0 || p != per[i-1]:
-			b.WriteString("|")
-			b.WriteString(p)
-		}
-	}
-	return b.String()
+	return record.AbstractMultiset(per, 2)
 }
 
 // abstractNode is one member's part of abstractState.
@@ -63,8 +51,8 @@ func abstractNode(n *Node, nodes []*Node, ms []record.ActorID, maxTerm, maxLen i
 	case n.members == nil:
 		return "new"
 	}
-	b := make([]byte, 0, 8)
-	b = append(b, n.role.String()[0], below(maxTerm-n.term, 1))
+	var buf [8]byte
+	b := append(buf[:0], n.role.String()[0], record.AbstractBelow(maxTerm-n.term, 1))
 	switch {
 	case n.votedFor == "":
 		b = append(b, '-')
@@ -78,23 +66,17 @@ func abstractNode(n *Node, nodes []*Node, ms []record.ActorID, maxTerm, maxLen i
 		b = append(b, c)
 	}
 	if n.role == Leader {
-		b = append(b, "ui"[boolIndex(n.initialized)])
+		init := byte('u')
+		if n.initialized {
+			init = 'i'
+		}
+		b = append(b, init)
 	}
-	b = append(b, ' ', below(maxLen-len(n.log), 1))
+	b = append(b, ' ', record.AbstractBelow(maxLen-len(n.log), 1))
 	if len(n.log) == 0 {
 		b = append(b, 'e')
 	} else {
-		b = append(b, below(maxTerm-n.log[len(n.log)-1].Term, 1))
+		b = append(b, record.AbstractBelow(maxTerm-n.log[len(n.log)-1].Term, 1))
 	}
-	return string(append(b, below(len(n.log)-min(n.commitIndex, len(n.log)), 1)))
-}
-
-// below is d as a digit, capped at hi.
-func below(d, hi int) byte { return byte('0' + min(max(d, 0), hi)) }
-
-func boolIndex(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return string(append(b, record.AbstractBelow(len(n.log)-min(n.commitIndex, len(n.log)), 1)))
 }
