@@ -136,6 +136,7 @@ type Outcome struct {
 // A Driver is not safe for concurrent use.
 type Driver struct {
 	setup Setup
+	plan  *simPlan // setup's system, checked once for Rewind's fresh Sims
 	sim   *Sim
 	sched []Event
 	f     Follow
@@ -160,7 +161,7 @@ func NewDriver(setup Setup, schedule []Event, f Follow) (*Driver, error) {
 		return nil, err
 	}
 	sim.Reserve(len(schedule))
-	return &Driver{setup: setup, sim: sim, sched: schedule, f: f, left: -1}, nil
+	return &Driver{setup: setup, plan: sim.plan, sim: sim, sched: schedule, f: f, left: -1}, nil
 }
 
 // Sim returns the run. It changes identity when Back rebuilds it.
@@ -389,7 +390,7 @@ func (d *Driver) Rewind(ctx context.Context, m int) error {
 	if err := d.enter(ctx); err != nil {
 		return err
 	}
-	sim, err := d.setup.NewSim()
+	sim, err := d.plan.newSim(d.setup.Options, d.setup.Seed)
 	if err != nil {
 		return err
 	}

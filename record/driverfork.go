@@ -16,7 +16,7 @@ import (
 // where they differ instead of re-executing the prefix (package dpor). A
 // Driver kept as a snapshot is never run: it is only forked.
 func (d *Driver) Fork(schedule []Event, f Follow) *Driver {
-	return &Driver{setup: d.setup, sim: d.sim.Fork(), sched: schedule, f: f,
+	return &Driver{setup: d.setup, plan: d.plan, sim: d.sim.Fork(), sched: schedule, f: f,
 		pos: d.pos, trail: slices.Clip(d.trail), left: d.left, dropped: maps.Clone(d.dropped),
 		since: d.since, found: d.found, first: d.first, div: d.div, stop: d.stop}
 }

@@ -71,7 +71,11 @@ func (c FuzzConfig) withDefaults() FuzzConfig {
 // returned trace's header holds the violation, or nil if none was found.
 func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trace, error) {
 	cfg = cfg.withDefaults()
-	sim, v, err := fuzz(ctx, sys, opts, cfg, false, nil)
+	plan, err := planSims(sys)
+	if err != nil {
+		return nil, err
+	}
+	sim, v, err := fuzz(ctx, plan, opts, cfg, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +94,8 @@ func fuzzTrace(sim *Sim, v *Violation, cfg FuzzConfig) *Trace {
 // keeps its event log compact (see Sim.log), recording into spare's memory
 // (the log of a discarded run), if any: fresh memory costs more than the
 // run itself on a small workload.
-func fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig, lazy bool, spare []entry) (*Sim, *Violation, error) {
-	f, err := newFuzzer(sys, opts, cfg, lazy, spare)
+func fuzz(ctx context.Context, plan *simPlan, opts Options, cfg FuzzConfig, lazy bool, spare []entry) (*Sim, *Violation, error) {
+	f, err := newFuzzer(plan, opts, cfg, lazy, spare)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -114,8 +118,8 @@ func (f *fuzzer) finish(ctx context.Context) (*Violation, error) {
 }
 
 // newFuzzer prepares a fuzz run (see fuzz).
-func newFuzzer(sys *System, opts Options, cfg FuzzConfig, lazy bool, spare []entry) (*fuzzer, error) {
-	sim, err := NewSim(sys, opts, cfg.Seed)
+func newFuzzer(plan *simPlan, opts Options, cfg FuzzConfig, lazy bool, spare []entry) (*fuzzer, error) {
+	sim, err := plan.newSim(opts, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -532,11 +536,15 @@ type walkMode struct{}
 func (walkMode) Name() string { return "walk" }
 
 func (walkMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campaign, error) {
-	return walkCampaign{sys: sys, opts: opts, cfg: cfg.FuzzConfig.withDefaults()}, nil
+	plan, err := planSims(sys)
+	if err != nil {
+		return nil, err
+	}
+	return walkCampaign{plan: plan, opts: opts, cfg: cfg.FuzzConfig.withDefaults()}, nil
 }
 
 type walkCampaign struct {
-	sys  *System
+	plan *simPlan
 	opts Options
 	cfg  FuzzConfig
 }
@@ -544,7 +552,7 @@ type walkCampaign struct {
 func (w walkCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunResult, error) {
 	c := w.cfg
 	c.Seed = seed
-	sim, v, err := fuzz(ctx, w.sys, w.opts, c, true, spareLog(prev))
+	sim, v, err := fuzz(ctx, w.plan, w.opts, c, true, spareLog(prev))
 	if err != nil {
 		return RunResult{}, err
 	}

@@ -61,15 +61,19 @@ func (m CoverageMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Cam
 	if m.Corpus <= 0 {
 		m.Corpus = 256
 	}
-	c := &covCampaign{sys: sys, cfg: cfg.FuzzConfig.withDefaults(), mode: m,
+	c := &covCampaign{cfg: cfg.FuzzConfig.withDefaults(), mode: m,
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f766572616765)), seen: map[uint64]struct{}{}, start: time.Now()}
 	var err error
 	c.mix, err = newSwarmMix(sys, opts, c.cfg)
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	c.plan = c.mix.c.plan
+	return c, nil
 }
 
 type covCampaign struct {
-	sys    *System
+	plan   *simPlan
 	mix    swarmMix // each run's mix of external events (swarm.go)
 	cfg    FuzzConfig
 	mode   CoverageMode
@@ -102,7 +106,7 @@ func (c *covCampaign) Run(ctx context.Context, seed uint64, _ *Sim) (RunResult, 
 	cfg.Seed = seed
 	opts, weights, drawn := c.mix.draw(seed)
 	params = append(params, drawn...)
-	cr, err := newCovRun(c.sys, opts, cfg, c.seen)
+	cr, err := newCovRun(c.plan, opts, cfg, c.seen)
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -137,8 +141,8 @@ type covRun struct {
 	lastNew int // index of the last event that reached a new abstract state, or -1
 }
 
-func newCovRun(sys *System, opts Options, cfg FuzzConfig, seen map[uint64]struct{}) (*covRun, error) {
-	f, err := newFuzzer(sys, opts, cfg, false, nil)
+func newCovRun(plan *simPlan, opts Options, cfg FuzzConfig, seen map[uint64]struct{}) (*covRun, error) {
+	f, err := newFuzzer(plan, opts, cfg, false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -76,14 +76,15 @@ func (m RoundsMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Campa
 	if !HasRounds(sys) {
 		return nil, fmt.Errorf("system %s: %w", sys.Name, ErrNoRounds)
 	}
-	c := &roundsCampaign{sys: sys, cfg: cfg.FuzzConfig.withDefaults(), mode: m.withDefaults()}
+	c := &roundsCampaign{cfg: cfg.FuzzConfig.withDefaults(), mode: m.withDefaults()}
 	var err error
 	c.mix, err = newSwarmMix(sys, opts, c.cfg)
+	c.plan = c.mix.c.plan
 	return c, err
 }
 
 type roundsCampaign struct {
-	sys  *System
+	plan *simPlan
 	cfg  FuzzConfig
 	mode RoundsMode
 	mix  swarmMix
@@ -93,7 +94,7 @@ func (c *roundsCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunRe
 	cfg := c.cfg
 	cfg.Seed = seed
 	opts, weights, drawn := c.mix.draw(seed)
-	rr, err := newRoundsRun(c.sys, opts, cfg, c.mode, spareLog(prev))
+	rr, err := newRoundsRun(c.plan, opts, cfg, c.mode, spareLog(prev))
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -207,8 +208,8 @@ type roundsRun struct {
 	injected int
 }
 
-func newRoundsRun(sys *System, opts Options, cfg FuzzConfig, m RoundsMode, spare []entry) (*roundsRun, error) {
-	f, err := newFuzzer(sys, opts, cfg, true, spare)
+func newRoundsRun(sims *simPlan, opts Options, cfg FuzzConfig, m RoundsMode, spare []entry) (*roundsRun, error) {
+	f, err := newFuzzer(sims, opts, cfg, true, spare)
 	if err != nil {
 		return nil, err
 	}

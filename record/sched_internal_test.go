@@ -86,13 +86,14 @@ func TestScheduledFuzzMatchesScan(t *testing.T) {
 		{"timers often", FuzzConfig{MaxSteps: 300, MaxExternals: 30, TimerProb: 0.5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sys := churnSystem(FIFO)
+			plan, err := planSims(churnSystem(FIFO))
+			require.NoError(t, err)
 			for seed := uint64(1); seed <= 40; seed++ {
 				cfg := tc.cfg
 				cfg.Seed = seed
 				cfg = cfg.withDefaults()
 				run := func(scheduled bool) []Event {
-					f, err := newFuzzer(sys, nil, cfg, scheduled, nil)
+					f, err := newFuzzer(plan, nil, cfg, scheduled, nil)
 					require.NoError(t, err)
 					require.True(t, f.sim.sch.on)
 					f.sim.sch.on = scheduled

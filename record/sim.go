@@ -77,6 +77,7 @@ type Sim struct {
 	cancels                int                // Context.CancelTimer calls (see Cancels)
 	forkErr                error              // the first actor a fork could not copy (see ForkError)
 	types                  *MessageTypes      // the registered message types (see registered)
+	plan                   *simPlan           // what the run shares with other runs of the system
 	sysErr                 *UnregisteredError // see SystemError
 	live                   liveWindow         // the bounded-liveness property (liveness.go)
 	tm                     *TimeModel         // nil: no virtual time (time.go)
@@ -86,8 +87,24 @@ type Sim struct {
 // NewSim prepares a run of sys with the given options (resolved against the
 // system's defaults) and seed. No actor is started yet.
 func NewSim(sys *System, opts Options, seed uint64) (*Sim, error) {
-	o, err := sys.Resolve(opts)
+	p, err := planSims(sys)
 	if err != nil {
+		return nil, err
+	}
+	return p.newSim(opts, seed)
+}
+
+// simPlan is what every run of a system shares, whatever its options and
+// seed: the system checked and its message types registered. A campaign or
+// a driver that makes many runs builds it once (a fuzz run of a small
+// system costs little more than building it).
+type simPlan struct {
+	sys   *System
+	types *MessageTypes
+}
+
+func planSims(sys *System) (*simPlan, error) {
+	if err := sys.CheckOptions(); err != nil {
 		return nil, err
 	}
 	if sys.Members == nil || sys.New == nil {
@@ -97,8 +114,18 @@ func NewSim(sys *System, opts Options, seed uint64) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &simPlan{sys: sys, types: types}, nil
+}
+
+// newSim is NewSim on a checked system.
+func (p *simPlan) newSim(opts Options, seed uint64) (*Sim, error) {
+	sys, types := p.sys, p.types
+	o, err := sys.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
 	members := sys.Members(o)
-	s := &Sim{sys: sys, opts: o, seed: seed, sem: sys.semantics(o), members: members, types: types,
+	s := &Sim{sys: sys, opts: o, seed: seed, sem: sys.semantics(o), members: members, types: types, plan: p,
 		index: make(map[ActorID]int, len(members))}
 	if sys.Time != nil {
 		if tm := sys.Time(o); tm != nil {

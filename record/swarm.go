@@ -139,7 +139,11 @@ func newSwarmCampaign(sys *System, opts Options, cfg FuzzConfig) (*swarmCampaign
 			spec.TimerProb = [2]float64{min(spec.TimerProb[0]*f, 1), min(spec.TimerProb[1]*f, 1)}
 		}
 	}
-	return &swarmCampaign{sys: sys, opts: opts, cfg: cfg, spec: spec}, nil
+	plan, err := planSims(sys)
+	if err != nil {
+		return nil, err
+	}
+	return &swarmCampaign{sys: sys, plan: plan, opts: opts, cfg: cfg, spec: spec}, nil
 }
 
 // swarmMix draws, for the modes that make their runs otherwise (rounds,
@@ -167,6 +171,7 @@ func (m swarmMix) draw(seed uint64) (Options, []float64, []Option) {
 
 type swarmCampaign struct {
 	sys  *System
+	plan *simPlan
 	opts Options
 	cfg  FuzzConfig
 	spec SwarmSpec
@@ -254,7 +259,7 @@ func (c *swarmCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunRes
 	run := c.draw(seed)
 	cfg := run.cfg.withDefaults()
 	cfg.Seed = seed
-	f, err := newFuzzer(c.sys, run.opts, cfg, true, spareLog(prev))
+	f, err := newFuzzer(c.plan, run.opts, cfg, true, spareLog(prev))
 	if err != nil {
 		return RunResult{}, err
 	}

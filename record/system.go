@@ -222,6 +222,11 @@ func (s *System) Resolve(given Options) (Options, error) {
 	if err := s.CheckOptions(); err != nil {
 		return nil, err
 	}
+	return s.resolve(given)
+}
+
+// resolve is Resolve on a system whose options are checked.
+func (s *System) resolve(given Options) (Options, error) {
 	out := Options{}
 	for _, spec := range s.Options {
 		out[spec.Name] = spec.Default
