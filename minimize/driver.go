@@ -14,10 +14,10 @@ import (
 //  1. the removal tier runs to a fixpoint: its passes in turn, again and
 //     again while one of them makes the best trace smaller; on the first
 //     fixpoint the search passes that run once (a second start from the
-//     trace after provenance) run, and the removals again after a success:
-//     a second start does not depend on the best trace, and run here its
-//     work comes before the moves' improvements rather than after the
-//     result is final;
+//     trace after provenance) run, their results held aside until the
+//     search tier reaches them (secondStarts): a second start does not
+//     depend on the best trace, and run here its work comes before the
+//     moves' improvements rather than after the result is final;
 //  2. the move tier's passes run in turn until one makes the best trace
 //     smaller; then the driver goes back to the removals;
 //  3. when no move helps, the search tier's passes run the same way.
@@ -106,24 +106,41 @@ func (m *minimizer) removals(ctx context.Context) error {
 }
 
 // secondStarts calls the search passes that run once (a second start from
-// the trace after provenance) on the removal tier's first fixpoint, and
-// the removal tier again after one that made the best trace smaller.
+// the trace after provenance) on the removal tier's first fixpoint, their
+// results held aside (aside): a second start does not depend on the best
+// trace, so it can run before the moves, but its result is offered only
+// when the search tier reaches its pass, as if it ran there. Offered at
+// once, a second start smaller than the first fixpoint but larger than
+// what the moves make of it would take the moves' place.
 func (m *minimizer) secondStarts(ctx context.Context) error {
+	m.holding = true
+	defer func() { m.holding = false }()
 	for _, p := range m.order(Search) {
-		if !lookupPass(p).Once {
-			continue
-		}
-		ok, err := m.call(ctx, p)
-		if err != nil {
-			return err
-		}
-		if ok {
-			if err := m.removals(ctx); err != nil {
+		if lookupPass(p).Once {
+			if _, err := m.call(ctx, p); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// offerAside is a call of the pass named name whose result was held aside:
+// a stage of no steps that offers it when it has fewer deliveries plus
+// externals than the best trace.
+func (m *minimizer) offerAside(ctx context.Context, name string, t *record.Trace) (bool, error) {
+	delete(m.aside, name)
+	best := m.snapshotBest()
+	m.calls[name]++
+	err := m.runStage(ctx, RoundStage(name, m.calls[name]), m.steps.Load(), func(context.Context) error {
+		if total(t) < total(m.snapshotBest()) {
+			m.offer(t)
+		}
+		return nil
+	})
+	after := m.snapshotBest()
+	m.left[name] = after
+	return total(after) < total(best) || smaller(after, best), err
 }
 
 // untilSuccess runs the passes of tier in gain order until one makes the
@@ -170,6 +187,9 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		return false, err
 	}
 	p := lookupPass(name)
+	if t := m.aside[name]; t != nil {
+		return m.offerAside(ctx, name, t)
+	}
 	best := m.snapshotBest()
 	if m.skip[name] || p.Once && m.calls[name] > 0 || m.left[name] == best || !m.modeRuns(p) {
 		return false, nil

@@ -37,7 +37,8 @@
 //     that sends no message.
 //   - insert (search): a suffix replaced by an exhaustive search's.
 //   - internals-first (search): a second start, internal events first
-//     (once, on the removal tier's first fixpoint).
+//     (once, on the removal tier's first fixpoint, offered when the
+//     search tier reaches it).
 //   - shrink-search (search; needs optimal.Forks): a smaller
 //     configuration and an exact search for its continuation.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
@@ -231,6 +232,11 @@ type minimizer struct {
 	// point.
 	afterProvenance *record.Trace
 	stallCap        int64
+	// holding: a second start running on the first fixpoint keeps its
+	// result in aside (by pass name) instead of offering it; call offers
+	// it when the search tier reaches the pass (driver.go).
+	holding bool
+	aside   map[string]*record.Trace
 	// shares is each pass's share (PassInfo.Share), for a fork's fixed
 	// sequence of passes.
 	shares    map[string]float64
@@ -288,6 +294,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.noStall = true // the initial window search is bounded by its share alone
 	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
 	m.calls, m.left, m.passStats = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}
+	m.aside = map[string]*record.Trace{}
 	m.skip = map[string]bool{}
 	m.shares = map[string]float64{}
 	for _, p := range passTable {

@@ -39,7 +39,10 @@ func (m *minimizer) internalsFirst(start *record.Trace) func(ctx context.Context
 		// the best trace (not one lighter in contents alone), so that a
 		// trace both orders minimize equally well keeps the result of the
 		// first.
-		if b := f.snapshotBest(); total(b) < total(m.snapshotBest()) {
+		b := f.snapshotBest()
+		if m.holding {
+			m.aside[StageInternalsFirst] = b // offered when the search tier reaches the pass
+		} else if total(b) < total(m.snapshotBest()) {
 			m.offer(b)
 		}
 		return err
