@@ -208,6 +208,10 @@ func RunFinding(ctx context.Context, cat *record.Catalog, cfg FindingConfig, img
 		if err != nil {
 			return rep, err
 		}
+		// The trials of every mode of the case share the workers, so that
+		// a mode's slowest trial does not leave the others idle.
+		var rows []FindingRow
+		var run []record.Mode
 		for _, m := range modes {
 			row := FindingRow{Case: fc.Name, System: fc.System, Hard: fc.Hard, Mode: m.Name()}
 			if _, err := m.Campaign(sys, fc.Options, record.SearchConfig{}); err != nil {
@@ -215,17 +219,22 @@ func RunFinding(ctx context.Context, cat *record.Catalog, cfg FindingConfig, img
 					return rep, err
 				}
 				row.Skip = "no rounds"
-				rep.Rows = append(rep.Rows, row)
-				continue
+			} else {
+				run = append(run, m)
 			}
-			trials, err := c.trials(ctx, sys, fc.Options, m)
-			if err != nil {
-				return rep, err
+			rows = append(rows, row)
+		}
+		trials, err := c.trials(ctx, sys, fc.Options, run)
+		if err != nil {
+			return rep, err
+		}
+		for _, row := range rows {
+			if row.Skip == "" {
+				row.Trials, trials = trials[0], trials[1:]
+				med, ok := row.MedianRuns()
+				log("finding: %s %s: %d/%d found, median %d runs (found: %v)", fc.Name, row.Mode, row.Found(), len(row.Trials), med, ok)
 			}
-			row.Trials = trials
 			rep.Rows = append(rep.Rows, row)
-			med, ok := row.MedianRuns()
-			log("finding: %s %s: %d/%d found, median %d runs (found: %v)", fc.Name, m.Name(), row.Found(), len(trials), med, ok)
 		}
 		rep.Seconds = time.Since(start).Seconds()
 		if update != nil {
@@ -270,31 +279,35 @@ func RunFinding(ctx context.Context, cat *record.Catalog, cfg FindingConfig, img
 	return rep, nil
 }
 
-// trials runs the trials of one case and mode, c.Workers at a time.
-func (c FindingConfig) trials(ctx context.Context, sys *record.System, opts record.Options, m record.Mode) ([]FindingTrial, error) {
-	out := make([]FindingTrial, c.Trials)
-	errs := make([]error, c.Trials)
+// trials runs the trials of one case in each of modes, c.Workers at a
+// time, and returns them by mode.
+func (c FindingConfig) trials(ctx context.Context, sys *record.System, opts record.Options, modes []record.Mode) ([][]FindingTrial, error) {
+	out := make([][]FindingTrial, len(modes))
+	errs := make([]error, len(modes)*c.Trials)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, c.Workers)
-	for t := range c.Trials {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			seed := 1 + uint64(t)*uint64(c.CapRuns)
-			tctx, cancel := context.WithTimeout(ctx, c.CapTime)
-			defer cancel()
-			start := time.Now()
-			cfg := record.SearchConfig{Runs: c.CapRuns, Mode: m}
-			cfg.Seed = seed
-			tr, runs, err := record.Search(tctx, sys, opts, cfg)
-			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				errs[t] = err
-				return
-			}
-			out[t] = FindingTrial{Seed: seed, Runs: runs, Seconds: time.Since(start).Seconds(), Found: tr != nil}
-		}()
+	for i, m := range modes {
+		out[i] = make([]FindingTrial, c.Trials)
+		for t := range c.Trials {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				seed := 1 + uint64(t)*uint64(c.CapRuns)
+				tctx, cancel := context.WithTimeout(ctx, c.CapTime)
+				defer cancel()
+				start := time.Now()
+				cfg := record.SearchConfig{Runs: c.CapRuns, Mode: m}
+				cfg.Seed = seed
+				tr, runs, err := record.Search(tctx, sys, opts, cfg)
+				if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+					errs[i*c.Trials+t] = err
+					return
+				}
+				out[i][t] = FindingTrial{Seed: seed, Runs: runs, Seconds: time.Since(start).Seconds(), Found: tr != nil}
+			}()
+		}
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
