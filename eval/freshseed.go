@@ -428,7 +428,11 @@ func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System
 // fuzzArgs renders a case as demi fuzz flags (without the seed).
 func fuzzArgs(fc FreshCase) string {
 	s := fc.Search
-	args := []string{"--system", fc.System}
+	mode := s.Mode
+	if mode == nil {
+		mode = record.Walk // record.Search's default; demi fuzz's is swarm
+	}
+	args := []string{"--system", fc.System, "--mode", mode.Name()}
 	keys := make([]string, 0, len(fc.Options))
 	for k := range fc.Options {
 		keys = append(keys, k)

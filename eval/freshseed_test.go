@@ -129,7 +129,7 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	rep.Rows = []eval.Row{{Bug: "tok"}}
 	require.NoError(t, eval.Markdown(&md, rep))
 	assert.Contains(t, md.String(), "## Fresh seeds: failing traces demi has never seen")
-	assert.Contains(t, md.String(), "- tok (shipped seed 3): `demi fuzz --system tokenring --bug restore-token --max-steps 600 --externals 40 --timer-prob 0 --check-every 0 --min-deliveries 12`")
+	assert.Contains(t, md.String(), "- tok (shipped seed 3): `demi fuzz --system tokenring --mode walk --bug restore-token --max-steps 600 --externals 40 --timer-prob 0 --check-every 0 --min-deliveries 12`")
 	assert.Contains(t, md.String(), "| tok | 5, 6 | 39 (E:33) (shipped .min.trace) | – | 3 (E:4), 3 (E:4) | 0.10 / 0.10 / 0.10 |")
 }
 

@@ -76,7 +76,7 @@ func TestLongTracesTokenring(t *testing.T) {
 	require.NoError(t, eval.Markdown(&md, rep))
 	out := md.String()
 	assert.Contains(t, out, "## Long traces: failing runs of a long fuzz campaign")
-	assert.Contains(t, out, "- tok: `demi fuzz --system tokenring --bug restore-token --max-steps 900 --externals 12 --timer-prob 0 --check-every 0 --min-deliveries 300`")
+	assert.Contains(t, out, "- tok: `demi fuzz --system tokenring --mode walk --bug restore-token --max-steps 900 --externals 12 --timer-prob 0 --check-every 0 --min-deliveries 300`")
 	assert.Contains(t, out, fmt.Sprintf("| tok | %d | %d (", row.Seed, row.SeedsTried))
 	assert.Contains(t, out, fmt.Sprintf("| %s | %s | %s | %.2f |", row.Input, row.Result, row.Shipped, row.Ratio))
 	assert.Contains(t, out, "| every result replays | yes | met |")
