@@ -100,7 +100,7 @@ var minimized = map[string][2]int{
 	etcdraft.BugSendBeforePersist:   {6, 4},
 	etcdraft.BugApplyBeforeCommit:   {6, 3},
 	etcdraft.BugSkipSnapshotPersist: {11, 6},
-	etcdraft.BugHardStateFirst:      {11, 5},
+	etcdraft.BugHardStateFirst:      {11, 4},
 	etcdraft.BugLeaderLocalRead:     {12, 5},
 }
 
