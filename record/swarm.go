@@ -37,12 +37,12 @@ type SwarmSpec struct {
 	TimerProb [2]float64
 	// TimerMembers, when set, is the cluster size TimerProb is declared
 	// for: a run of n members (System.Members) draws from TimerProb
-	// scaled by TimerMembers/n (capped at 1). A round of messages (a
-	// leader's to the others and their replies) takes about twice the
-	// deliveries with twice the members, so a timer that fires with the
-	// same chance per delivery fires more often per round in a larger
-	// cluster, and elections crowd out everything else; the scaled range
-	// keeps the timers' pace per round about as the system was tuned for.
+	// scaled by (TimerMembers-1)/(n-1) (capped at 1). A round of messages
+	// (a leader's to the others and their replies) takes 2(n-1)
+	// deliveries, so a timer that fires with the same chance per delivery
+	// fires more often per round in a larger cluster, and elections crowd
+	// out everything else; the scaled range keeps the timers' pace per
+	// round as the system was tuned for.
 	TimerMembers int
 	// Externals, when set, is the range the number of random external
 	// events of a run (FuzzConfig.MaxExternals) is drawn from, uniformly;
@@ -134,8 +134,8 @@ func newSwarmCampaign(sys *System, opts Options, cfg FuzzConfig) (*swarmCampaign
 		if err != nil {
 			return nil, err
 		}
-		if n := len(sys.Members(o)); n > 0 && n != spec.TimerMembers {
-			f := float64(spec.TimerMembers) / float64(n)
+		if n := len(sys.Members(o)); n > 1 && spec.TimerMembers > 1 && n != spec.TimerMembers {
+			f := float64(spec.TimerMembers-1) / float64(n-1)
 			spec.TimerProb = [2]float64{min(spec.TimerProb[0]*f, 1), min(spec.TimerProb[1]*f, 1)}
 		}
 	}
