@@ -79,7 +79,7 @@ func TestShippedTracesReplay(t *testing.T) {
 // TestMinimizeWithinTarget minimizes the shipped fuzz trace with default
 // settings: the same violation, at most 1.25 times the reference's
 // deliveries and events (issue 31's target; the shipped minimized trace
-// is 69 deliveries and 6 externals, the reference 69 and 4).
+// is 69 deliveries and 4 externals, as the reference).
 func TestMinimizeWithinTarget(t *testing.T) {
 	cat := record.NewCatalog(etcdraft33.System())
 	tr, sys, err := record.ReadFile(fuzzTrace, cat)
