@@ -357,12 +357,7 @@ func covered(run *record.Sim, seen map[uint64]struct{}) error {
 		if sim.Halted() != nil {
 			break
 		}
-		if e.Kind == record.Deliver {
-			err = sim.Deliver(e.ID)
-		} else {
-			err = sim.Apply(e)
-		}
-		if err != nil {
+		if err := sim.Step(e); err != nil {
 			return fmt.Errorf("coverage replay, event %d: %w", i, err)
 		}
 		seen[abs.Update(&e)] = struct{}{}

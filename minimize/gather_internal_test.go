@@ -137,15 +137,7 @@ func TestGatherWithoutASymmetryTriesThePlansAsTheyAre(t *testing.T) {
 // result reproduces tr's violation.
 func gatherStageReachesTheOptimum(t *testing.T, sys *record.System, tr *record.Trace) {
 	t.Helper()
-	var steps [2]int64
-	var best [2]*record.Trace
-	for w := 1; w <= 2; w++ {
-		sm, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), w)
-		require.NoError(t, err)
-		sm.limit.Store(sm.allowance(StageGather))
-		require.NoError(t, sm.gatherStage(context.Background()))
-		best[w-1], steps[w-1] = sm.snapshotBest(), sm.steps.Load()
-	}
+	best, steps := gatherWithOneAndTwoWorkers(t, sys, tr)
 	assert.Equal(t, [2]int{9, 8}, [2]int{best[0].Header.Deliveries, best[0].Header.Externals})
 	assert.Equal(t, best[0].Events, best[1].Events, "the same trace with 1 and 2 workers")
 	assert.Equal(t, steps[0], steps[1], "the same steps")
@@ -161,4 +153,19 @@ func withoutSymmetry(m *minimizer) {
 	sys := *m.sys
 	sys.Symmetry = nil
 	m.sys = &sys
+}
+
+// gatherWithOneAndTwoWorkers runs the gather stage on tr with its whole
+// allowance, once with 1 worker and once with 2, and returns the best
+// trace and the steps of each run.
+func gatherWithOneAndTwoWorkers(t *testing.T, sys *record.System, tr *record.Trace) (best [2]*record.Trace, steps [2]int64) {
+	t.Helper()
+	for w := 1; w <= 2; w++ {
+		sm, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), w)
+		require.NoError(t, err)
+		sm.limit.Store(sm.allowance(StageGather))
+		require.NoError(t, sm.gatherStage(context.Background()))
+		best[w-1], steps[w-1] = sm.snapshotBest(), sm.steps.Load()
+	}
+	return best, steps
 }

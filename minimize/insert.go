@@ -231,13 +231,7 @@ func (s *suffixSearch) charge(path []record.Event) error {
 
 // step1 runs event e of a path on sim.
 func step1(sim *record.Sim, e record.Event) error {
-	var err error
-	if e.Kind == record.Deliver {
-		err = sim.Deliver(e.ID)
-	} else {
-		err = sim.Apply(e)
-	}
-	if err != nil {
+	if err := sim.Step(e); err != nil {
 		return fmt.Errorf("insert: replaying %s: %w", e, err)
 	}
 	return nil

@@ -27,15 +27,7 @@ func TestStandInsListAnOutsider(t *testing.T) {
 	withoutSymmetry(m)
 	assert.Empty(t, m.standIns(tr.Events, members), "no symmetry, no stand-in")
 
-	var steps [2]int64
-	var best [2]*record.Trace
-	for w := 1; w <= 2; w++ {
-		sm, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), w)
-		require.NoError(t, err)
-		sm.limit.Store(sm.allowance(StageGather))
-		require.NoError(t, sm.gatherStage(context.Background()))
-		best[w-1], steps[w-1] = sm.snapshotBest(), sm.steps.Load()
-	}
+	best, steps := gatherWithOneAndTwoWorkers(t, sys, tr)
 	assert.Equal(t, [2]int{15, 8}, [2]int{best[0].Header.Deliveries, best[0].Header.Externals})
 	assert.Contains(t, best[0].Events[3].Msg.(raft.Bootstrap).Members, record.ActorID("raft-4"))
 	assert.Equal(t, best[0].Events, best[1].Events, "the same trace with 1 and 2 workers")

@@ -24,12 +24,7 @@ func CheckDeepCopies(sys *System, t *Trace, every int) (actors, stored int, err 
 		return 0, 0, err
 	}
 	for k, e := range t.Events {
-		if e.Kind == Deliver {
-			err = sim.Deliver(e.ID)
-		} else {
-			err = sim.Apply(e)
-		}
-		if err != nil {
+		if err := sim.Step(e); err != nil {
 			return actors, stored, fmt.Errorf("event %d: %w", k, err)
 		}
 		if k%every != 0 && k != len(t.Events)-1 {

@@ -280,6 +280,15 @@ func (s *Sim) deliverAt(at int) {
 	}
 }
 
+// Step executes event e of a schedule: Deliver for a delivery, Apply for
+// an external event.
+func (s *Sim) Step(e Event) error {
+	if e.Kind == Deliver {
+		return s.Deliver(e.ID)
+	}
+	return s.Apply(e)
+}
+
 // Apply executes an external event. Events that cannot take effect (killing
 // an actor that is not running, starting one that is) are recorded and do
 // nothing, so that any subsequence of a valid schedule can be applied.
