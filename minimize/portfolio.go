@@ -7,21 +7,10 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The first pass removes external events before internal ones: ddmin over
-// the external events comes first, on a trace of a thousand deliveries.
-// When the fuzzed run's log was filled by repeated rounds, that first
-// ddmin may drop every external event the shorter route needs (the rounds
-// still fill the log), and from then on no removal or move leads back to
-// it. The internals-first pass is a second start: from the trace after
-// provenance it removes internal events first (clock clusters, ddmin over
-// the deliveries), so that whole rounds go while the external events are
-// still there, then the external events (with wildcards), then the rest
-// of the removals. Its result replaces the best trace when it has fewer
-// deliveries plus externals. It is a fixed sequence of checks, so the
-// choice does not depend on time or on the number of workers.
-
-// internalsFirst runs the second first pass from start and offers its
-// result.
+// internalsFirst runs the internals-first pass, a second start
+// (docs/minimization.md, "The searches"): from start, the removals with
+// the internal events first, a fixed sequence of passes; its result is
+// offered (or held aside) when it has fewer deliveries plus externals.
 func (m *minimizer) internalsFirst(start *record.Trace) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		f := m.fork(start)

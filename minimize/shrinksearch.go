@@ -10,19 +10,13 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The shrink-search pass: a smaller configuration on another route. A
-// group edit (groupEdits: one component less in every message of a group
-// of identical external messages) changes the run's arithmetic, so the old
-// schedule often breaks early and shrink-contents' checks, whose
-// backtracks only reorder messages of one type, miss the new route. For
-// every group edit the pass runs the edited plan while every delivery
-// finds its message, and from cuts of that prefix an exact search over
-// forked runs (optimal.SearchFrom) asks for the cheapest continuation below
-// the best trace's size: cheapest first, shrinkSearchStates states each,
-// four times as many in each later round for the searches that reached
-// their cap. The first trace found becomes the best. A forked step counts
-// searchStepCost steps, and the searches run one after the other on one
-// walker, so the result depends on the step budget alone.
+// The shrink-search pass (docs/minimization.md, "The searches"): for
+// every group edit (groupEdits), the edited plan runs while every delivery
+// finds its message, and from cuts of that prefix exact searches over
+// forked runs (optimal.SearchFrom) ask for the cheapest continuation below
+// the best trace's size, shrinkSearchStates states each, four times as
+// many in each later round; the first trace found becomes the best. The
+// searches run one after the other on one walker.
 
 // shrinkSearches reports whether the pass applies: the best trace has an
 // edit of a group of several messages, and its runs fork.
