@@ -9,15 +9,17 @@ import (
 
 // The driver: one loop over the pass table (passes.go).
 //
-// Provenance runs first. Then:
+// Provenance runs first, then the search passes that run once (a second
+// start from the trace after provenance), their results held aside until
+// the search tier reaches them (secondStarts): a second start does not
+// depend on the best trace, and run first its work comes before the
+// improvements of the other tiers rather than after the result is final.
+// Its steps count toward the stall rule only from the removal tier's
+// first fixpoint on, as if it ran there (minimizer.uncounted), so that
+// where every later call ends does not depend on where it ran. Then:
 //
 //  1. the removal tier runs to a fixpoint: its passes in turn, again and
-//     again while one of them makes the best trace smaller; on the first
-//     fixpoint the search passes that run once (a second start from the
-//     trace after provenance) run, their results held aside until the
-//     search tier reaches them (secondStarts): a second start does not
-//     depend on the best trace, and run here its work comes before the
-//     moves' improvements rather than after the result is final;
+//     again while one of them makes the best trace smaller;
 //  2. the move tier's passes run in turn until one makes the best trace
 //     smaller; then the driver goes back to the removals;
 //  3. when no move helps, the search tier's passes run the same way.
@@ -59,14 +61,17 @@ func (m *minimizer) drive(ctx context.Context) error {
 		_, err := m.call(ctx, StageDdminExternals)
 		return err
 	}
+	if err := m.secondStarts(ctx); err != nil {
+		return err
+	}
 	for first := true; ; first = false {
 		if err := m.removals(ctx); err != nil {
 			return err
 		}
 		if first {
-			if err := m.secondStarts(ctx); err != nil {
-				return err
-			}
+			// The second starts' steps count toward the stall rule from
+			// here, the first fixpoint, as if they ran here.
+			m.uncounted.Store(0)
 		}
 		improved, err := m.untilSuccess(ctx, Move)
 		if err != nil {
@@ -106,15 +111,18 @@ func (m *minimizer) removals(ctx context.Context) error {
 }
 
 // secondStarts calls the search passes that run once (a second start from
-// the trace after provenance) on the removal tier's first fixpoint, their
-// results held aside (aside): a second start does not depend on the best
-// trace, so it can run before the moves, but its result is offered only
-// when the search tier reaches its pass, as if it ran there. Offered at
-// once, a second start smaller than the first fixpoint but larger than
-// what the moves make of it would take the moves' place.
+// the trace after provenance) right after provenance, their results held
+// aside (aside), and notes their steps in uncounted: a second start does
+// not depend on the best trace, so it can run before the other tiers, but
+// its result is offered only when the search tier reaches its pass, as if
+// it ran there. Offered at once, a second start smaller than the first
+// fixpoint but larger than what the moves make of it would take the
+// moves' place.
 func (m *minimizer) secondStarts(ctx context.Context) error {
 	m.holding = true
 	defer func() { m.holding = false }()
+	start := m.steps.Load()
+	defer func() { m.uncounted.Store(m.steps.Load() - start) }()
 	for _, p := range m.order(Search) {
 		if lookupPass(p).Once {
 			if _, err := m.call(ctx, p); err != nil {
@@ -233,8 +241,9 @@ func (m *minimizer) budgetEnd() int64 {
 }
 
 // stallAllowance is the steps the run may go without
-// improvement: stallRatio times the steps up to the last improvement, at
-// least stallFloor.
+// improvement: stallRatio times the steps up to the last improvement
+// (the second starts' left out before the first fixpoint), at least
+// stallFloor.
 func (m *minimizer) stallAllowance() int64 {
 	return max(m.stallFloor, int64(stallRatio*float64(m.lastImprovement.Load())))
 }
@@ -244,7 +253,7 @@ func (m *minimizer) stallAllowance() int64 {
 // never less than minCallSteps past the call's start, so that a pass that
 // starts late still gets its call on the best trace.
 func (m *minimizer) stallPoint() int64 {
-	return max(m.lastImprovement.Load()+m.stallAllowance(), m.callStart+minCallSteps)
+	return max(m.lastImprovement.Load()+m.stallAllowance()+m.uncounted.Load(), m.callStart+minCallSteps)
 }
 
 // end is the step count at which the running pass must end: its limit,

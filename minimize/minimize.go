@@ -37,8 +37,8 @@
 //     that sends no message.
 //   - insert (search): a suffix replaced by an exhaustive search's.
 //   - internals-first (search): a second start, internal events first
-//     (once, on the removal tier's first fixpoint, offered when the
-//     search tier reaches it).
+//     (once, right after provenance, offered when the search tier
+//     reaches it).
 //   - shrink-search (search; needs optimal.Forks): a smaller
 //     configuration and an exact search for its continuation.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
@@ -215,8 +215,12 @@ type minimizer struct {
 	// stalls (driver.go) when the steps since pass a share of it. noStall
 	// lifts that bound (the initial window, the cleanup tier, forks).
 	lastImprovement atomic.Int64
-	noStall         bool
-	stallFloor      int64
+	// uncounted is the second starts' steps, left out of the stall rule
+	// (lastImprovement and the stall point) until the first fixpoint
+	// (driver.go).
+	uncounted  atomic.Int64
+	noStall    bool
+	stallFloor int64
 	// callStart is the step count at which the running pass call
 	// started (driver.go).
 	callStart int64
@@ -232,7 +236,7 @@ type minimizer struct {
 	// point.
 	afterProvenance *record.Trace
 	stallCap        int64
-	// holding: a second start running on the first fixpoint keeps its
+	// holding: a second start running after provenance keeps its
 	// result in aside (by pass name) instead of offering it; call offers
 	// it when the search tier reaches the pass (driver.go).
 	holding bool
@@ -510,7 +514,7 @@ func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) 
 
 func (m *minimizer) recordPace() {
 	m.mu.Lock()
-	m.lastImprovement.Store(m.steps.Load())
+	m.lastImprovement.Store(m.steps.Load() - m.uncounted.Load())
 	m.pace = append(m.pace, PacePoint{Schedules: m.schedules.Load(), Steps: m.steps.Load(), Deliveries: m.best.Header.Deliveries, Externals: m.best.Header.Externals})
 	m.mu.Unlock()
 }
