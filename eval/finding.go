@@ -33,8 +33,11 @@ type FindingConfig struct {
 	// Modes are the modes compared, by name (default: every record.Modes).
 	Modes []string
 	// Trials per case and mode (default 20). Trial t searches from seed
-	// 1 + t*CapRuns, so trials use disjoint, fixed seed ranges.
+	// From + t*CapRuns, so trials use disjoint, fixed seed ranges.
 	Trials int
+	// From is the first seed of trial 0 (default 1, the evaluation's):
+	// another range measures a change on seeds it was not chosen on.
+	From uint64
 	// CapRuns and CapTime bound a trial (default 1000 runs, 5 min): a
 	// trial that reaches either without a violation did not find the bug.
 	// The runs cap is the measure (a run costs the same whatever else
@@ -71,6 +74,9 @@ func (c FindingConfig) withDefaults() FindingConfig {
 	}
 	if c.CurveRuns <= 0 {
 		c.CurveRuns = 150
+	}
+	if c.From == 0 {
+		c.From = 1
 	}
 	return c
 }
@@ -161,6 +167,7 @@ type CoverageCurve struct {
 type FindingReport struct {
 	Generated string          `json:"generated"`
 	Trials    int             `json:"trials"`
+	From      uint64          `json:"from,omitempty"` // the first seed; 0: 1
 	CapRuns   int             `json:"cap_runs"`
 	CapTime   string          `json:"cap_time"`
 	Workers   int             `json:"workers"`
@@ -193,6 +200,7 @@ func RunFinding(ctx context.Context, cat *record.Catalog, cfg FindingConfig, img
 	}
 	start := time.Now()
 	rep := &FindingReport{Generated: start.UTC().Format("2006-01-02 15:04 UTC"), Trials: c.Trials, CapRuns: c.CapRuns,
+		From:    c.From,
 		CapTime: c.CapTime.String(), Workers: c.Workers, Cases: c.Cases}
 	load0 := loadAverage()
 	modes := make([]record.Mode, len(c.Modes))
@@ -294,7 +302,7 @@ func (c FindingConfig) trials(ctx context.Context, sys *record.System, opts reco
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				seed := 1 + uint64(t)*uint64(c.CapRuns)
+				seed := c.From + uint64(t)*uint64(c.CapRuns)
 				tctx, cancel := context.WithTimeout(ctx, c.CapTime)
 				defer cancel()
 				start := time.Now()

@@ -25,14 +25,14 @@ func (m *md) finding(rep *Report) {
 	}
 	m.p("Measured %s in %.0f s (%d trials at a time%s) by `go run ./cmd/demi-eval --studies finding` "+
 		"(the runs are `record.Search`, the code behind `demi fuzz --mode M`, with every other flag at its default). "+
-		"For every bug and mode, %d trials: trial t searches from seed 1 + t×%d, so the trials use fixed, disjoint seed "+
+		"For every bug and mode, %d trials: trial t searches from seed %d + t×%d, so the trials use fixed, disjoint seed "+
 		"ranges, and stops at the first violation or at the cap, %d runs or %s, whichever comes first. A cell gives the "+
 		"median runs to the first violation with the quartiles in brackets, how many trials found it, and the median "+
 		"seconds; a trial that hit the cap counts as slower than any that found the bug, so a median or quartile "+
 		"written `>cap` is a trial that found nothing. Runs of different modes cost different time (a coverage run "+
 		"also hashes the actors' abstract states at every event, a rounds run is shorter), hence the seconds. "+
 		"`rounds` applies only to systems whose messages carry a round (`record.Rounded`).",
-		f.Generated, f.Seconds, f.Workers, load, f.Trials, f.CapRuns, f.CapRuns, f.CapTime)
+		f.Generated, f.Seconds, f.Workers, load, f.Trials, max(f.From, 1), f.CapRuns, f.CapRuns, f.CapTime)
 	m.p("")
 	for _, hard := range []bool{false, true} {
 		var rows [][]string

@@ -71,6 +71,8 @@ type flags struct {
 	findingTrials, findingCapRuns              int
 	findingJobs, findingCurveRuns              int
 	findingCap                                 time.Duration
+	findingFrom                                uint64
+	findingModes                               string
 }
 
 func newRoot(cat *record.Catalog, stdout, stderr io.Writer) *cobra.Command {
@@ -176,6 +178,8 @@ bad input, 130 when interrupted.`,
 
 	fs.IntVar(&f.findingTrials, "finding-trials", 20, "time-to-bug study: trials per bug and fuzz mode (0: skip)")
 	fs.IntVar(&f.findingCapRuns, "finding-cap-runs", 1000, "time-to-bug study: most runs of a trial")
+	fs.StringVar(&f.findingModes, "finding-modes", "", "time-to-bug study: comma-separated fuzz modes (default: every mode)")
+	fs.Uint64Var(&f.findingFrom, "finding-from", 1, "time-to-bug study: first seed (trial t searches from it + t x --finding-cap-runs)")
 	fs.DurationVar(&f.findingCap, "finding-cap", 5*time.Minute, "time-to-bug study: longest a trial searches (a guard: --finding-cap-runs is the cap that measures)")
 	fs.IntVar(&f.findingJobs, "finding-jobs", 2, "time-to-bug study: trials run at a time")
 	fs.IntVar(&f.findingCurveRuns, "finding-curve-runs", 150, "time-to-bug study: runs of each abstract-state coverage curve")
@@ -202,8 +206,8 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	if f.fresh < 0 || f.freshBudget <= 0 || f.optimumBudget <= 0 {
 		return badInput(errors.New("--fresh must be at least 0, --fresh-budget and --optimum-budget positive"))
 	}
-	if f.findingTrials < 0 || f.findingTrials > 1000 || f.findingCapRuns < 1 || f.findingCap <= 0 || f.findingJobs < 1 || f.findingCurveRuns < 0 {
-		return badInput(errors.New("--finding-trials must be 0 to 1000, --finding-cap-runs and --finding-jobs at least 1, --finding-cap positive, --finding-curve-runs at least 0"))
+	if f.findingTrials < 0 || f.findingTrials > 1000 || f.findingFrom < 1 || f.findingCapRuns < 1 || f.findingCap <= 0 || f.findingJobs < 1 || f.findingCurveRuns < 0 {
+		return badInput(errors.New("--finding-trials must be 0 to 1000, --finding-from, --finding-cap-runs and --finding-jobs at least 1, --finding-cap positive, --finding-curve-runs at least 0"))
 	}
 	if f.dporSchedules < 1 || f.dporSteps < 1 {
 		return badInput(errors.New("--dpor-schedules and --dpor-steps must be positive"))
@@ -301,7 +305,11 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	}
 	if f.findingTrials > 0 {
 		cfg.Finding = &eval.FindingConfig{Cases: findingCases(cat, bugList), Trials: f.findingTrials,
-			CapRuns: f.findingCapRuns, CapTime: f.findingCap, Workers: f.findingJobs, CurveRuns: f.findingCurveRuns}
+			CapRuns: f.findingCapRuns, CapTime: f.findingCap, Workers: f.findingJobs, CurveRuns: f.findingCurveRuns,
+			From: f.findingFrom}
+		if f.findingModes != "" {
+			cfg.Finding.Modes = strings.Split(f.findingModes, ",")
+		}
 		if f.findingCurveRuns > 0 && len(bugList) == 0 {
 			cfg.Finding.Curves = findingCurves(cat)
 		}

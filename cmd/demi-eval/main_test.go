@@ -199,3 +199,33 @@ func TestStudiesFindingTwice(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "## Finding bugs: time to the first violation, by fuzz mode")
 }
+
+// TestStudiesFindingFromAndModes: --finding-from moves every trial's
+// seeds (trial t from it + t x --finding-cap-runs), --finding-modes keeps
+// the modes named, and the rendered text names the first seed.
+func TestStudiesFindingFromAndModes(t *testing.T) {
+	traces, out := t.TempDir(), t.TempDir()
+	code, stdout, errs := runEval(t, "--traces", traces, "--out", out, "--studies", "finding", "--bugs", "tokenring-restore-token",
+		"--finding-trials", "2", "--finding-cap-runs", "5", "--finding-curve-runs", "0", "--no-plots",
+		"--finding-from", "800001", "--finding-modes", "walk,swarm")
+	require.Equal(t, 0, code, stdout+errs)
+	rep, err := eval.ReadJSON(filepath.Join(out, "evaluation.json"))
+	require.NoError(t, err)
+	require.NotNil(t, rep.Finding)
+	assert.Equal(t, uint64(800001), rep.Finding.From)
+	require.Len(t, rep.Finding.Rows, 2)
+	for i, mode := range []string{"walk", "swarm"} {
+		row := rep.Finding.Rows[i]
+		assert.Equal(t, mode, row.Mode)
+		require.Len(t, row.Trials, 2)
+		assert.Equal(t, uint64(800001), row.Trials[0].Seed)
+		assert.Equal(t, uint64(800006), row.Trials[1].Seed)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "evaluation.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "trial t searches from seed 800001 + t×5")
+
+	code, _, errs = runEval(t, "--traces", traces, "--out", out, "--studies", "finding", "--finding-from", "0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--finding-from")
+}
