@@ -140,9 +140,13 @@ func boolBit(b bool) uint64 {
 	return 0
 }
 
-// check checks plan on c, set up with settings s, or answers from the
-// cache when the same check found nothing before.
+// check checks plan on c with settings s, or answers from the cache when
+// the same check found nothing before. Every check of the passes goes
+// through it.
 func (m *minimizer) check(ctx context.Context, c *dpor.Checker, s checkSettings, plan dpor.Plan) (dpor.Result, error) {
+	c.SetMode(s.mode)
+	c.SetMaxSchedules(s.maxSched)
+	c.SetBroad(s.broad)
 	if m.checked == nil {
 		return c.Check(ctx, plan)
 	}

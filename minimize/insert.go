@@ -52,9 +52,6 @@ func (m *minimizer) insert(ctx context.Context) error {
 // descent, plus every delivery alone (an inserted crash drops what was
 // queued, so a delivery in the middle of a FIFO queue may go).
 func (m *minimizer) descend(ctx context.Context, c *dpor.Checker, cur *record.Trace) (*record.Trace, int64, error) {
-	c.SetMode(dpor.TFB)
-	c.SetMaxSchedules(reorderSchedules)
-	c.SetBroad(false)
 	fifo := m.fifo()
 	return m.descent(ctx, c, cur, insertDescentChecks, func(events []record.Event) [][]int {
 		cands := removals(events, false)

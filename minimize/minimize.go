@@ -606,9 +606,6 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 		mode = dpor.NoDiverge
 	}
 	return m.firstTrace(ctx, n, scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-		c.SetMode(mode)
-		c.SetMaxSchedules(maxSched)
-		c.SetBroad(false)
 		plan, ok := gen(c.Fingerprinter(), i)
 		if !ok {
 			return nil, 0, nil

@@ -71,10 +71,7 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 // schedules (broad: backtracks on any message type), and returns its
 // trace, or nil, and the steps it ran.
 func (m *minimizer) checkTFB(ctx context.Context, c *dpor.Checker, maxSched int, broad bool, plan dpor.Plan) (*record.Trace, int64, error) {
-	c.SetMode(dpor.TFB)
-	c.SetMaxSchedules(maxSched)
-	c.SetBroad(broad)
-	r, err := c.Check(ctx, plan)
+	r, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: maxSched, broad: broad}, plan)
 	m.ran(c, r.Schedules)
 	return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 }
@@ -82,9 +79,6 @@ func (m *minimizer) checkTFB(ctx context.Context, c *dpor.Checker, maxSched int,
 // moveDescent is the descent after a move: the removals of tr, checked
 // with reorderSchedules schedules, at most reorderDescentChecks checks.
 func (m *minimizer) moveDescent(ctx context.Context, c *dpor.Checker, tr *record.Trace) (*record.Trace, int64, error) {
-	c.SetMode(dpor.TFB)
-	c.SetMaxSchedules(reorderSchedules)
-	c.SetBroad(false)
 	fifo := m.fifo()
 	return m.descent(ctx, c, tr, reorderDescentChecks, func(events []record.Event) [][]int {
 		return removals(events, fifo)
@@ -93,7 +87,8 @@ func (m *minimizer) moveDescent(ctx context.Context, c *dpor.Checker, tr *record
 
 // descent removes events from cur, one removal (event indices) from cands
 // at a time, while that reproduces the violation, in at most maxChecks
-// checks, and returns the result and the steps it ran.
+// checks of reorderSchedules type-fingerprint schedules each, and returns
+// the result and the steps it ran.
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, maxChecks int, cands func([]record.Event) [][]int) (*record.Trace, int64, error) {
 	var steps int64
 	checks := 0
@@ -106,7 +101,7 @@ func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Tr
 			}
 			checks++
 			p := removal(drop, drop[0])(c.Fingerprinter(), cp)
-			r, err := c.Check(ctx, p)
+			r, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: reorderSchedules}, p)
 			m.ran(c, r.Schedules)
 			steps += int64(r.Schedules) * int64(len(p))
 			if err != nil {
