@@ -30,8 +30,11 @@ func (m *minimizer) insert(ctx context.Context) error {
 	alphabet := insertable(m.dropped, base.Events)
 	cuts := insertCuts(base.Events)
 	_, tr, err := m.firstTrace(ctx, len(cuts), insertChunk, func(_ *dpor.Checker, i int) (*record.Trace, int64, error) {
-		// What the pass may still use (the count grows per chunk).
-		limit := min(maxInsertSteps, m.end()-m.steps.Load())
+		// What the pass may still use (the count grows per chunk), shared
+		// by the cuts of a chunk, which run at once: each given all of
+		// it, a chunk of cuts that find nothing ran up to insertChunk
+		// times past the pass's end.
+		limit := min(maxInsertSteps, (m.end()-m.steps.Load())/insertChunk)
 		s := &suffixSearch{ctx: ctx, target: m.target, alphabet: alphabet, limit: limit, replays: m.cfg.fullChecks}
 		return s.run(m.sys, base, cuts[i])
 	})
