@@ -41,6 +41,8 @@
 //     reaches it).
 //   - shrink-search (search; needs optimal.Forks): a smaller
 //     configuration and an exact search for its continuation.
+//   - other-routes (search): the removal tier again on the last best
+//     trace of a route of the violation that a removal left.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Every move is checked and followed by a descent that removes what the
@@ -66,6 +68,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -241,6 +244,15 @@ type minimizer struct {
 	// it when the search tier reaches the pass (driver.go).
 	holding bool
 	aside   map[string]*record.Trace
+	// routes keeps, for each route of the violation the best trace left,
+	// that route's last best trace; routeTried marks those other-routes
+	// started from; memberNames are the members, longest first (beam.go).
+	routes      map[string]*record.Trace
+	routeTried  map[*record.Trace]bool
+	memberNames []string
+	// route, when set (a fork of other-routes), is the only route whose
+	// traces count as a check's success.
+	route string
 	// shares is each pass's share (PassInfo.Share), for a fork's fixed
 	// sequence of passes.
 	shares    map[string]float64
@@ -313,6 +325,11 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if m.resolved, err = sys.Resolve(m.opts); err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)
 	}
+	m.routes, m.routeTried = map[string]*record.Trace{}, map[*record.Trace]bool{}
+	for _, id := range sys.Members(m.resolved) {
+		m.memberNames = append(m.memberNames, string(id))
+	}
+	slices.SortStableFunc(m.memberNames, func(a, b string) int { return len(b) - len(a) })
 
 	// Stage "initial": the input must reproduce its violation exactly. On
 	// a long trace a short window of it that reproduces the violation is
@@ -503,6 +520,7 @@ func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) 
 	m.mu.Lock()
 	ok := take(m.best)
 	if ok {
+		m.noteRoute(m.best, tr)
 		m.best = tr
 	}
 	m.mu.Unlock()
@@ -612,6 +630,9 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 		}
 		r, err := m.check(ctx, c, checkSettings{mode: mode, maxSched: maxSched}, plan)
 		m.ran(c, r.Schedules)
+		if r.Trace != nil && !m.onRoute(r.Trace) {
+			r.Trace = nil // another route: not a success of this fork (beam.go)
+		}
 		return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 	})
 }

@@ -114,6 +114,9 @@ var passTable = []pass{
 	{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 		"removes a component from a group of identical external messages and searches exactly for the cheapest continuation of the prefix the old schedule still follows"},
 		(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
+	{PassInfo{StageOtherRoutes, Search, "", 0.1, false, false,
+		"runs the removal tier again on the last best trace of each route of the violation (its detail with names and numbers masked) that a removal left for another; its result replaces the best trace when smaller"},
+		(*minimizer).hasOtherRoutes, (*minimizer).otherRoutesPass},
 
 	{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
 		"rewrites the schedule into lockstep rounds where it still reproduces the violation"},

@@ -14,16 +14,7 @@ import (
 func (m *minimizer) internalsFirst(start *record.Trace) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		f := m.fork(start)
-		err := f.run(ctx, []stage{
-			{StageClockClusters, f.clockClusters},
-			{StageDdminInternals, f.ddminInternals},
-			{StageDdminExternalsWild, f.ddminExternalsWild},
-			{StageFifoInternals, f.fifoInternals},
-			{StageShrinkContents, f.shrinkContents},
-			{StageOneAtATime, f.oneAtATime},
-		})
-		m.steps.Store(f.steps.Load())
-		m.schedules.Add(f.schedules.Load())
+		err := m.forkRemovals(ctx, f, true)
 		// Only a result with fewer deliveries plus externals replaces
 		// the best trace (not one lighter in contents alone), so that a
 		// trace both orders minimize equally well keeps the result of the
@@ -36,6 +27,26 @@ func (m *minimizer) internalsFirst(start *record.Trace) func(ctx context.Context
 		}
 		return err
 	}
+}
+
+// forkRemovals runs the removal passes on the fork f, internal events
+// before external ones or after them, and counts its work as m's.
+func (m *minimizer) forkRemovals(ctx context.Context, f *minimizer, internalsFirst bool) error {
+	first := []stage{
+		{StageClockClusters, f.clockClusters},
+		{StageDdminInternals, f.ddminInternals},
+		{StageDdminExternalsWild, f.ddminExternalsWild},
+	}
+	if !internalsFirst {
+		first = append(first[2:], first[:2]...)
+	}
+	err := f.run(ctx, append(first,
+		stage{StageFifoInternals, f.fifoInternals},
+		stage{StageShrinkContents, f.shrinkContents},
+		stage{StageOneAtATime, f.oneAtATime}))
+	m.steps.Store(f.steps.Load())
+	m.schedules.Add(f.schedules.Load())
+	return err
 }
 
 // fork returns a minimizer that starts from best and shares m's system,

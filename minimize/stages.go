@@ -26,6 +26,7 @@ const (
 	StageInsert             = "insert"
 	StageInternalsFirst     = "internals-first"
 	StageShrinkSearch       = "shrink-search"
+	StageOtherRoutes        = "other-routes"
 	StageRoundForm          = "round-form"
 
 	// StageFinal replays the result exactly; it must reproduce the
