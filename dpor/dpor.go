@@ -510,6 +510,7 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 		if d, err = record.NewDriver(c.setup(), events, follow); err != nil {
 			return nil, nil, err
 		}
+		d.Sim().CompactLog()
 	}
 	defer func() {
 		if d.Sim().ForkError() != nil {

@@ -206,6 +206,7 @@ func sameStep(a, b *Step) bool {
 func (c *Checker) setOrigin() {
 	d, err := record.NewDriver(c.setup(), nil, record.Follow{})
 	if err == nil {
+		d.Sim().CompactLog() // and its forks: most runs' logs are thrown away
 		c.forks.origin = &snapshot{d: d, hashes: []uint64{0}}
 	}
 }

@@ -79,6 +79,20 @@ func (s *Sim) Reserve(n int) {
 	}
 }
 
+// CompactLog keeps the run's event log in compact form from now on, as a
+// fuzz campaign's runs do: a run most of whose logs are thrown away (the
+// schedules of a check, and their forks) never pays for 176-byte Events
+// with eight pointer words each, and Events and Trace build the Events
+// when asked, the same ones. After the first event it does nothing.
+func (s *Sim) CompactLog() {
+	if s.lazy || s.nolog || s.eventCount() > 0 {
+		return
+	}
+	s.lazy = true
+	s.log = make([]entry, 0, cap(s.events))
+	s.events = nil
+}
+
 // eventCount is the length of the event log.
 func (s *Sim) eventCount() int {
 	if s.nolog {

@@ -105,3 +105,25 @@ func TestDropLogKeepsTheRun(t *testing.T) {
 	assert.Empty(t, sim.Events())
 	assert.Equal(t, tr.Header.Deliveries, f.NumDeliveries())
 }
+
+// TestCompactLogKeepsTheTrace runs raft-45 with the event log in compact
+// form, forking it along the way (as a check's schedules are forked):
+// every run's trace is the full log's, event for event.
+func TestCompactLogKeepsTheTrace(t *testing.T) {
+	tr, full := raft45(t)
+	_, compact := raft45(t)
+	compact.CompactLog()
+	for k, e := range tr.Events {
+		step(t, full, e)
+		step(t, compact, e)
+		if k%211 == 0 {
+			f := compact.Fork()
+			deliverEnabled(t, f)
+			g := full.Fork()
+			deliverEnabled(t, g)
+			require.Equal(t, g.Trace(nil), f.Trace(nil), "fork at event %d", k)
+		}
+	}
+	require.Len(t, compact.Events(), len(tr.Events))
+	require.Equal(t, full.Trace(tr.Header.Violation), compact.Trace(tr.Header.Violation))
+}
