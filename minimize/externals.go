@@ -140,25 +140,28 @@ func deliveryIndices(events []record.Event) []int {
 	return out
 }
 
-// ddminExternals is delta debugging over the external units of the best
-// trace, each subsequence checked with STSSched (the paper's column).
-func (m *minimizer) ddminExternals(ctx context.Context) error {
-	return m.ddminExternalsMode(ctx, dpor.STS, 1, -1)
+// ddminExternalsPass runs the ddmin-externals pass: its first call (every
+// call under strategy sts) checks each subsequence with STSSched (the
+// paper's column), later calls with wildcards and type-fingerprint
+// backtracks.
+func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
+	if m.calls[StageDdminExternals] == 1 || m.mode == dpor.STS {
+		return m.ddminExternals(ctx, dpor.STS, 1, -1)
+	}
+	return m.ddminExternals(ctx, dpor.TFB, m.budgetFor(), 0)
 }
 
-// ddminExternalsWild is ddminExternals with every delivery a wildcard
-// (once external messages are gone, what replicates them changes).
+// ddminExternalsWild runs the ddmin-externals-wild pass: STSSched with
+// every delivery a wildcard (once external messages are gone, what
+// replicates them changes).
 func (m *minimizer) ddminExternalsWild(ctx context.Context) error {
-	return m.ddminExternalsMode(ctx, dpor.STS, 1, 0)
+	return m.ddminExternals(ctx, dpor.STS, 1, 0)
 }
 
-// ddminExternalsTFB is ddminExternals with wildcards and type fingerprint
-// backtracks, for the later rounds.
-func (m *minimizer) ddminExternalsTFB(ctx context.Context) error {
-	return m.ddminExternalsMode(ctx, dpor.TFB, m.budgetFor(), 0)
-}
-
-func (m *minimizer) ddminExternalsMode(ctx context.Context, mode dpor.Mode, maxSched, wildFrom int) error {
+// ddminExternals is delta debugging over the external units of the best
+// trace, candidates checked in mode with at most maxSched schedules, the
+// deliveries from wildFrom on wildcards (-1: none).
+func (m *minimizer) ddminExternals(ctx context.Context, mode dpor.Mode, maxSched, wildFrom int) error {
 	base := m.snapshotBest()
 	bp := dpor.FromEvents(m.fp, base.Events)
 	units := externalUnits(base.Events)

@@ -18,9 +18,9 @@ import (
 //
 // handoverEdits lists the handover moves of events: for every timer firing
 // and every other started actor, the handover with every such message
-// (thin, then full; thin alone when there is none), then with each one
-// alone; then, for every timer firing, every pair of other started actors
-// trade their parts (full).
+// (full; thin when there is none: the timer alone fires elsewhere); then,
+// for every timer firing, every pair of other started actors trade their
+// parts (full).
 func handoverEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out, swaps []edit
@@ -29,19 +29,13 @@ func handoverEdits(events []record.Event) []edit {
 			continue
 		}
 		sends := handedSends(events, i)
+		form := fullRound
+		if len(sends) == 0 {
+			form = thinRound
+		}
 		for _, a := range actors {
-			if a == e.To {
-				continue
-			}
-			out = append(out, swapRound(i, sends, e.To, a, thinRound))
-			if len(sends) == 0 {
-				continue
-			}
-			out = append(out, swapRound(i, sends, e.To, a, fullRound))
-			if len(sends) > 1 {
-				for _, k := range sends {
-					out = append(out, swapRound(i, []int{k}, e.To, a, thinRound), swapRound(i, []int{k}, e.To, a, fullRound))
-				}
+			if a != e.To {
+				out = append(out, swapRound(i, sends, e.To, a, form))
 			}
 		}
 		for xi, x := range actors {

@@ -3,7 +3,6 @@ package minimize
 import (
 	"testing"
 
-	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,50 +15,6 @@ type cmd struct {
 	Flag  bool
 	Seq   int `demi:"-"`
 	inner int
-}
-
-func TestVariants(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		msg  record.Message
-		want []record.Message
-	}{
-		{"integers and strings are renamed, not varied", cmd{Count: 8, Name: "abcd"}, nil},
-		{"slice loses each element, last first", cmd{Args: []int{1, 2}},
-			[]record.Message{cmd{Args: []int{1}}, cmd{Args: []int{2}}}},
-		{"masked and unexported fields stay", cmd{Seq: 3, inner: 4}, nil},
-		{"pointer", &cmd{Args: []int{2}}, []record.Message{&cmd{Args: []int{}}}},
-		{"shrinkable uses its components", raft.Bootstrap{Members: []record.ActorID{"a", "b"}},
-			[]record.Message{raft.Bootstrap{Members: []record.ActorID{"a"}}, raft.Bootstrap{Members: []record.ActorID{"b"}}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := variants(tc.msg)
-			require.Equal(t, tc.want, got)
-			for _, v := range got {
-				assert.Less(t, valueWeightOf(v), valueWeightOf(tc.msg), "every variant is lighter")
-			}
-		})
-	}
-}
-
-func valueWeightOf(m record.Message) uint64 {
-	return weight(&record.Trace{Events: []record.Event{{Kind: record.Send, Msg: m}}})
-}
-
-// TestVariantsDoNotAlias checks that no variant shares its slice with the
-// original: writing into every variant leaves the original as it was.
-func TestVariantsDoNotAlias(t *testing.T) {
-	orig := cmd{Args: []int{1, 2, 3}}
-	vs := variants(orig)
-	require.Len(t, vs, 3, "three without one element")
-	for _, v := range vs {
-		args := v.(cmd).Args
-		require.NotEmpty(t, args)
-		for i := range args {
-			args[i] = 99
-		}
-	}
-	require.Equal(t, []int{1, 2, 3}, orig.Args, "the original is never modified")
 }
 
 func TestMentions(t *testing.T) {

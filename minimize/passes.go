@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/demi-project/demi/dpor"
-	"github.com/demi-project/demi/record"
 )
 
 // Tier is the group a pass belongs to; the driver (driver.go) runs the
@@ -182,7 +179,6 @@ const (
 	// variants per message, members permuted by gather, schedules per
 	// round-form check.
 	maxPairUnits       = 24
-	maxVariants        = 48
 	maxPermMembers     = 6
 	roundFormSchedules = 8
 	// inject: at most maxInjectMoves moves per trace, checked
@@ -257,13 +253,6 @@ func knownPass(name string) bool {
 
 // ---- applies and adapters: the table's entries that are not stage methods ----
 
-func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
-	if m.calls[StageDdminExternals] == 1 || m.mode == dpor.STS {
-		return m.ddminExternals(ctx)
-	}
-	return m.ddminExternalsTFB(ctx)
-}
-
 func (m *minimizer) gathers(context.Context) bool {
 	return len(m.gatherEdits(m.snapshotBest().Events)) > 0
 }
@@ -273,7 +262,3 @@ func (m *minimizer) insertsPass(context.Context) bool { return m.inserts(m.snaps
 func (m *minimizer) internalsFirstPass(ctx context.Context) error {
 	return m.internalsFirst(m.afterProvenance)(ctx)
 }
-
-// record.Rounded is the capability round-form needs; it is checked by the
-// pass itself (roundform.go).
-var _ = record.Trace{}

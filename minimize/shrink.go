@@ -14,15 +14,15 @@ import (
 // Observation #5). A record.Shrinkable message loses one component at a
 // time; identical messages (one fingerprint, such as a configuration every
 // member receives) lose the same component together and keep more than
-// half of the input's components. Other messages lose slice elements by
-// reflection, and their integers and strings are renamed (rename.go).
+// half of the input's components. The integers and strings of external
+// messages are renamed (rename.go).
 func (m *minimizer) shrinkContents(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, m.shrinkEdits)
 }
 
 // shrinkEdits lists the content shrinking edits of base, in order: the
-// group edits (groupEdits), then for every other message its variants and
-// the renames of the values it is the first to hold (renameEdits).
+// group edits (groupEdits), then for every message not shared by a group
+// the renames of the values it is the first to hold (renamer).
 func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 	es, groups := m.groupEdits(base, false)
 	rn := newRenamer(base)
@@ -32,9 +32,6 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 		}
 		if _, ok := e.Msg.(record.Shrinkable); ok && len(groups[m.fp.Of(e.Msg).Full]) > 1 {
 			continue
-		}
-		for _, v := range variants(e.Msg) {
-			es = append(es, replacement(map[int]record.Message{i: v}))
 		}
 		for _, r := range rn.renamesAt(i) {
 			es = append(es, replacement(r))
@@ -158,78 +155,6 @@ func replacement(repl map[int]record.Message) edit {
 		}
 		return p
 	}
-}
-
-// variants returns smaller versions of msg: by its Shrinkable components,
-// or else by reflection.
-func variants(msg record.Message) []record.Message {
-	if sh, ok := msg.(record.Shrinkable); ok {
-		var out []record.Message
-		for c := sh.Components() - 1; c >= 0; c-- {
-			out = append(out, sh.WithoutComponent(c))
-		}
-		return out
-	}
-	var out []record.Message
-	for _, v := range shrinkValue(reflect.ValueOf(msg), 0) {
-		out = append(out, v.Interface().(record.Message))
-		if len(out) >= maxVariants {
-			break
-		}
-	}
-	return out
-}
-
-// shrinkValue returns copies of v, each with one slice element fewer.
-// Integers and strings are not changed here but renamed across messages
-// (rename.go). Values that cannot be copied safely (unexported fields,
-// maps, interfaces) are left alone.
-func shrinkValue(v reflect.Value, depth int) []reflect.Value {
-	if depth > 4 || !v.IsValid() {
-		return nil
-	}
-	var out []reflect.Value
-	switch v.Kind() {
-	case reflect.Slice:
-		n := v.Len()
-		for k := n - 1; k >= 0 && len(out) < maxVariants; k-- {
-			s := reflect.MakeSlice(v.Type(), 0, n-1)
-			s = reflect.AppendSlice(s, v.Slice(0, k))
-			s = reflect.AppendSlice(s, v.Slice(k+1, n))
-			out = append(out, s)
-		}
-		for k := 0; k < n && len(out) < maxVariants; k++ {
-			for _, ev := range shrinkValue(v.Index(k), depth+1) {
-				s := reflect.MakeSlice(v.Type(), n, n)
-				reflect.Copy(s, v)
-				s.Index(k).Set(ev)
-				out = append(out, s)
-			}
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for f := 0; f < t.NumField(); f++ {
-			if !copyableField(t.Field(f)) {
-				continue
-			}
-			for _, fv := range shrinkValue(v.Field(f), depth+1) {
-				c := reflect.New(t).Elem()
-				c.Set(v)
-				c.Field(f).Set(fv)
-				out = append(out, c)
-			}
-		}
-	case reflect.Pointer:
-		if v.IsNil() {
-			return nil
-		}
-		for _, ev := range shrinkValue(v.Elem(), depth+1) {
-			p := reflect.New(v.Type().Elem())
-			p.Elem().Set(ev)
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // weight measures the contents of a trace's external messages, to order
