@@ -61,10 +61,10 @@ func (m CoverageMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Cam
 	if m.Corpus <= 0 {
 		m.Corpus = 256
 	}
-	c := &covCampaign{mode: m,
+	c := &covCampaign{cfg: cfg.FuzzConfig.withDefaults(), mode: m,
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x636f766572616765)), seen: map[uint64]struct{}{}, start: time.Now()}
 	var err error
-	c.mix, err = newSwarmMix(sys, opts, cfg.FuzzConfig)
+	c.mix, err = newSwarmMix(sys, opts, c.cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +73,9 @@ func (m CoverageMode) Campaign(sys *System, opts Options, cfg SearchConfig) (Cam
 }
 
 type covCampaign struct {
-	plan *simPlan
-	// mix draws each run's mix of external events and its pace (the
-	// timer probability, the external events' budget and rate), as a
-	// swarm run does (swarm.go).
-	mix    swarmMix
+	plan   *simPlan
+	mix    swarmMix // each run's mix of external events (swarm.go)
+	cfg    FuzzConfig
 	mode   CoverageMode
 	rng    *rand.Rand
 	seen   map[uint64]struct{}
@@ -104,11 +102,10 @@ func (c *covCampaign) Run(ctx context.Context, seed uint64, _ *Sim) (RunResult, 
 			Option{Name: "mutations", Value: strings.Join(muts, ", ")})
 	}
 	c.runs++
-	run := c.mix.c.draw(seed)
-	cfg := run.cfg.withDefaults()
+	cfg := c.cfg
 	cfg.Seed = seed
-	opts, weights := run.opts, run.weights
-	params = append(params, run.params...)
+	opts, weights, drawn := c.mix.draw(seed)
+	params = append(params, drawn...)
 	cr, err := newCovRun(c.plan, opts, cfg, c.seen)
 	if err != nil {
 		return RunResult{}, err

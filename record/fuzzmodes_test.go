@@ -7,7 +7,6 @@ import (
 
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/record"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -222,49 +221,4 @@ func TestAbstractionBoundsCounters(t *testing.T) {
 	deliver("a")
 	behind := deliver("a")
 	require.NotEqual(t, even[len(even)-1], behind, "b two behind a is a state of its own")
-}
-
-// TestCoverageDrawsSwarmsPace: a coverage run takes the timer
-// probability, the number of external events and their rate that the
-// swarm run of its seed draws (the timer range scaled to the cluster
-// size), records them, and keeps what the configuration fixes.
-func TestCoverageDrawsSwarmsPace(t *testing.T) {
-	sys, opts := raft.System(), record.Options{raft.OptMembers: "9"}
-	cfg := record.SearchConfig{FuzzConfig: record.FuzzConfig{MaxSteps: 20}}
-	swarm, err := record.Swarm.Campaign(sys, opts, cfg)
-	require.NoError(t, err)
-	cov, err := record.Coverage.Campaign(sys, opts, cfg)
-	require.NoError(t, err)
-	timers := map[float64]bool{}
-	for seed := uint64(1); seed <= 20; seed++ {
-		s, err := swarm.Run(context.Background(), seed, nil)
-		require.NoError(t, err)
-		c, err := cov.Run(context.Background(), seed, nil)
-		require.NoError(t, err)
-		assert.Equal(t, s.Config.TimerProb, c.Config.TimerProb, "seed %d", seed)
-		assert.Equal(t, s.Config.MaxExternals, c.Config.MaxExternals, "seed %d", seed)
-		assert.Equal(t, s.Config.ExternalProb, c.Config.ExternalProb, "seed %d", seed)
-		assert.GreaterOrEqual(t, c.Config.TimerProb, 0.02*3/8*0.99)
-		assert.LessOrEqual(t, c.Config.TimerProb, 0.3*3/8*1.01)
-		names := map[string]bool{}
-		for _, p := range c.Params {
-			names[p.Name] = true
-		}
-		for _, n := range []string{"timer-prob", "externals", "external-prob"} {
-			assert.True(t, names[n], "seed %d: %s recorded", seed, n)
-		}
-		timers[c.Config.TimerProb] = true
-	}
-	assert.Greater(t, len(timers), 10, "drawn per run")
-
-	cfg.TimerProb, cfg.MaxExternals = 0.05, 7
-	cov, err = record.Coverage.Campaign(sys, opts, cfg)
-	require.NoError(t, err)
-	c, err := cov.Run(context.Background(), 1, nil)
-	require.NoError(t, err)
-	assert.Equal(t, 0.05, c.Config.TimerProb)
-	assert.Equal(t, 7, c.Config.MaxExternals)
-	for _, p := range c.Params {
-		assert.NotContains(t, []string{"timer-prob", "externals"}, p.Name)
-	}
 }

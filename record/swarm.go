@@ -150,9 +150,8 @@ func newSwarmCampaign(sys *System, opts Options, cfg FuzzConfig) (*swarmCampaign
 // coverage), each run's mix of external events the way swarm does: the
 // options the system's swarm spec declares (the kinds of external event
 // and their weights, unless the user fixed them) and the generators'
-// weights. Rounds keeps its own timer probability and external-event
-// budget and rate (cfg has them): only the mix is drawn. Coverage also
-// takes the drawn pace (swarmCampaign.draw's cfg). Without it a
+// weights. The modes keep their own timer probability and external-event
+// budget and rate (cfg has them): only the mix is drawn. Without it a
 // mode injects only the kinds of event the system's defaults switch on,
 // and a bug that needs another (a crash-restart, in Raft whose default
 // restart weight is 0) is out of its reach.
