@@ -24,8 +24,11 @@
 //     nodiverge, which never explores a schedule that leaves the original's
 //     state transitions.
 //
-// Table 2's STSSched time is the time and schedules of the stages up to
-// and including ddmin-externals; its TFB time is that of every later stage.
+// Table 2's STSSched time is the time and schedules of the paper's stages
+// (initial, provenance, ddmin-externals) up to and including
+// ddmin-externals; its TFB time is that of every other stage, also of
+// a stage of demi's that runs before ddmin-externals (the second start,
+// internals-first, runs right after provenance).
 package eval
 
 import (
@@ -356,8 +359,10 @@ func median(xs []float64) float64 {
 
 // FromStages maps minimize's stage rows onto the paper's columns:
 // Provenance, STSSched (after ddmin-externals) and TFB (final), with the
-// time and schedules of the STSSched part (every stage up to and including
-// ddmin-externals) and of the TFB part (every later stage).
+// time and schedules of the STSSched part (the paper's stages up to and
+// including ddmin-externals) and of the TFB part (every other stage: the
+// later ones, and demi's own stages before ddmin-externals, such as the
+// second start internals-first).
 func FromStages(stages []minimize.StageStats) (prov, sts, final Size, stsSec float64, stsSched int64, tfbSec float64, tfbSched int64) {
 	cut := -1
 	for i, s := range stages {
@@ -381,7 +386,7 @@ func FromStages(stages []minimize.StageStats) (prov, sts, final Size, stsSec flo
 		if i == cut {
 			sts = sz
 		}
-		if i <= cut {
+		if i <= cut && paperStage(s.Name) {
 			stsSec += s.Seconds
 			stsSched += s.Schedules
 		} else {
@@ -391,6 +396,16 @@ func FromStages(stages []minimize.StageStats) (prov, sts, final Size, stsSec flo
 		final = sz
 	}
 	return
+}
+
+// paperStage reports whether the stage named name is one of the paper's
+// STSSched part.
+func paperStage(name string) bool {
+	switch name {
+	case "initial", "provenance", "ddmin-externals":
+		return true
+	}
+	return false
 }
 
 func (c *Config) withDefaults() Config {

@@ -46,6 +46,22 @@ func TestFromStages(t *testing.T) {
 			stsSched: 10 + 20 + 30, tfbSchedule: 40 + 50 + 60 + 70 + 80 + 90,
 		},
 		{
+			name: "a stage of demi's before ddmin-externals counts as TFB",
+			in: []minimize.StageStats{
+				{Name: "initial", Deliveries: 10, Externals: 4, Seconds: 1, Schedules: 1},
+				{Name: "provenance", Deliveries: 9, Externals: 4, Seconds: 2, Schedules: 1},
+				{Name: "internals-first", Deliveries: 9, Externals: 4, Seconds: 40, Schedules: 400},
+				{Name: "ddmin-externals", Deliveries: 9, Externals: 2, Seconds: 3, Schedules: 30},
+				{Name: "ddmin-internals", Deliveries: 5, Externals: 2, Seconds: 5, Schedules: 50},
+				{Name: "final", Deliveries: 5, Externals: 2},
+			},
+			prov:   eval.Size{Deliveries: 9, Externals: 4},
+			sts:    eval.Size{Deliveries: 9, Externals: 2},
+			final:  eval.Size{Deliveries: 5, Externals: 2},
+			stsSec: 1 + 2 + 3, tfbSec: 40 + 5,
+			stsSched: 1 + 1 + 30, tfbSchedule: 400 + 50,
+		},
+		{
 			name:   "no ddmin stage: STSSched is after provenance",
 			in:     []minimize.StageStats{{Name: "initial", Deliveries: 10, Externals: 2, Seconds: 1}, {Name: "provenance", Deliveries: 8, Externals: 2, Seconds: 1}, {Name: "final", Deliveries: 8, Externals: 2, Seconds: 1}},
 			prov:   eval.Size{Deliveries: 8, Externals: 2},
