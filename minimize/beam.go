@@ -21,9 +21,6 @@ import (
 // same removals would switch again), offering each result that is smaller
 // than the best trace.
 
-// maxRoutes bounds the routes other-routes starts from in one call.
-const maxRoutes = 2
-
 // routeOf is the shape of a violation's detail: its member names and
 // numbers masked, so that two occurrences that differ only in which members
 // or which terms, indices or counters they name read the same.

@@ -198,6 +198,8 @@ const (
 	shrinkSearchRounds  = 3
 	searchStepCost      = 10
 	searchStepsPerState = 40
+	// other-routes: at most maxRoutes kept routes per call (beam.go).
+	maxRoutes = 2
 )
 
 // Passes returns the pass table's rows, in table order.
