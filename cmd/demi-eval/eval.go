@@ -225,6 +225,13 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	if len(only) > 0 && f.studiesOnly {
 		return badInput(errors.New("--studies and --studies-only both choose the studies; give one"))
 	}
+	if f.findingModes != "" {
+		for _, name := range strings.Split(f.findingModes, ",") {
+			if _, err := record.LookupMode(name); err != nil {
+				return badInput(fmt.Errorf("--finding-modes: %w", err))
+			}
+		}
+	}
 	if f.long < 0 || f.long > 1_000_000 || f.longRuns < 1 || f.longBudget <= 0 || f.longFuzzBudget <= 0 || f.longCancel < 0 {
 		return badInput(errors.New("--long must be 0 to 1000000, --long-runs at least 1, --long-budget and --long-fuzz-budget positive, --long-cancel-after at least 0"))
 	}

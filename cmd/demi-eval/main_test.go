@@ -228,4 +228,9 @@ func TestStudiesFindingFromAndModes(t *testing.T) {
 	code, _, errs = runEval(t, "--traces", traces, "--out", out, "--studies", "finding", "--finding-from", "0")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--finding-from")
+
+	// An unknown mode is refused before any study runs.
+	code, _, errs = runEval(t, "--traces", traces, "--out", out, "--studies", "finding", "--finding-modes", "swarm,bogus")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `--finding-modes: unknown fuzz mode "bogus"`)
 }
