@@ -2,7 +2,6 @@ package minimize
 
 import (
 	"context"
-	"slices"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
@@ -23,21 +22,7 @@ type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
 // the candidates checked; on an error, the best so far and the error.
 func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
 	bp := dpor.FromEvents(fp, t.Events)
-	dels := deliveryIndices(t.Events)
-	var units [][]int
-	if internals {
-		for _, d := range dels {
-			units = append(units, []int{d})
-		}
-	} else {
-		units = externalUnits(t.Events)
-	}
-	var ext []int
-	for i, e := range t.Events {
-		if e.Kind.IsExternal() {
-			ext = append(ext, i)
-		}
-	}
+	items, indices := ddminSets(t.Events, internals)
 	wildFrom := -1
 	if wild {
 		wildFrom = 0
@@ -45,18 +30,8 @@ func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, 
 	best, checked := t, 0
 	test := func(ctx context.Context, cands [][]int) (int, error) {
 		for k, c := range cands {
-			var idx []int
-			for _, u := range c {
-				idx = append(idx, units[u]...)
-			}
-			slices.Sort(idx)
-			if internals {
-				idx = union(ext, idx)
-			} else {
-				idx = union(validExternals(t.Events, idx), dels)
-			}
 			checked++
-			tr, err := check(ctx, planOf(bp, idx, wildFrom))
+			tr, err := check(ctx, planOf(bp, indices(c), wildFrom))
 			if err != nil {
 				return -1, err
 			}
@@ -68,10 +43,6 @@ func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, 
 			}
 		}
 		return -1, nil
-	}
-	items := make([]int, len(units))
-	for i := range items {
-		items[i] = i
 	}
 	_, err := ddmin(ctx, items, test)
 	return best, checked, err

@@ -140,10 +140,19 @@ func boolBit(b bool) uint64 {
 	return 0
 }
 
-// check checks plan on c with settings s, or answers from the cache when
-// the same check found nothing before. Every check of the passes goes
-// through it.
-func (m *minimizer) check(ctx context.Context, c *dpor.Checker, s checkSettings, plan dpor.Plan) (dpor.Result, error) {
+// check checks plan on c with settings s (cachedCheck) and counts its
+// schedules (ran); it returns the trace found, or nil, and the steps: the
+// events of the schedules it ran. Every check of the passes goes through
+// it.
+func (m *minimizer) check(ctx context.Context, c *dpor.Checker, s checkSettings, plan dpor.Plan) (*record.Trace, int64, error) {
+	r, err := m.cachedCheck(ctx, c, s, plan)
+	m.ran(c, r.Schedules)
+	return r.Trace, int64(r.Schedules) * int64(len(plan)), err
+}
+
+// cachedCheck checks plan on c with settings s, or answers from the cache
+// when the same check found nothing before.
+func (m *minimizer) cachedCheck(ctx context.Context, c *dpor.Checker, s checkSettings, plan dpor.Plan) (dpor.Result, error) {
 	c.SetMode(s.mode)
 	c.SetMaxSchedules(s.maxSched)
 	c.SetBroad(s.broad)

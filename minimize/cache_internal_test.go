@@ -122,17 +122,17 @@ func TestCheckRemembersFailures(t *testing.T) {
 	whole := dpor.FromEvents(c.Fingerprinter(), tr.Events)
 	none := whole[:len(whole)/3] // stops before the violation
 
-	r1, err := m.check(context.Background(), c, set, none)
+	r1, err := m.cachedCheck(context.Background(), c, set, none)
 	require.NoError(t, err)
 	require.Nil(t, r1.Trace)
 	require.Positive(t, r1.Schedules)
-	r2, err := m.check(context.Background(), c, set, none)
+	r2, err := m.cachedCheck(context.Background(), c, set, none)
 	require.NoError(t, err)
 	assert.Equal(t, r1, r2, "the remembered answer is the check's")
 	assert.Equal(t, int64(1), m.checked.hits.Load())
 
 	for range 2 {
-		r, err := m.check(context.Background(), c, set, whole)
+		r, err := m.cachedCheck(context.Background(), c, set, whole)
 		require.NoError(t, err)
 		require.NotNil(t, r.Trace)
 	}

@@ -3,7 +3,77 @@ package minimize
 import (
 	"context"
 	"slices"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
 )
+
+// ddminPass is delta debugging (ddmin) over the external units of the best
+// trace, or over its deliveries when internals (ddminSets), candidates
+// checked in mode with at most maxSched schedules (0: budgetFor at each
+// check), the deliveries from wildFrom on wildcards (-1: none).
+func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mode, maxSched, wildFrom int) error {
+	base := m.snapshotBest()
+	bp := dpor.FromEvents(m.fp, base.Events)
+	items, indices := ddminSets(base.Events, internals)
+	_, err := ddmin(ctx, items, func(ctx context.Context, cands [][]int) (int, error) {
+		idx := make([][]int, len(cands))
+		for k, c := range cands {
+			idx[k] = indices(c)
+		}
+		n := maxSched
+		if n == 0 {
+			n = m.budgetFor()
+		}
+		i, tr, err := m.first(ctx, len(cands), mode, n, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+			return planOf(bp, idx[k], wildFrom), true
+		})
+		if tr != nil {
+			m.offer(tr)
+		}
+		return i, err
+	})
+	return err
+}
+
+// ddminSets returns what delta debugging over events works on: the items,
+// numbers of units it keeps or removes together (the external units, or
+// every delivery alone when internals), and the sorted event indices of a
+// set of items, every event of the other kind kept (but the external
+// events that cannot take effect without a removed one, validExternals).
+func ddminSets(events []record.Event, internals bool) (items []int, indices func(set []int) []int) {
+	dels := deliveryIndices(events)
+	var units [][]int
+	if internals {
+		for _, d := range dels {
+			units = append(units, []int{d})
+		}
+	} else {
+		units = externalUnits(events)
+	}
+	var ext []int
+	for i, e := range events {
+		if e.Kind.IsExternal() {
+			ext = append(ext, i)
+		}
+	}
+	items = make([]int, len(units))
+	for i := range items {
+		items[i] = i
+	}
+	return items, func(set []int) []int {
+		var idx []int
+		for _, u := range set {
+			idx = append(idx, units[u]...)
+		}
+		slices.Sort(idx)
+		if internals {
+			return union(ext, idx)
+		}
+		return union(validExternals(events, idx), dels)
+	}
+}
 
 // setTest checks candidate sets in order and returns the index of the first
 // that reproduces the violation, or -1.

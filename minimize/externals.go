@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
-	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
 )
 
@@ -146,48 +145,14 @@ func deliveryIndices(events []record.Event) []int {
 // backtracks.
 func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
 	if m.calls[StageDdminExternals] == 1 || m.mode == dpor.STS {
-		return m.ddminExternals(ctx, dpor.STS, 1, -1)
+		return m.ddminPass(ctx, false, dpor.STS, 1, -1)
 	}
-	return m.ddminExternals(ctx, dpor.TFB, m.budgetFor(), 0)
+	return m.ddminPass(ctx, false, dpor.TFB, m.budgetFor(), 0)
 }
 
 // ddminExternalsWild runs the ddmin-externals-wild pass: STSSched with
 // every delivery a wildcard (once external messages are gone, what
 // replicates them changes).
 func (m *minimizer) ddminExternalsWild(ctx context.Context) error {
-	return m.ddminExternals(ctx, dpor.STS, 1, 0)
-}
-
-// ddminExternals is delta debugging over the external units of the best
-// trace, candidates checked in mode with at most maxSched schedules, the
-// deliveries from wildFrom on wildcards (-1: none).
-func (m *minimizer) ddminExternals(ctx context.Context, mode dpor.Mode, maxSched, wildFrom int) error {
-	base := m.snapshotBest()
-	bp := dpor.FromEvents(m.fp, base.Events)
-	units := externalUnits(base.Events)
-	dels := deliveryIndices(base.Events)
-	items := make([]int, len(units))
-	for i := range items {
-		items[i] = i
-	}
-	test := func(ctx context.Context, cands [][]int) (int, error) {
-		idx := make([][]int, len(cands))
-		for k, c := range cands {
-			var ext []int
-			for _, u := range c {
-				ext = append(ext, units[u]...)
-			}
-			slices.Sort(ext)
-			idx[k] = union(validExternals(base.Events, ext), dels)
-		}
-		i, tr, err := m.first(ctx, len(cands), mode, maxSched, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-			return planOf(bp, idx[k], wildFrom), true
-		})
-		if tr != nil {
-			m.offer(tr)
-		}
-		return i, err
-	}
-	_, err := ddmin(ctx, items, test)
-	return err
+	return m.ddminPass(ctx, false, dpor.STS, 1, 0)
 }

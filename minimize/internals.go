@@ -242,26 +242,7 @@ func (m *minimizer) clockClusters(ctx context.Context) error {
 // ddminInternals is delta debugging over the deliveries of the best trace,
 // all wildcards, checked with type-fingerprint backtracks.
 func (m *minimizer) ddminInternals(ctx context.Context) error {
-	base := m.snapshotBest()
-	bp := dpor.FromEvents(m.fp, base.Events)
-	var ext []int
-	for i, e := range base.Events {
-		if e.Kind.IsExternal() {
-			ext = append(ext, i)
-		}
-	}
-	dels := deliveryIndices(base.Events)
-	test := func(ctx context.Context, cands [][]int) (int, error) {
-		i, tr, err := m.first(ctx, len(cands), dpor.TFB, m.budgetFor(), func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-			return planOf(bp, union(ext, cands[k]), 0), true
-		})
-		if tr != nil {
-			m.offer(tr)
-		}
-		return i, err
-	}
-	_, err := ddmin(ctx, dels, test)
-	return err
+	return m.ddminPass(ctx, true, dpor.TFB, 0, 0)
 }
 
 // budgetFor returns the schedules of a TFB check of the best trace:

@@ -467,9 +467,6 @@ func (m *minimizer) shareOf(share float64) int64 {
 	return done + int64(float64(max(m.cfg.Steps-done, 0))*share)
 }
 
-// spent reports whether the step budget is used up.
-func (m *minimizer) spent() bool { return m.steps.Load() >= m.cfg.Steps }
-
 // runStage runs one stage until it ends or the step count reaches limit.
 func (m *minimizer) runStage(ctx context.Context, name string, limit int64, run func(ctx context.Context) error) error {
 	if err := ctx.Err(); err != nil {
@@ -628,12 +625,11 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 		if !ok {
 			return nil, 0, nil
 		}
-		r, err := m.check(ctx, c, checkSettings{mode: mode, maxSched: maxSched}, plan)
-		m.ran(c, r.Schedules)
-		if r.Trace != nil && !m.onRoute(r.Trace) {
-			r.Trace = nil // another route: not a success of this fork (beam.go)
+		tr, steps, err := m.check(ctx, c, checkSettings{mode: mode, maxSched: maxSched}, plan)
+		if tr != nil && !m.onRoute(tr) {
+			tr = nil // another route: not a success of this fork (beam.go)
 		}
-		return r.Trace, int64(r.Schedules) * int64(len(plan)), err
+		return tr, steps, err
 	})
 }
 

@@ -34,7 +34,7 @@ func newRenamer(base *record.Trace) *renamer {
 		if !renamable(e) {
 			continue
 		}
-		forLeaves(reflect.ValueOf(e.Msg), record.TypeName(e.Msg), 0, func(domain string, v reflect.Value) {
+		mapLeaves(reflect.ValueOf(e.Msg), record.TypeName(e.Msg), 0, func(domain string, v reflect.Value) reflect.Value {
 			u := r.used[domain]
 			if u == nil {
 				u = map[any]bool{}
@@ -44,6 +44,7 @@ func newRenamer(base *record.Trace) *renamer {
 				u[v.Interface()] = true
 				r.first[i] = append(r.first[i], domainValue{domain, v})
 			}
+			return v
 		})
 	}
 	return r
@@ -72,7 +73,13 @@ func (r *renamer) renamesAt(i int) []map[int]record.Message {
 					continue
 				}
 				changed := false
-				nv := renameLeaves(reflect.ValueOf(e.Msg), record.TypeName(e.Msg), dv.domain, dv.value.Interface(), to, 0, &changed)
+				nv := mapLeaves(reflect.ValueOf(e.Msg), record.TypeName(e.Msg), 0, func(domain string, v reflect.Value) reflect.Value {
+					if domain != dv.domain || v.Interface() != dv.value.Interface() {
+						return v
+					}
+					changed = true
+					return to
+				})
 				if changed {
 					repl[j] = nv.Interface().(record.Message)
 				}
@@ -109,86 +116,57 @@ func (r *renamer) targets(dv domainValue) []reflect.Value {
 		}
 		// The smallest free value is at most len(u), as u holds x.
 		for y := int64(0); y < mag && y <= int64(len(u)); y++ {
-			if !u[newInt(t, y).Interface()] {
-				add(newInt(t, y))
+			if !u[reflect.ValueOf(y).Convert(t).Interface()] {
+				add(reflect.ValueOf(y).Convert(t))
 				break
 			}
 		}
 		if x/2 != x {
-			add(newInt(t, x/2))
+			add(reflect.ValueOf(x / 2).Convert(t))
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		x := v.Uint()
 		for y := uint64(0); y < x && y <= uint64(len(u)); y++ {
-			if !u[newUint(t, y).Interface()] {
-				add(newUint(t, y))
+			if !u[reflect.ValueOf(y).Convert(t).Interface()] {
+				add(reflect.ValueOf(y).Convert(t))
 				break
 			}
 		}
 		if x/2 != x {
-			add(newUint(t, x/2))
+			add(reflect.ValueOf(x / 2).Convert(t))
 		}
 	case reflect.String:
 		s := v.String()
 		if s != "" {
-			add(newString(t, ""))
+			add(reflect.ValueOf("").Convert(t))
 		}
 		if len(s) > 1 {
-			add(newString(t, s[:len(s)/2]))
+			add(reflect.ValueOf(s[:len(s)/2]).Convert(t))
 		}
 	}
 	return out
 }
 
-// forLeaves calls f with every integer and string of v and its domain (path
-// names v), in field order, over the values shrinkValue may copy: exported
-// fields not tagged demi:"-", slice elements and pointers, to depth 4.
-func forLeaves(v reflect.Value, path string, depth int, f func(domain string, v reflect.Value)) {
-	if depth > 4 || !v.IsValid() {
-		return
-	}
-	switch v.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
-		f(path, v)
-	case reflect.Slice:
-		for k := 0; k < v.Len(); k++ {
-			forLeaves(v.Index(k), path+"[]", depth+1, f)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			if copyableField(t.Field(i)) {
-				forLeaves(v.Field(i), path+"."+t.Field(i).Name, depth+1, f)
-			}
-		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			forLeaves(v.Elem(), path, depth+1, f)
-		}
-	}
-}
-
-// renameLeaves returns a copy of v (path names it) in which every leaf of
-// domain equal to from is to; it sets *changed if one was.
-func renameLeaves(v reflect.Value, path, domain string, from any, to reflect.Value, depth int, changed *bool) reflect.Value {
+// mapLeaves returns a copy of v (path names it) in which every integer
+// and string is what f, called with its domain and value in field order,
+// returns for it. It walks the values content shrinking may change:
+// exported fields not tagged demi:"-", slice elements and pointers, to
+// depth 4.
+func mapLeaves(v reflect.Value, path string, depth int, f func(domain string, v reflect.Value) reflect.Value) reflect.Value {
 	if depth > 4 || !v.IsValid() {
 		return v
 	}
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
-		if path == domain && v.Interface() == from {
-			*changed = true
-			return to
-		}
+		return f(path, v)
 	case reflect.Slice:
 		if v.IsNil() {
 			return v
 		}
 		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		for k := 0; k < v.Len(); k++ {
-			s.Index(k).Set(renameLeaves(v.Index(k), path+"[]", domain, from, to, depth+1, changed))
+			s.Index(k).Set(mapLeaves(v.Index(k), path+"[]", depth+1, f))
 		}
 		return s
 	case reflect.Struct:
@@ -197,7 +175,7 @@ func renameLeaves(v reflect.Value, path, domain string, from any, to reflect.Val
 		c.Set(v)
 		for i := 0; i < t.NumField(); i++ {
 			if copyableField(t.Field(i)) {
-				c.Field(i).Set(renameLeaves(v.Field(i), path+"."+t.Field(i).Name, domain, from, to, depth+1, changed))
+				c.Field(i).Set(mapLeaves(v.Field(i), path+"."+t.Field(i).Name, depth+1, f))
 			}
 		}
 		return c
@@ -206,7 +184,7 @@ func renameLeaves(v reflect.Value, path, domain string, from any, to reflect.Val
 			return v
 		}
 		p := reflect.New(v.Type().Elem())
-		p.Elem().Set(renameLeaves(v.Elem(), path, domain, from, to, depth+1, changed))
+		p.Elem().Set(mapLeaves(v.Elem(), path, depth+1, f))
 		return p
 	}
 	return v
@@ -216,22 +194,4 @@ func renameLeaves(v reflect.Value, path, domain string, from any, to reflect.Val
 // exported and not tagged demi:"-".
 func copyableField(f reflect.StructField) bool {
 	return f.IsExported() && f.Tag.Get("demi") != "-"
-}
-
-func newInt(t reflect.Type, x int64) reflect.Value {
-	v := reflect.New(t).Elem()
-	v.SetInt(x)
-	return v
-}
-
-func newUint(t reflect.Type, x uint64) reflect.Value {
-	v := reflect.New(t).Elem()
-	v.SetUint(x)
-	return v
-}
-
-func newString(t reflect.Type, s string) reflect.Value {
-	v := reflect.New(t).Elem()
-	v.SetString(s)
-	return v
 }

@@ -29,7 +29,7 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 		moves := gen(base)
 		bp := dpor.FromEvents(m.fp, base.Events)
 		_, tr, err := m.firstTrace(ctx, len(moves), reorderChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-			return m.tryMove(ctx, c, base, moves[i](c.Fingerprinter(), bp))
+			return m.tryPlan(ctx, c, base, moves[i](c.Fingerprinter(), bp), reorderSchedules, false)
 		})
 		if err != nil {
 			return err
@@ -40,19 +40,13 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 	}
 }
 
-// tryMove checks a move's plan, then descends from its trace; it returns a
-// trace smaller than base, or nil, and the steps it ran.
-func (m *minimizer) tryMove(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan) (*record.Trace, int64, error) {
-	return m.tryPlan(ctx, c, base, plan, reorderSchedules, false)
-}
-
 // tryPlan checks plan with at most maxSched type-fingerprint schedules;
 // broad takes backtracks on any message type, and keeps a checked trace
 // that is already smaller than base without a descent. Otherwise it
 // descends from the checked trace. It returns a trace smaller than base,
 // or nil, and the steps it ran.
 func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, maxSched int, broad bool) (*record.Trace, int64, error) {
-	tr, steps, err := m.checkTFB(ctx, c, maxSched, broad, plan)
+	tr, steps, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: maxSched, broad: broad}, plan)
 	if err != nil || tr == nil {
 		return nil, steps, err
 	}
@@ -65,15 +59,6 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 		return nil, steps, err
 	}
 	return cur, steps, nil
-}
-
-// checkTFB checks plan on c with at most maxSched type-fingerprint
-// schedules (broad: backtracks on any message type), and returns its
-// trace, or nil, and the steps it ran.
-func (m *minimizer) checkTFB(ctx context.Context, c *dpor.Checker, maxSched int, broad bool, plan dpor.Plan) (*record.Trace, int64, error) {
-	r, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: maxSched, broad: broad}, plan)
-	m.ran(c, r.Schedules)
-	return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 }
 
 // moveDescent is the descent after a move: the removals of tr, checked
@@ -100,15 +85,13 @@ func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Tr
 				break
 			}
 			checks++
-			p := removal(drop, drop[0])(c.Fingerprinter(), cp)
-			r, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: reorderSchedules}, p)
-			m.ran(c, r.Schedules)
-			steps += int64(r.Schedules) * int64(len(p))
+			tr, n, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: reorderSchedules}, removal(drop, drop[0])(c.Fingerprinter(), cp))
+			steps += n
 			if err != nil {
 				return nil, steps, err
 			}
-			if r.Trace != nil && smaller(r.Trace, cur) {
-				cur, improved = r.Trace, true
+			if tr != nil && smaller(tr, cur) {
+				cur, improved = tr, true
 				break
 			}
 		}
