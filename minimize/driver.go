@@ -1,37 +1,32 @@
 package minimize
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/record"
 )
 
-// The driver: one loop over the pass table (passes.go).
-//
-// Provenance runs first, then the search passes that run once (a second
-// start from the trace after provenance), their results held aside until
-// the search tier reaches them (secondStarts): a second start does not
-// depend on the best trace, and run first its work comes before the
-// improvements of the other tiers rather than after the result is final.
-// Its steps count toward the stall rule only from the removal tier's
-// first fixpoint on, as if it ran there (minimizer.uncounted), so that
-// where every later call ends does not depend on where it ran. Then:
-//
-//  1. the removal tier runs to a fixpoint: its passes in turn, again and
-//     again while one of them makes the best trace smaller;
-//  2. the move tier's passes run in turn until one makes the best trace
-//     smaller; then the driver goes back to the removals;
-//  3. when no move helps, the search tier's passes run the same way.
-//
-// The run ends when a whole round of moves and searches finds nothing.
-// The cleanup tier runs last.
-//
+// The driver: one loop over the pass table (passes.go). The removal tier
+// runs to a fixpoint (its passes in turn, again while one makes the best
+// trace smaller); then the move tier's passes run in turn until one makes
+// it smaller, and when none does the search tier's the same way; after any
+// success the driver goes back to the removals. The run ends when a whole
+// round of moves and searches finds nothing; the cleanup tier runs last.
 // Within a tier, passes run in the order of their measured gain so far
-// (events removed per step, over the run), ties broken by table order, so
-// the order depends on the input and the budget alone. A pass is not
-// called again on a best trace it left unchanged: running it again would
-// find what it found.
+// (events removed per step), ties in table order, so the order depends on
+// the input and the budget alone. A pass is not called again on a best
+// trace it left unchanged: it would find what it found.
+//
+// The search passes that run once (a second start from the trace after
+// provenance) do not depend on the best trace: they run right after
+// provenance, so that their work comes before the other tiers'
+// improvements rather than after the result is final, and their results
+// are held aside until the search tier reaches them (secondStarts). Their
+// steps count toward the stall rule only from the removal tier's first
+// fixpoint on (minimizer.uncounted), as if they ran there.
 //
 // One budget: every call of a pass may use its share (PassInfo.Share) of
 // the steps that remain of Config.Steps, less a twentieth kept for the
@@ -40,16 +35,11 @@ import (
 // improvement exceed stallRatio times the steps it took to reach it (at
 // least a floor proportional to the input), a running pass ends at its
 // next look at the budget. Yet every pass still gets its call on the best
-// trace, of at least minCallSteps steps from its start: a stall does not
-// end the run, the fixpoint does (no pass makes the best trace smaller).
-// A Whole pass's call (PassInfo.Whole) ignores the stall point: bounded
-// by its share alone, it scans all its candidates.
-// With the stall point alone the passes that ran first used up the
-// allowance of those after them: on a fresh etcdraft trace clock clusters
-// used it before delta debugging of the deliveries had a call, on a
-// 5-member election system retarget used it before inject had one. Since
-// steps are counted the way a sequential scan counts them (firstTrace),
-// where a call ends does not depend on Workers or on the machine's load.
+// trace, of at least minCallSteps steps from its start, so that the passes
+// that run first do not use up the allowance of those after them; a Whole
+// pass's call (PassInfo.Whole) ignores the stall point. Steps are counted
+// the way a sequential scan counts them (firstTrace): where a call ends
+// depends on neither Workers nor the machine's load.
 
 // drive runs the pass table on the best trace.
 func (m *minimizer) drive(ctx context.Context) error {
@@ -146,9 +136,7 @@ func (m *minimizer) offerAside(ctx context.Context, name string, t *record.Trace
 		}
 		return nil
 	})
-	after := m.snapshotBest()
-	m.left[name] = after
-	return total(after) < total(best) || smaller(after, best), err
+	return m.leftBy(name, best), err
 }
 
 // untilSuccess runs the passes of tier in gain order until one makes the
@@ -167,23 +155,18 @@ func (m *minimizer) untilSuccess(ctx context.Context, tier Tier) (bool, error) {
 // ties in table order.
 func (m *minimizer) order(tier Tier) []string {
 	var out []string
-	var gains []float64
 	for _, p := range passTable {
-		if p.Tier != tier {
-			continue
+		if p.Tier == tier {
+			out = append(out, p.Name)
 		}
-		g := 0.0
-		if s := m.passStats[p.Name]; s != nil && s.Steps > 0 {
-			g = float64(s.Removed) / float64(s.Steps)
-		}
-		// insertion keeps table order among equal gains
-		i := len(out)
-		for i > 0 && gains[i-1] < g {
-			i--
-		}
-		out = append(out[:i], append([]string{p.Name}, out[i:]...)...)
-		gains = append(gains[:i], append([]float64{g}, gains[i:]...)...)
 	}
+	gain := func(name string) float64 {
+		if s := m.passStats[name]; s != nil && s.Steps > 0 {
+			return float64(s.Removed) / float64(s.Steps)
+		}
+		return 0
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(gain(b), gain(a)) })
 	return out
 }
 
@@ -219,9 +202,15 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	}
 	limit := done + int64(float64(end-done)*p.Share)
 	err := m.runStage(ctx, stage, limit, func(ctx context.Context) error { return p.run(m, ctx) })
+	return m.leftBy(name, best), err
+}
+
+// leftBy notes the best trace the pass named name left, and reports
+// whether it is smaller than best, the best trace before the call.
+func (m *minimizer) leftBy(name string, best *record.Trace) bool {
 	after := m.snapshotBest()
 	m.left[name] = after
-	return total(after) < total(best) || smaller(after, best), err
+	return smaller(after, best)
 }
 
 // modeRuns reports whether the strategy runs p: nodiverge (the paper's
@@ -280,14 +269,14 @@ func (m *minimizer) stallCapOf() int64 {
 	return m.stallPoint()
 }
 
-// lookupPass returns the table row named name.
+// lookupPass returns the table row named name, or nil.
 func lookupPass(name string) *pass {
 	for i := range passTable {
 		if passTable[i].Name == name {
 			return &passTable[i]
 		}
 	}
-	panic("minimize: no pass " + name)
+	return nil
 }
 
 // PassStats sums up the calls of one pass.
@@ -306,14 +295,14 @@ type PassStats struct {
 
 // notePass adds a stage row to its pass's statistics.
 func (m *minimizer) notePass(row StageStats, before *record.Trace) {
-	name := PassOf(row.Name)
-	if !knownPass(name) {
+	p := lookupPass(PassOf(row.Name))
+	if p == nil {
 		return
 	}
-	s := m.passStats[name]
+	s := m.passStats[p.Name]
 	if s == nil {
-		s = &PassStats{Name: name, Tier: lookupPass(name).Tier.String()}
-		m.passStats[name] = s
+		s = &PassStats{Name: p.Name, Tier: p.Tier.String()}
+		m.passStats[p.Name] = s
 	}
 	s.Calls++
 	s.Schedules += row.Schedules

@@ -317,7 +317,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		m.shares[p.Name] = p.Share
 	}
 	for _, name := range cfg.Skip {
-		if !knownPass(name) {
+		if lookupPass(name) == nil {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)
 		}
 		m.skip[name] = true

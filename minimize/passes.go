@@ -236,21 +236,12 @@ func ParsePasses(s string) (map[string]bool, error) {
 		if !ok {
 			return nil, fmt.Errorf("pass %q: write -NAME to leave a pass out", f)
 		}
-		if !knownPass(name) {
+		if lookupPass(name) == nil {
 			return nil, fmt.Errorf("unknown pass %q (demi minimize --help lists them)", name)
 		}
 		out[name] = true
 	}
 	return out, nil
-}
-
-func knownPass(name string) bool {
-	for _, p := range passTable {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // ---- applies and adapters: the table's entries that are not stage methods ----
