@@ -14,7 +14,7 @@ import (
 // stage on it with its allowance.
 func newStageMinimizer(sys *record.System, input, best *record.Trace, opts record.Options, workers int) (*minimizer, error) {
 	m := &minimizer{sys: sys, opts: opts, seed: best.Header.Seed, target: best.Header.Violation.Fingerprint,
-		cfg: Config{Workers: workers, Steps: DefaultStepsFor(input), MaxSchedules: 16, TFBScale: 100}, mode: dpor.TFB, strat: "tfb",
+		cfg: Config{Workers: workers, Steps: DefaultStepsFor(input), MaxSchedules: 16, TFBScale: 100}, mode: dpor.TFB,
 		fp: fingerprint.For(sys, nil), best: best}
 	var err error
 	if m.resolved, err = sys.Resolve(opts); err != nil {

@@ -194,45 +194,38 @@ func startUnit(events []record.Event, v record.ActorID, before int) []int {
 // d, takes the message sent at k (delivered at dk), and v starts after d.
 // It reports false when v has no start unit to move or copy.
 func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk int, x, v record.ActorID, wildFrom int) (gatherPlan, bool) {
+	// v's own start unit moves; a member never started gets a copy of
+	// the first other started member's.
+	from := v
+	if !slices.Contains(started, v) {
+		from = ""
+		if i := slices.IndexFunc(started, func(a record.ActorID) bool { return a != x }); i >= 0 {
+			from = started[i]
+		}
+	}
+	idx := startUnit(events, from, d)
+	if idx == nil {
+		return gatherPlan{}, false
+	}
 	var unit []record.Event
 	skip := map[int]bool{k: true, dk: true}
 	wildFrom = min(wildFrom, d+1)
-	if slices.Contains(started, v) {
-		idx := startUnit(events, v, d)
-		if idx == nil {
-			return gatherPlan{}, false
-		}
-		for _, j := range idx {
-			if j != k && j != dk {
-				skip[j] = true
-				unit = append(unit, events[j])
-			}
-		}
+	if from == v {
 		wildFrom = min(wildFrom, idx[0])
-	} else {
-		var from record.ActorID
-		for _, a := range started {
-			if a != x {
-				from = a
-				break
-			}
+	}
+	for _, j := range idx {
+		e := events[j]
+		switch {
+		case j == k || j == dk:
+			continue
+		case from == v:
+			skip[j] = true
+		case e.Kind == record.Start:
+			e.Actor = v
+		default:
+			e.To = v
 		}
-		idx := startUnit(events, from, d)
-		if idx == nil {
-			return gatherPlan{}, false
-		}
-		for _, j := range idx {
-			e := events[j]
-			if j == k || j == dk {
-				continue
-			}
-			if e.Kind == record.Start {
-				e.Actor = v
-			} else {
-				e.To = v
-			}
-			unit = append(unit, e)
-		}
+		unit = append(unit, e)
 	}
 	var p []record.Event
 	wild := -1
@@ -300,13 +293,7 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 		if p != nil {
 			events = sym.Relabel(events, p)
 		}
-		plan := dpor.FromEvents(fp, events)
-		for k := g.wild; k < len(plan); k++ {
-			if !plan[k].Event.Kind.IsExternal() {
-				plan[k].Wildcard = true
-			}
-		}
-		return plan
+		return wildcards(dpor.FromEvents(fp, events), g.wild)
 	}
 }
 

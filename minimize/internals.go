@@ -19,18 +19,11 @@ func (m *minimizer) provenance(ctx context.Context) error {
 	if v < 0 || v >= len(base.Events) {
 		v = len(base.Events) - 1
 	}
-	o, err := m.sys.Resolve(m.opts)
-	if err != nil {
-		return err
-	}
-	members := m.sys.Members(o)
+	members := m.sys.Members(m.resolved)
 	c := record.NewCausality(members, base.Events)
 	named := []int{v}
 	text := base.Header.Violation.Fingerprint + " " + base.Header.Violation.Detail
-	for _, id := range members {
-		if !mentions(text, string(id)) {
-			continue
-		}
+	for _, id := range record.NamedActors(text, members) {
 		for i := v; i >= 0; i-- {
 			e := base.Events[i]
 			if e.Kind == record.Deliver && e.To == id || e.Actor == id && e.Kind.IsExternal() {
@@ -278,32 +271,29 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.fifo()
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
-		// On a long trace cones and queue suffixes are computed when
-		// their candidate is checked, not all up front.
-		lazy := base.Header.Deliveries >= longTrace
+		// add adds the removal of the events drop returns, when at least
+		// fewest, the deliveries from i on wildcards. On a long trace drop
+		// runs when the candidate is checked, not all up front.
+		add := func(i, fewest int, drop func() []int) {
+			if base.Header.Deliveries >= longTrace {
+				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+					if d := drop(); len(d) >= fewest {
+						return removal(d, i)(fp, bp)
+					}
+					return nil
+				})
+			} else if d := drop(); len(d) >= fewest {
+				es = append(es, removal(d, i))
+			}
+		}
 		for _, i := range deliveryIndices(base.Events) {
 			if e := base.Events[i]; e.Timer == "" && fifo {
 				continue // its queue would block: see the suffix removals
 			}
-			if lazy {
-				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-					if cone := causalCone(base.Events, i); len(cone) > 1 {
-						return removal(cone, i)(fp, bp)
-					}
-					return nil
-				})
-			} else if cone := causalCone(base.Events, i); len(cone) > 1 {
-				es = append(es, removal(cone, i))
-			}
+			add(i, 2, func() []int { return causalCone(base.Events, i) })
 		}
 		for _, i := range deliveryIndices(base.Events) {
-			if lazy {
-				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-					return removal(queueSuffix(base.Events, i, fifo), i)(fp, bp)
-				})
-			} else {
-				es = append(es, removal(queueSuffix(base.Events, i, fifo), i))
-			}
+			add(i, 1, func() []int { return queueSuffix(base.Events, i, fifo) })
 		}
 		return es
 	})

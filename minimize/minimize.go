@@ -64,6 +64,7 @@
 package minimize
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -194,7 +195,6 @@ type minimizer struct {
 	target   string
 	cfg      Config
 	mode     dpor.Mode
-	strat    string
 	fp       *fingerprint.Fingerprinter
 	checks   []*dpor.Checker
 	// tallies holds each checker's schedule count in a scan (firstIn).
@@ -208,7 +208,6 @@ type minimizer struct {
 	dropped       []record.Event
 
 	start     time.Time
-	budget    time.Duration
 	schedules atomic.Int64
 	// steps is the work done so far, counted deterministically (see
 	// firstTrace); limit is where the running stage must end.
@@ -302,11 +301,8 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	}
 	var err error
 	m := &minimizer{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed,
-		target: t.Header.Violation.Fingerprint, cfg: cfg, mode: mode, strat: cfg.Strategy,
-		fp: fingerprint.For(sys, cfg.Fingerprint), start: time.Now(), budget: cfg.Budget}
-	if m.strat == "" {
-		m.strat = "tfb"
-	}
+		target: t.Header.Violation.Fingerprint, cfg: cfg, mode: mode,
+		fp: fingerprint.For(sys, cfg.Fingerprint), start: time.Now()}
 	m.noStall = true // the initial window search is bounded by its share alone
 	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
 	m.calls, m.left, m.passStats = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}
@@ -417,7 +413,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	}
 	m.endStage()
 	best.Header.Note = fmt.Sprintf("minimized by demi (strategy %s) from %d deliveries and %d externals",
-		m.strat, t.Header.Deliveries, t.Header.Externals)
+		cmp.Or(cfg.Strategy, "tfb"), t.Header.Deliveries, t.Header.Externals)
 	res.Trace = best
 	m.mu.Lock()
 	res.Stages = append([]StageStats(nil), m.stages...)
@@ -564,7 +560,7 @@ func (m *minimizer) report() {
 		return
 	}
 	m.mu.Lock()
-	p := Progress{Stage: m.stage, Schedules: m.schedules.Load(), Elapsed: time.Since(m.start), Budget: m.budget}
+	p := Progress{Stage: m.stage, Schedules: m.schedules.Load(), Elapsed: time.Since(m.start), Budget: m.cfg.Budget}
 	if m.best != nil {
 		p.Deliveries, p.Externals = m.best.Header.Deliveries, m.best.Header.Externals
 	}

@@ -54,9 +54,9 @@ func (m *minimizer) forkRemovals(ctx context.Context, f *minimizer, internalsFir
 // what m's running stage may still use.
 func (m *minimizer) fork(best *record.Trace) *minimizer {
 	f := &minimizer{sys: m.sys, opts: m.opts, resolved: m.resolved, seed: m.seed, target: m.target,
-		cfg: m.cfg, mode: m.mode, strat: m.strat, fp: m.fp, checks: m.checks, tallies: m.tallies, checked: m.checked,
+		cfg: m.cfg, mode: m.mode, fp: m.fp, checks: m.checks, tallies: m.tallies, checked: m.checked,
 		maxComponents: m.maxComponents, shares: m.shares, dropped: m.dropped,
-		start: m.start, budget: m.budget, best: best, noStall: true, stallCap: m.stallCapOf()}
+		start: m.start, best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress = nil
 	f.cfg.Steps = m.limit.Load()
 	f.steps.Store(m.steps.Load())

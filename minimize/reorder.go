@@ -221,13 +221,19 @@ func moveTo(from, to int) edit {
 				p = append(p, bp[i])
 			}
 		}
-		for k := range p {
-			if k >= wild && !p[k].Event.Kind.IsExternal() {
-				p[k].Wildcard = true
-			}
-		}
-		return p
+		return wildcards(p, wild)
 	}
+}
+
+// wildcards makes the deliveries of p from index from on wildcards, and
+// returns p.
+func wildcards(p dpor.Plan, from int) dpor.Plan {
+	for k := max(from, 0); k < len(p); k++ {
+		if !p[k].Event.Kind.IsExternal() {
+			p[k].Wildcard = true
+		}
+	}
+	return p
 }
 
 // insertAt inserts external event x at position at; the deliveries after it
@@ -237,13 +243,7 @@ func insertAt(x record.Event, at int) edit {
 		p := make(dpor.Plan, 0, len(bp)+1)
 		p = append(p, bp[:at]...)
 		p = append(p, dpor.Step{Event: x})
-		for _, st := range bp[at:] {
-			if !st.Event.Kind.IsExternal() {
-				st.Wildcard = true
-			}
-			p = append(p, st)
-		}
-		return p
+		return wildcards(append(p, bp[at:]...), at)
 	}
 }
 
@@ -261,16 +261,10 @@ func rerouteEdits(events []record.Event) []edit {
 	for w := 1; w < len(dels); w++ {
 		for s := len(dels) - w; s >= 0; s-- {
 			drop := dels[s : s+w]
-			out = append(out, rerouted(drop))
+			out = append(out, func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+				return dropped(bp, drop, drop[0]+1, true)
+			})
 		}
 	}
 	return out
-}
-
-// rerouted drops the deliveries at the sorted indices drop; the deliveries
-// after the first dropped one are wildcards that may be rerouted.
-func rerouted(drop []int) edit {
-	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		return dropped(bp, drop, drop[0]+1, true)
-	}
 }
