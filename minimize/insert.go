@@ -42,31 +42,13 @@ func (m *minimizer) insert(ctx context.Context) error {
 		return err
 	}
 	m.offer(tr) // smaller already: an interrupted descent keeps it
-	small, steps, err := m.descend(ctx, m.checks[0], tr)
+	small, steps, err := m.descent(ctx, m.checks[0], tr, true)
 	m.steps.Add(steps)
 	if err != nil {
 		return err
 	}
 	m.offer(small)
 	return nil
-}
-
-// descend is the descent after an insertion: the removals of a move's
-// descent, plus every delivery alone (an inserted crash drops what was
-// queued, so a delivery in the middle of a FIFO queue may go).
-func (m *minimizer) descend(ctx context.Context, c *dpor.Checker, cur *record.Trace) (*record.Trace, int64, error) {
-	fifo := m.fifo()
-	return m.descent(ctx, c, cur, insertDescentChecks, func(events []record.Event) [][]int {
-		cands := removals(events, false)
-		if fifo {
-			for _, drop := range removals(events, true) {
-				if len(drop) > 1 {
-					cands = append(cands, drop)
-				}
-			}
-		}
-		return cands
-	})
 }
 
 // inserts reports whether the insert pass applies to t: at most

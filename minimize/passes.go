@@ -161,20 +161,18 @@ const (
 	reorderChunk = 4
 	insertChunk  = 2
 	// A move: one check of reorderSchedules schedules, then a descent of
-	// at most reorderDescentChecks checks; at most maxReorderMoves moves
-	// per trace; reroutes only on traces of at most maxRerouteDeliveries
-	// deliveries (they are quadratic).
+	// at most descentChecks checks (an insertion's too); at most
+	// maxReorderMoves moves per trace; reroutes only on traces of at most
+	// maxRerouteDeliveries deliveries (they are quadratic).
 	reorderSchedules     = 8
-	reorderDescentChecks = 400
+	descentChecks        = 400
 	maxReorderMoves      = 4000
 	maxRerouteDeliveries = 40
 	// insert: traces of at most maxInsertDeliveries deliveries, suffixes
-	// of cost at most maxInsertCost, at most maxInsertSteps steps per cut,
-	// a descent of at most insertDescentChecks checks.
+	// of cost at most maxInsertCost, at most maxInsertSteps steps per cut.
 	maxInsertDeliveries = 64
 	maxInsertCost       = 6
 	maxInsertSteps      = 1_500_000
-	insertDescentChecks = 400
 	// Enumeration bounds: pairs of external units in one-at-a-time, shrink
 	// variants per message, members permuted by gather, schedules per
 	// round-form check.

@@ -53,7 +53,7 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 	if broad && smaller(tr, base) {
 		return tr, steps, nil
 	}
-	cur, more, err := m.moveDescent(ctx, c, tr)
+	cur, more, err := m.descent(ctx, c, tr, false)
 	steps += more
 	if err != nil || !smaller(cur, base) {
 		return nil, steps, err
@@ -61,20 +61,29 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 	return cur, steps, nil
 }
 
-// moveDescent is the descent after a move: the removals of tr, checked
-// with reorderSchedules schedules, at most reorderDescentChecks checks.
-func (m *minimizer) moveDescent(ctx context.Context, c *dpor.Checker, tr *record.Trace) (*record.Trace, int64, error) {
-	fifo := m.fifo()
-	return m.descent(ctx, c, tr, reorderDescentChecks, func(events []record.Event) [][]int {
-		return removals(events, fifo)
-	})
-}
-
-// descent removes events from cur, one removal (event indices) from cands
-// at a time, while that reproduces the violation, in at most maxChecks
-// checks of reorderSchedules type-fingerprint schedules each, and returns
-// the result and the steps it ran.
-func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, maxChecks int, cands func([]record.Event) [][]int) (*record.Trace, int64, error) {
+// descent is the descent after a move: it removes events from cur, one
+// removal (removals) at a time, while that reproduces the violation, in at
+// most descentChecks checks of reorderSchedules type-fingerprint schedules
+// each, and returns the result and the steps it ran. After an insertion
+// (alone) every delivery is tried alone first, then with the rest of its
+// FIFO queue: an inserted crash drops what was queued, so a delivery in
+// the middle of a queue may go.
+func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool) (*record.Trace, int64, error) {
+	fifo, maxChecks := m.fifo(), descentChecks
+	cands := func(events []record.Event) [][]int {
+		if !alone {
+			return removals(events, fifo)
+		}
+		out := removals(events, false)
+		if fifo {
+			for _, drop := range removals(events, true) {
+				if len(drop) > 1 {
+					out = append(out, drop)
+				}
+			}
+		}
+		return out
+	}
 	var steps int64
 	checks := 0
 	for improved := true; improved && checks < maxChecks; {
