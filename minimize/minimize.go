@@ -86,7 +86,7 @@ import (
 // its length.
 func DefaultStepsFor(t *record.Trace) int64 {
 	if d := t.Header.Deliveries; d >= longTrace {
-		return DefaultSteps + 1000*int64(d)
+		return DefaultSteps + longTraceSteps*int64(d)
 	}
 	return DefaultSteps
 }
@@ -291,10 +291,10 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	// not speed, and the result does not depend on their number.
 	cfg.Workers = min(cfg.Workers, 4*runtime.NumCPU())
 	if cfg.MaxSchedules <= 0 {
-		cfg.MaxSchedules = 16
+		cfg.MaxSchedules = defaultMaxSchedules
 	}
 	if cfg.TFBScale <= 0 {
-		cfg.TFBScale = 100
+		cfg.TFBScale = defaultTFBScale
 	}
 	if cfg.Steps <= 0 {
 		cfg.Steps = DefaultStepsFor(t)

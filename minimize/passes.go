@@ -7,9 +7,8 @@ import (
 	"time"
 )
 
-// Tier is the group a pass belongs to; the driver (driver.go) runs the
-// removal tier to a fixpoint, then the moves, then the searches, going
-// back to the removals after any success, and the cleanup tier last.
+// Tier is the group a pass belongs to: when the driver (driver.go) calls
+// it.
 type Tier int
 
 const (
@@ -146,6 +145,14 @@ const (
 	stallPerEvent = 300
 	minStallFloor = 100_000
 	minCallSteps  = 100_000
+	// A TFB check runs at most defaultMaxSchedules schedules
+	// (Config.MaxSchedules), proportionally fewer on traces of more than
+	// defaultTFBScale deliveries (Config.TFBScale, budgetFor); the step
+	// budget of a long trace grows by longTraceSteps per delivery
+	// (DefaultStepsFor).
+	defaultMaxSchedules = 16
+	defaultTFBScale     = 100
+	longTraceSteps      = 1000
 	// cleanupShare: the main tiers leave 1/cleanupShare of the step
 	// budget to the cleanup tier.
 	cleanupShare = 20
