@@ -267,19 +267,21 @@ func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk i
 }
 
 // gatherPerms returns the relabellings a gather plan is tried with: the
-// identity (nil), then every other permutation of members that is a
+// identity (nil), then every other permutation of members (in
+// lexicographic order, none beyond maxPermMembers members) that is a
 // symmetry of the plan's events.
 func (m *minimizer) gatherPerms(events []record.Event, members []record.ActorID) []record.Perm {
 	out := []record.Perm{nil}
 	sym := m.sys.Symmetry
-	if sym == nil {
+	if sym == nil || len(members) > maxPermMembers {
 		return out
 	}
-	for _, order := range permutationsOf(len(members)) {
-		if slices.IsSorted(order) {
-			continue // the identity, tried first as nil
+	for _, order := range perm.Orders(len(members))[1:] { // the identity is first
+		p := record.Perm{}
+		for i, k := range order {
+			p[members[i]] = members[k]
 		}
-		if p := permOf(members, order); sym.Holds(m.resolved, events, p) {
+		if sym.Holds(m.resolved, events, p) {
 			out = append(out, p)
 		}
 	}
@@ -300,23 +302,4 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 // gatherStage runs the gather pass (reorderWith over gatherEdits).
 func (m *minimizer) gatherStage(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherEdits(base.Events) })
-}
-
-// permOf returns the permutation of members that maps members[i] to
-// members[order[i]].
-func permOf(members []record.ActorID, order []int) record.Perm {
-	p := record.Perm{}
-	for i, k := range order {
-		p[members[i]] = members[k]
-	}
-	return p
-}
-
-// permutationsOf returns the permutations of 0..n-1 in lexicographic
-// order, the identity first (none for n > maxPermMembers).
-func permutationsOf(n int) [][]int {
-	if n > maxPermMembers {
-		return nil
-	}
-	return perm.Orders(n)
 }
