@@ -22,7 +22,6 @@ type checked struct {
 	mu       sync.Mutex
 	cur, old map[checkKey]int32 // key → schedules the check ran
 	hits     atomic.Int64
-	misses   atomic.Int64
 }
 
 // checkedCap is the number of keys a generation of the cache holds
@@ -55,8 +54,6 @@ func (c *checked) lookup(key checkKey) (int, bool) {
 	c.mu.Unlock()
 	if ok {
 		c.hits.Add(1)
-	} else {
-		c.misses.Add(1)
 	}
 	return int(n), ok
 }

@@ -3,7 +3,9 @@ package minimize
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
@@ -127,15 +129,10 @@ func (m *minimizer) minComponents(msg record.Message) int {
 }
 
 // replacement is an edit that replaces the messages of the Send events at
-// the given indices, re-fingerprints their deliveries and makes every later
-// delivery a wildcard.
+// the given indices (at least one), re-fingerprints their deliveries and
+// makes every later delivery a wildcard.
 func replacement(repl map[int]record.Message) edit {
-	first := -1
-	for i := range repl {
-		if first < 0 || i < first {
-			first = i
-		}
-	}
+	first := slices.Min(slices.Collect(maps.Keys(repl)))
 	return func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := make(dpor.Plan, len(bp))
 		copy(p, bp)

@@ -23,11 +23,7 @@ func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*
 	if m.mode == dpor.NoDiverge || t.Header.Deliveries < longTrace {
 		return nil, nil
 	}
-	v := len(t.Events) - 1
-	if t.Header.Violation != nil && t.Header.Violation.Event >= 0 {
-		v = t.Header.Violation.Event
-	}
-	cands := windowCandidates(t.Events, v)
+	cands := windowCandidates(t.Events, t.Header.Violation.Event)
 	if len(cands) == 0 {
 		return nil, nil
 	}
@@ -43,13 +39,7 @@ func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*
 		for _, i := range c.setup {
 			p = append(p, bp[i])
 		}
-		for _, st := range bp[c.start:c.end] {
-			if st.Event.Kind == record.Deliver {
-				st.Wildcard = true
-			}
-			p = append(p, st)
-		}
-		return p, true
+		return wildcards(append(p, bp[c.start:c.end]...), len(c.setup)), true
 	})
 	switch {
 	case ctx.Err() != nil:
