@@ -299,6 +299,11 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 	}
 }
 
+// gathers reports whether the gather pass applies: the best trace has moves.
+func (m *minimizer) gathers(context.Context) bool {
+	return len(m.gatherEdits(m.snapshotBest().Events)) > 0
+}
+
 // gatherStage runs the gather pass (reorderWith over gatherEdits).
 func (m *minimizer) gatherStage(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherEdits(base.Events) })

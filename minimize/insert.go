@@ -51,9 +51,10 @@ func (m *minimizer) insert(ctx context.Context) error {
 	return nil
 }
 
-// inserts reports whether the insert pass applies to t: at most
-// maxInsertDeliveries deliveries, and events to insert.
-func (m *minimizer) inserts(t *record.Trace) bool {
+// inserts reports whether the insert pass applies to the best trace: at
+// most maxInsertDeliveries deliveries, and events to insert.
+func (m *minimizer) inserts(context.Context) bool {
+	t := m.snapshotBest()
 	if t.Header.Deliveries > maxInsertDeliveries {
 		return false
 	}

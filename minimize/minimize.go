@@ -229,15 +229,16 @@ type minimizer struct {
 	// whole: the running call is a Whole pass's (not stopped on stall).
 	whole bool
 
-	// The driver's state (driver.go): calls and statistics per pass, the
-	// best trace each pass last left, the passes left out, the trace after
-	// provenance (where internals-first starts).
-	calls map[string]int
-	// afterProvenance is the trace after provenance, where internals-first
-	// starts; stallCap, when set, bounds a fork's work: its parent's stall
-	// point.
+	// The driver's state (driver.go): calls, the best trace last left and
+	// statistics per pass, the passes left out, the trace after provenance
+	// (where internals-first starts).
+	calls           map[string]int
+	left            map[string]*record.Trace
+	passStats       map[string]*PassStats
+	skip            map[string]bool
 	afterProvenance *record.Trace
-	stallCap        int64
+	// stallCap, when set, bounds a fork's work: its parent's stall point.
+	stallCap int64
 	// holding: a second start running after provenance keeps its
 	// result in aside (by pass name) instead of offering it; call offers
 	// it when the search tier reaches the pass (driver.go).
@@ -254,10 +255,7 @@ type minimizer struct {
 	route string
 	// shares is each pass's share (PassInfo.Share), for a fork's fixed
 	// sequence of passes.
-	shares    map[string]float64
-	left      map[string]*record.Trace
-	passStats map[string]*PassStats
-	skip      map[string]bool
+	shares map[string]float64
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace

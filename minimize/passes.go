@@ -102,11 +102,11 @@ var passTable = []pass{
 
 	{PassInfo{StageInsert, Search, "", 0.1, false, false,
 		"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},
-		(*minimizer).insertsPass, (*minimizer).insert},
+		(*minimizer).inserts, (*minimizer).insert},
 
 	{PassInfo{StageInternalsFirst, Search, "", 0.1, true, true,
 		"a second start from the trace after provenance that removes internal events before external ones; its result replaces the best trace when smaller"},
-		nil, (*minimizer).internalsFirstPass},
+		nil, (*minimizer).internalsFirst},
 	{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 		"removes a component from a group of identical external messages and searches exactly for the cheapest continuation of the prefix the old schedule still follows"},
 		(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
@@ -247,16 +247,4 @@ func ParsePasses(s string) (map[string]bool, error) {
 		out[name] = true
 	}
 	return out, nil
-}
-
-// ---- applies and adapters: the table's entries that are not stage methods ----
-
-func (m *minimizer) gathers(context.Context) bool {
-	return len(m.gatherEdits(m.snapshotBest().Events)) > 0
-}
-
-func (m *minimizer) insertsPass(context.Context) bool { return m.inserts(m.snapshotBest()) }
-
-func (m *minimizer) internalsFirstPass(ctx context.Context) error {
-	return m.internalsFirst(m.afterProvenance)(ctx)
 }

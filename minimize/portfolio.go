@@ -8,25 +8,23 @@ import (
 )
 
 // internalsFirst runs the internals-first pass, a second start
-// (docs/minimization.md, "The searches"): from start, the removals with
-// the internal events first, a fixed sequence of passes; its result is
-// offered (or held aside) when it has fewer deliveries plus externals.
-func (m *minimizer) internalsFirst(start *record.Trace) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		f := m.fork(start)
-		err := m.forkRemovals(ctx, f, true)
-		// Only a result with fewer deliveries plus externals replaces
-		// the best trace (not one lighter in contents alone), so that a
-		// trace both orders minimize equally well keeps the result of the
-		// first.
-		b := f.snapshotBest()
-		if m.holding {
-			m.aside[StageInternalsFirst] = b // offered when the search tier reaches the pass
-		} else if total(b) < total(m.snapshotBest()) {
-			m.offer(b)
-		}
-		return err
+// (docs/minimization.md, "The searches"): from the trace after provenance,
+// the removals with the internal events first, a fixed sequence of passes;
+// its result is offered (or held aside) when it has fewer deliveries plus
+// externals.
+func (m *minimizer) internalsFirst(ctx context.Context) error {
+	f := m.fork(m.afterProvenance)
+	err := m.forkRemovals(ctx, f, true)
+	// Only a result with fewer deliveries plus externals replaces the best
+	// trace (not one lighter in contents alone), so that a trace both
+	// orders minimize equally well keeps the result of the first.
+	b := f.snapshotBest()
+	if m.holding {
+		m.aside[StageInternalsFirst] = b // offered when the search tier reaches the pass
+	} else if total(b) < total(m.snapshotBest()) {
+		m.offer(b)
 	}
+	return err
 }
 
 // forkRemovals runs the removal passes on the fork f, internal events
