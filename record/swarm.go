@@ -52,6 +52,20 @@ type SwarmSpec struct {
 	// external event is drawn from, log-uniformly; zero: the
 	// configuration's (by default 2·MaxExternals/MaxSteps).
 	ExternalProb [2]float64
+	// Intensity, when above 0 (at most 1), correlates the run's pace:
+	// the timer probability, the number of external events and their
+	// rate. A run draws one workload intensity besides its other draws,
+	// and each of the three is drawn through it, a high intensity moving
+	// the number and rate of external events up and the timer
+	// probability down: a Gaussian copula whose three latent normals
+	// have pairwise correlation Intensity (0: independent, as without
+	// it). Each draw keeps its own distribution over its range; only
+	// how they go together changes. A bug that needs much workload
+	// between two timeouts (many client commands per election) needs
+	// all three at once, a corner that independent draws reach in few
+	// runs. Recorded as "intensity", the intensity's quantile (0 to 1).
+	// It needs TimerProb, Externals and ExternalProb ranges.
+	Intensity float64
 	// Generators, when true, also switches the system's generators
 	// (System.Externals) on and off per run: each is on with chance 1/2
 	// (at least one is), its weight scaled by a factor from 1/2 to 2.
@@ -92,6 +106,9 @@ func (sp *SwarmSpec) Check(sys *System) error {
 	}
 	if lo, hi := sp.ExternalProb[0], sp.ExternalProb[1]; (lo != 0 || hi != 0) && !(lo > 0 && lo <= hi && hi <= 1) {
 		return fmt.Errorf("system %s: swarm external probability range [%v, %v]: want 0 < low <= high <= 1", sys.Name, lo, hi)
+	}
+	if sp.Intensity != 0 && (!(sp.Intensity > 0 && sp.Intensity <= 1) || sp.Externals[1] == 0 || sp.ExternalProb[1] == 0) {
+		return fmt.Errorf("system %s: swarm intensity %v: want 0 (none), or above 0 and at most 1 with an externals range and an external probability range", sys.Name, sp.Intensity)
 	}
 	for _, o := range sp.Options {
 		found := false
@@ -205,28 +222,26 @@ func (c *swarmCampaign) draw(seed uint64) swarmRun {
 		run.opts[o.Name] = strconv.Itoa(n)
 		run.params = append(run.params, Option{Name: o.Name, Value: strconv.Itoa(n)})
 	}
-	logUniform := func(lo, hi float64) float64 {
-		return roundSignificant(math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo))))
-	}
-	if p := logUniform(c.spec.TimerProb[0], c.spec.TimerProb[1]); c.cfg.TimerProb <= 0 {
-		run.cfg.TimerProb = p
-		run.params = append(run.params, Option{Name: "timer-prob", Value: strconv.FormatFloat(p, 'g', -1, 64)})
-	}
-	if lo, hi := c.spec.Externals[0], c.spec.Externals[1]; hi > 0 {
-		if n := lo + r.IntN(hi-lo+1); c.cfg.MaxExternals == 0 {
-			run.cfg.MaxExternals = n
-			if n == 0 {
-				run.cfg.MaxExternals = -1 // none
-			}
-			run.params = append(run.params, Option{Name: "externals", Value: strconv.Itoa(n)})
+	// The pace: the timer probability, the number of external events and
+	// their rate, each from a quantile. With an intensity the external
+	// count's quantile is drawn like the others (without, as an integer,
+	// as it always was), and the intensity comes last, after the
+	// generators, so that every draw before it is what it is without.
+	qTimer, qExternals, qRate := r.Float64(), 0.0, 0.0
+	exLo, exHi := c.spec.Externals[0], c.spec.Externals[1]
+	externals := 0
+	if exHi > 0 {
+		if c.spec.Intensity > 0 {
+			qExternals = r.Float64()
+		} else {
+			externals = exLo + r.IntN(exHi-exLo+1)
 		}
 	}
-	if lo, hi := c.spec.ExternalProb[0], c.spec.ExternalProb[1]; hi > 0 {
-		if p := logUniform(lo, hi); c.cfg.ExternalProb <= 0 {
-			run.cfg.ExternalProb = p
-			run.params = append(run.params, Option{Name: "external-prob", Value: strconv.FormatFloat(p, 'g', -1, 64)})
-		}
+	rateLo, rateHi := c.spec.ExternalProb[0], c.spec.ExternalProb[1]
+	if rateHi > 0 {
+		qRate = r.Float64()
 	}
+	var weights []Option
 	if gens := c.sys.Externals; c.spec.Generators && len(gens) > 1 {
 		run.weights = make([]float64, len(gens))
 		on := 0
@@ -242,10 +257,54 @@ func (c *swarmCampaign) draw(seed uint64) swarmRun {
 			run.weights[i] = gens[i].Weight
 		}
 		for i, g := range gens {
-			run.params = append(run.params, Option{Name: "weight." + g.Name, Value: strconv.FormatFloat(run.weights[i], 'g', -1, 64)})
+			weights = append(weights, Option{Name: "weight." + g.Name, Value: strconv.FormatFloat(run.weights[i], 'g', -1, 64)})
 		}
 	}
+	var intensity []Option
+	if rho := c.spec.Intensity; rho > 0 {
+		w := r.Float64()
+		z := normalQuantile(w)
+		correlate := func(q, sign float64) float64 {
+			return normalCDF(sign*math.Sqrt(rho)*z + math.Sqrt(1-rho)*normalQuantile(q))
+		}
+		qTimer, qExternals, qRate = correlate(qTimer, -1), correlate(qExternals, 1), correlate(qRate, 1)
+		externals = exLo + min(int(qExternals*float64(exHi-exLo+1)), exHi-exLo)
+		if c.cfg.TimerProb <= 0 || c.cfg.MaxExternals == 0 || c.cfg.ExternalProb <= 0 {
+			intensity = append(intensity, Option{Name: "intensity", Value: strconv.FormatFloat(roundSignificant(w), 'g', -1, 64)})
+		}
+	}
+	logUniform := func(lo, hi, q float64) float64 {
+		return roundSignificant(math.Exp(math.Log(lo) + q*(math.Log(hi)-math.Log(lo))))
+	}
+	if p := logUniform(c.spec.TimerProb[0], c.spec.TimerProb[1], qTimer); c.cfg.TimerProb <= 0 {
+		run.cfg.TimerProb = p
+		run.params = append(run.params, Option{Name: "timer-prob", Value: strconv.FormatFloat(p, 'g', -1, 64)})
+	}
+	if exHi > 0 && c.cfg.MaxExternals == 0 {
+		run.cfg.MaxExternals = externals
+		if externals == 0 {
+			run.cfg.MaxExternals = -1 // none
+		}
+		run.params = append(run.params, Option{Name: "externals", Value: strconv.Itoa(externals)})
+	}
+	if rateHi > 0 && c.cfg.ExternalProb <= 0 {
+		p := logUniform(rateLo, rateHi, qRate)
+		run.cfg.ExternalProb = p
+		run.params = append(run.params, Option{Name: "external-prob", Value: strconv.FormatFloat(p, 'g', -1, 64)})
+	}
+	run.params = append(append(run.params, intensity...), weights...)
 	return run
+}
+
+// normalQuantile is the standard normal distribution's quantile function
+// at q in [0, 1), q = 0 taken as the smallest double step above it.
+func normalQuantile(q float64) float64 {
+	return math.Sqrt2 * math.Erfinv(2*max(q, 0x1p-53)-1)
+}
+
+// normalCDF is the standard normal distribution function.
+func normalCDF(x float64) float64 {
+	return 0.5 * math.Erfc(-x/math.Sqrt2)
 }
 
 // roundSignificant rounds x to three significant digits, so that the value

@@ -3,6 +3,7 @@ package record_test
 import (
 	"bytes"
 	"context"
+	"math"
 	"strconv"
 	"testing"
 
@@ -72,6 +73,8 @@ func TestSwarmIsAWalkWithTheDrawnMix(t *testing.T) {
 			cfg.MaxExternals = int(f)
 		case "external-prob":
 			cfg.ExternalProb = f
+		case "intensity":
+			// What the pace above was drawn through; nothing to set.
 		default:
 			assert.Equal(t, p.Value, s.Header.OptionMap()[p.Name], "a drawn option is among the trace's options")
 		}
@@ -182,4 +185,94 @@ func TestLookupMode(t *testing.T) {
 	}
 	_, err := record.LookupMode("nope")
 	assert.ErrorContains(t, err, `unknown fuzz mode "nope" (known: `)
+}
+
+// TestSwarmIntensityCorrelatesThePace: with an intensity, a run's timer
+// probability goes down as its external events and their rate go up, each
+// still over its whole range; without one, the three are independent; the
+// draws before the pace (the options) are the same either way, and the
+// intensity is recorded.
+func TestSwarmIntensityCorrelatesThePace(t *testing.T) {
+	type pace struct{ timer, externals, rate float64 }
+	draws := func(intensity float64) ([]pace, []string) {
+		sys := raft.System()
+		spec := *sys.Swarm
+		spec.Intensity = intensity
+		sys.Swarm = &spec
+		camp, err := record.Swarm.Campaign(sys, nil, record.SearchConfig{FuzzConfig: record.FuzzConfig{MaxSteps: 1}})
+		require.NoError(t, err)
+		var out []pace
+		var opts []string
+		for seed := uint64(1); seed <= 400; seed++ {
+			r, err := camp.Run(context.Background(), seed, nil)
+			require.NoError(t, err)
+			out = append(out, pace{r.Config.TimerProb, float64(r.Config.MaxExternals), r.Config.ExternalProb})
+			key, recorded := "", false
+			for _, p := range r.Params {
+				switch p.Name {
+				case "intensity":
+					recorded = true
+					w, err := strconv.ParseFloat(p.Value, 64)
+					require.NoError(t, err)
+					assert.True(t, w >= 0 && w < 1, "intensity %v", w)
+				case "timer-prob", "externals", "external-prob":
+				default:
+					key += p.Name + "=" + p.Value + " "
+				}
+			}
+			assert.Equal(t, intensity > 0, recorded, "seed %d: intensity recorded", seed)
+			opts = append(opts, key)
+		}
+		return out, opts
+	}
+	// Spearman's rank correlation would do; the sign of the Pearson
+	// correlation of the logs is enough here.
+	corr := func(ps []pace, a, b func(pace) float64) float64 {
+		var sa, sb, saa, sbb, sab float64
+		for _, p := range ps {
+			x, y := a(p), b(p)
+			sa, sb, saa, sbb, sab = sa+x, sb+y, saa+x*x, sbb+y*y, sab+x*y
+		}
+		n := float64(len(ps))
+		return (sab/n - sa/n*sb/n) / math.Sqrt((saa/n-sa/n*sa/n)*(sbb/n-sb/n*sb/n))
+	}
+	timer := func(p pace) float64 { return math.Log(p.timer) }
+	externals := func(p pace) float64 { return p.externals }
+	rate := func(p pace) float64 { return math.Log(p.rate) }
+
+	free, freeOpts := draws(0)
+	tied, tiedOpts := draws(0.8)
+	assert.Equal(t, freeOpts, tiedOpts, "the options are drawn as without an intensity")
+	for _, c := range []struct {
+		name string
+		a, b func(pace) float64
+		sign float64
+	}{{"timer, externals", timer, externals, -1}, {"timer, rate", timer, rate, -1}, {"externals, rate", externals, rate, 1}} {
+		assert.InDelta(t, 0, corr(free, c.a, c.b), 0.15, "%s independent", c.name)
+		assert.Greater(t, c.sign*corr(tied, c.a, c.b), 0.6, "%s correlated", c.name)
+	}
+	// Each draw still covers its range: a fifth of the runs in its lowest
+	// fifth and a fifth in its highest, within noise.
+	for _, p := range tied {
+		assert.True(t, p.timer >= 0.02 && p.timer <= 0.3 && p.externals >= 100 && p.externals <= 400 && p.rate >= 0.05 && p.rate <= 0.3, "%+v", p)
+	}
+	low, high := 0, 0
+	for _, p := range tied {
+		if p.externals < 160 {
+			low++
+		}
+		if p.externals >= 340 {
+			high++
+		}
+	}
+	assert.InDelta(t, 80, low, 25)
+	assert.InDelta(t, 80, high, 25)
+
+	sys := raft.System()
+	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.01, 0.1}, Intensity: 0.5}
+	_, err := record.Swarm.Campaign(sys, nil, record.SearchConfig{})
+	assert.ErrorContains(t, err, "swarm intensity 0.5")
+	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.01, 0.1}, Externals: [2]int{1, 2}, ExternalProb: [2]float64{0.1, 0.2}, Intensity: 1.5}
+	_, err = record.Swarm.Campaign(sys, nil, record.SearchConfig{})
+	assert.ErrorContains(t, err, "swarm intensity 1.5")
 }

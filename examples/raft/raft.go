@@ -209,6 +209,12 @@ func System() *record.System {
 // docs/fuzz-modes.md). The timer range is for the default four members
 // and scales with the cluster size (record.SwarmSpec.TimerMembers): a
 // round of messages takes twice the deliveries with twice the members.
+// The pace (timer probability, number and rate of external events) is
+// drawn through a workload intensity (record.SwarmSpec.Intensity): a run
+// with many client commands at a high rate tends to have few timeouts,
+// so that more of its runs have many commands per election, which a
+// leader's log needs to diverge from its followers' (raft-58a with nine
+// members), while each draw still covers its whole range.
 func swarm() *record.SwarmSpec {
 	return &record.SwarmSpec{
 		Options: []record.SwarmOption{
@@ -221,6 +227,7 @@ func swarm() *record.SwarmSpec {
 		TimerMembers: 4, // the default cluster size
 		Externals:    [2]int{100, 400},
 		ExternalProb: [2]float64{0.05, 0.3},
+		Intensity:    0.8,
 	}
 }
 
