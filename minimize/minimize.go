@@ -35,6 +35,7 @@
 //     event in place of a stretch of deliveries.
 //   - add-event (move; needs record.System.Injections): an offered event
 //     that sends no message.
+//   - fire-timer (move): an actor's timer fires where a message to it was.
 //   - insert (search): a suffix replaced by an exhaustive search's.
 //   - internals-first (search): a second start, internal events first
 //     (once, right after provenance, offered when the search tier

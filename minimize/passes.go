@@ -99,6 +99,9 @@ var passTable = []pass{
 	{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
 		"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
 		(*minimizer).injects, (*minimizer).addEvent},
+	{PassInfo{StageFireTimer, Move, "", 0.1, false, false,
+		"fires a timer of an actor in place of a message delivered to it, or after its next delivery with the message left out, each move followed by a descent"},
+		(*minimizer).firesTimers, (*minimizer).fireTimer},
 
 	{PassInfo{StageInsert, Search, "", 0.1, false, false,
 		"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},

@@ -23,6 +23,7 @@ const (
 	StageRetarget           = "retarget"
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
+	StageFireTimer          = "fire-timer"
 	StageInsert             = "insert"
 	StageInternalsFirst     = "internals-first"
 	StageShrinkSearch       = "shrink-search"
