@@ -92,16 +92,7 @@ func tokenInput(t *testing.T, sys *record.System) *record.Trace {
 	require.NoError(t, err)
 	require.NoError(t, sim.Apply(record.StartEvent("a")))
 	require.NoError(t, sim.Apply(record.StartEvent("b")))
-	deliver := func(from, to record.ActorID, msg record.Message) {
-		t.Helper()
-		for _, p := range sim.Enabled(nil) {
-			if p.From == from && p.To == to && record.SameMessage(p.Msg, msg) {
-				require.NoError(t, sim.Deliver(p.ID))
-				return
-			}
-		}
-		t.Fatalf("no %T pending from %s to %s: %v", msg, from, to, sim.Enabled(nil))
-	}
+	deliver := func(from, to record.ActorID, msg record.Message) { deliverPending(t, sim, from, to, msg) }
 	deliver("a", "a", tokTimer{})
 	deliver("a", "b", tokAsk{})
 	deliver("b", "a", tokGrant{})
@@ -148,4 +139,17 @@ func TestRetargetFiresATimerAtAnotherActor(t *testing.T) {
 	assert.True(t, rep.Reproduced)
 
 	sameWithWorkers(t, sys, in, res, 1)
+}
+
+// deliverPending delivers the pending message msg from one actor to
+// another in sim, and fails the test when there is none.
+func deliverPending(t *testing.T, sim *record.Sim, from, to record.ActorID, msg record.Message) {
+	t.Helper()
+	for _, p := range sim.Enabled(nil) {
+		if p.From == from && p.To == to && record.SameMessage(p.Msg, msg) {
+			require.NoError(t, sim.Deliver(p.ID))
+			return
+		}
+	}
+	t.Fatalf("no %T pending from %s to %s: %v", msg, from, to, sim.Enabled(nil))
 }

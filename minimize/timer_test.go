@@ -74,16 +74,7 @@ func quorumInput(t *testing.T, sys *record.System) *record.Trace {
 	for _, id := range []record.ActorID{"c", "d", "a", "b"} {
 		require.NoError(t, sim.Apply(record.StartEvent(id)))
 	}
-	deliver := func(from, to record.ActorID, msg record.Message) {
-		t.Helper()
-		for _, p := range sim.Enabled(nil) {
-			if p.From == from && p.To == to && record.SameMessage(p.Msg, msg) {
-				require.NoError(t, sim.Deliver(p.ID))
-				return
-			}
-		}
-		t.Fatalf("no %T pending from %s to %s", msg, from, to)
-	}
+	deliver := func(from, to record.ActorID, msg record.Message) { deliverPending(t, sim, from, to, msg) }
 	deliver("d", "d", qTick{})
 	deliver("a", "c", qVote{})
 	deliver("b", "c", qVote{})
