@@ -23,7 +23,12 @@ import (
 // reaches 7 (E:5), the bug's best known size. On 200007 the same removals
 // without keeping to the route would switch again.
 func TestOtherRoutesEscapesARouteSwitch(t *testing.T) {
-	for _, file := range []string{"spark-2294-200002-routes.trace", "spark-2294-200007-routes.trace"} {
+	for file, alone := range map[string][2]int{
+		// shrink-contents' zero rename (a preference to none) reaches the
+		// first route from the second on its own
+		"spark-2294-200002-routes.trace": {7, 5},
+		"spark-2294-200007-routes.trace": {21, 7},
+	} {
 		t.Run(file, func(t *testing.T) {
 			tr, sys, err := record.ReadFile("testdata/"+file, record.NewCatalog(spark.System()))
 			require.NoError(t, err)
@@ -34,7 +39,7 @@ func TestOtherRoutesEscapesARouteSwitch(t *testing.T) {
 				return [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals}, res.Stages
 			}
 			without, _ := size(minimize.StageOtherRoutes)
-			assert.Equal(t, [2]int{21, 7}, without, "the second route's local minimum")
+			assert.Equal(t, alone, without, "without other-routes")
 			with, stages := size()
 			assert.Equal(t, [2]int{7, 5}, with)
 			var rows []minimize.StageStats
@@ -47,4 +52,22 @@ func TestOtherRoutesEscapesARouteSwitch(t *testing.T) {
 			assert.Equal(t, [2]int{7, 5}, [2]int{rows[0].Deliveries, rows[0].Externals}, "the first route's result replaces the best trace")
 		})
 	}
+}
+
+// TestZeroRenameReachesTheOtherRoute minimizes a fresh spark-2294 trace
+// (seed 600007 of the fresh-seed study, range 600000) that fails on the
+// second route only (a speculative copy launched before a node-local
+// task): the route of the bug's best known size (a task without
+// preference) is not among its traces. shrink-contents renames a
+// preference of its job to the zero value (no preference), which reaches
+// that route: 7 deliveries (E:5) where the second route's local minimum is
+// 21 (E:7).
+func TestZeroRenameReachesTheOtherRoute(t *testing.T) {
+	tr, sys, err := record.ReadFile("testdata/spark-2294-600007-second-route.trace", record.NewCatalog(spark.System()))
+	require.NoError(t, err)
+	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2})
+	require.NoError(t, err)
+	require.False(t, res.Interrupted)
+	assert.Equal(t, [2]int{7, 5}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+	assert.Contains(t, res.Trace.Header.Violation.Detail, "NO_PREF before NODE_LOCAL")
 }

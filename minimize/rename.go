@@ -12,6 +12,9 @@ import (
 // domain (message type and field path; a slice's elements share one) by a
 // smaller y the domain does not hold, in every external message that holds
 // x there, so the equalities among a domain's values stay the input's.
+// The values of a Shrinkable message (a configuration's member names, a
+// job's preferences) are renamed to their type's zero value only ("no
+// preference"): a smaller name would name another member.
 
 // renamer lists the renames of one trace's external messages.
 type renamer struct {
@@ -21,6 +24,8 @@ type renamer struct {
 	// first holds the (domain, value) pairs by the index of the Send event
 	// that holds them first, in field order.
 	first map[int][]domainValue
+	// zeroOnly holds the domains of Shrinkable messages.
+	zeroOnly map[string]bool
 }
 
 type domainValue struct {
@@ -29,12 +34,14 @@ type domainValue struct {
 }
 
 func newRenamer(base *record.Trace) *renamer {
-	r := &renamer{base: base, used: map[string]map[any]bool{}, first: map[int][]domainValue{}}
+	r := &renamer{base: base, used: map[string]map[any]bool{}, first: map[int][]domainValue{}, zeroOnly: map[string]bool{}}
 	for i, e := range base.Events {
 		if !renamable(e) {
 			continue
 		}
+		_, sh := e.Msg.(record.Shrinkable)
 		mapLeaves(reflect.ValueOf(e.Msg), record.TypeName(e.Msg), 0, func(domain string, v reflect.Value) reflect.Value {
+			r.zeroOnly[domain] = sh
 			u := r.used[domain]
 			if u == nil {
 				u = map[any]bool{}
@@ -50,15 +57,9 @@ func newRenamer(base *record.Trace) *renamer {
 	return r
 }
 
-// renamable reports whether e is the Send of an external message whose
-// values may be renamed: a Shrinkable message shrinks by its components
-// only (a configuration's member names are actor IDs).
+// renamable reports whether e is the Send of an external message.
 func renamable(e record.Event) bool {
-	if e.Kind != record.Send || e.Msg == nil {
-		return false
-	}
-	_, ok := e.Msg.(record.Shrinkable)
-	return !ok
+	return e.Kind == record.Send && e.Msg != nil
 }
 
 // renamesAt returns the renames of the values the Send at index i is the
@@ -96,6 +97,12 @@ func (r *renamer) renamesAt(i int) []map[int]record.Message {
 func (r *renamer) targets(dv domainValue) []reflect.Value {
 	u, v, t := r.used[dv.domain], dv.value, dv.value.Type()
 	var out []reflect.Value
+	if r.zeroOnly[dv.domain] {
+		if z := reflect.Zero(t); !v.IsZero() && !u[z.Interface()] {
+			out = append(out, z)
+		}
+		return out
+	}
 	add := func(y reflect.Value) {
 		if u[y.Interface()] {
 			return

@@ -23,7 +23,8 @@ func sends(msgs ...record.Message) *record.Trace {
 // TestRenamesKeepValuesDistinct: a value is renamed in every message that
 // holds it in the same field, to the smallest value the field does not
 // hold or to half, never onto a value another message holds there; other
-// types and fields, and Shrinkable messages, are domains of their own.
+// types and fields are domains of their own; a Shrinkable message's values
+// are renamed to the zero value only.
 func TestRenamesKeepValuesDistinct(t *testing.T) {
 	tr := sends(
 		cmd{Count: 0},
@@ -31,7 +32,7 @@ func TestRenamesKeepValuesDistinct(t *testing.T) {
 		cmd{Count: 9, Name: "ab"},
 		cmd{Count: 4},
 		otherCmd{Count: 5},
-		raft.Bootstrap{Members: []record.ActorID{"raft-1"}},
+		raft.Bootstrap{Members: []record.ActorID{"raft-2", "raft-1", "raft-2"}},
 	)
 	r := newRenamer(tr)
 	assert.Empty(t, r.renamesAt(0), "0 and the empty string are as small as they get")
@@ -47,7 +48,10 @@ func TestRenamesKeepValuesDistinct(t *testing.T) {
 	assert.Equal(t, []map[int]record.Message{
 		{4: otherCmd{Count: 0}}, {4: otherCmd{Count: 2}},
 	}, r.renamesAt(4), "another type's field is another domain")
-	assert.Empty(t, r.renamesAt(5), "a Shrinkable message shrinks by its components")
+	assert.Equal(t, []map[int]record.Message{
+		{5: raft.Bootstrap{Members: []record.ActorID{"", "raft-1", ""}}},
+		{5: raft.Bootstrap{Members: []record.ActorID{"raft-2", "", "raft-2"}}},
+	}, r.renamesAt(5), "a Shrinkable message's values go to the zero value only")
 }
 
 // TestRenamesOfSliceElementsAndPointers: a slice's elements share one
