@@ -111,7 +111,7 @@ var passTable = []pass{
 		"a second start from the trace after provenance that removes internal events before external ones; its result replaces the best trace when smaller"},
 		nil, (*minimizer).internalsFirst},
 	{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
-		"removes a component from a group of identical external messages and searches exactly for the cheapest continuation of the prefix the old schedule still follows"},
+		"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
 		(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
 	{PassInfo{StageOtherRoutes, Search, "", 0.1, false, false,
 		"runs the removal tier again on the last best trace of each route of the violation (its detail with names and numbers masked) that a removal left for another; its result replaces the best trace when smaller"},
@@ -200,9 +200,10 @@ const (
 	injectSchedules = 32
 	// shrink-search: searches capped at shrinkSearchStates distinct
 	// states, four times as many in each later round (shrinkSearchRounds
-	// in all); a forked step counts searchStepCost steps, a state's cap
+	// in all), identSearchStates from the best trace unedited; a forked step counts searchStepCost steps, a state's cap
 	// searchStepsPerState.
 	shrinkSearchStates  = 1000
+	identSearchStates   = 250
 	shrinkSearchRounds  = 3
 	searchStepCost      = 10
 	searchStepsPerState = 40

@@ -1,6 +1,7 @@
 package minimize
 
 import (
+	"context"
 	"testing"
 
 	"github.com/demi-project/demi/examples/raft"
@@ -25,4 +26,20 @@ func TestComponentOrderTriesNamedMembersLast(t *testing.T) {
 	assert.Equal(t, []int{2, 0, 3, 1}, m.componentOrder(trace("LeaderCompleteness(raft-2)", "raft-4 committed it"), boot),
 		"the detail's names count too")
 	assert.Equal(t, []int{3, 2, 1, 0}, m.componentOrder(&record.Trace{}, boot), "no violation: from the last")
+}
+
+// TestShrinkSearchFromTheBestTrace runs shrink-search on a raft-46 result
+// (fresh seed 600022, range 600000) that the removal tier leaves at 14
+// deliveries (E:6), its two leaders of term 3. Its 3-member configuration
+// has no group edit; the search from a cut of the trace itself finds 11
+// (E:6), two leaders of term 2, from which the removal tier reaches 10
+// (E:6), the bug's best known size (demi minimize on the fresh input).
+func TestShrinkSearchFromTheBestTrace(t *testing.T) {
+	m := stageMinimizer(t, "testdata/raft-46-600022-late-term.trace", 1)
+	m.limit.Store(m.allowance(StageShrinkSearch))
+	require.Equal(t, [2]int{14, 6}, [2]int{m.best.Header.Deliveries, m.best.Header.Externals})
+	require.True(t, m.shrinkSearches(context.Background()))
+	require.NoError(t, m.shrinkSearch(context.Background()))
+	assert.Equal(t, [2]int{11, 6}, [2]int{m.best.Header.Deliveries, m.best.Header.Externals})
+	assert.Contains(t, m.best.Header.Violation.Detail, "in term 2")
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/optimal"
 	"github.com/demi-project/demi/record"
 )
@@ -16,27 +17,31 @@ import (
 // forked runs (optimal.SearchFrom) ask for the cheapest continuation below
 // the best trace's size, shrinkSearchStates states each, four times as
 // many in each later round; the first trace found becomes the best. The
-// searches run one after the other on one walker.
+// best trace itself, unedited, is searched from its cuts too, in the first
+// round only and identSearchStates states each: the removal tier keeps the
+// order of the events it leaves, and a cheaper route can leave the trace's
+// early on (another member times out first). The searches run one after
+// the other on one walker.
 
-// shrinkSearches reports whether the pass applies: the best trace has an
-// edit of a group of several messages, and its runs fork.
+// shrinkSearches reports whether the pass applies: the best trace's runs
+// fork.
 func (m *minimizer) shrinkSearches(ctx context.Context) bool {
-	best := m.snapshotBest()
-	es, _ := m.groupEdits(best, true)
-	return len(es) > 0 && optimal.Forks(ctx, m.sys, best) == nil
+	return optimal.Forks(ctx, m.sys, m.snapshotBest()) == nil
 }
 
 // shrinkSearch runs one call of the pass on the best trace.
 func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	base := m.snapshotBest()
 	edits, _ := m.groupEdits(base, true)
+	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	bp := dpor.FromEvents(m.fp, base.Events)
 	type search struct {
 		pre        []record.Event
 		cut, bound int
+		ident      bool
 	}
 	var order []search
-	for _, e := range edits {
+	for k, e := range edits {
 		pre, err := m.followed(base, e(m.fp, bp))
 		if err != nil {
 			return fmt.Errorf("shrink search: %w", err)
@@ -47,7 +52,7 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 		}
 		for cut := len(pre); cut >= max(first, 1); cut-- {
 			if bound := total(base) - cut - 1; bound >= 1 {
-				order = append(order, search{pre, cut, bound})
+				order = append(order, search{pre, cut, bound, k == len(edits)-1})
 			}
 		}
 	}
@@ -56,17 +61,21 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	states := shrinkSearchStates
 	for round := 0; round < shrinkSearchRounds; round, states = round+1, states*4 {
 		for i, s := range order {
-			if exhausted[i] {
+			if exhausted[i] || s.ident && round > 0 {
 				continue
 			}
 			left := (m.end() - m.steps.Load()) / searchStepsPerState
 			if left <= 0 || ctx.Err() != nil {
 				return ctx.Err()
 			}
+			n := states
+			if s.ident {
+				n = identSearchStates
+			}
 			t := &record.Trace{Header: base.Header, Events: s.pre[:s.cut]}
 			t.Recount()
 			res, err := optimal.SearchFrom(ctx, m.sys, t, s.cut, optimal.Config{
-				Subsets: true, TotalBound: s.bound, MaxStates: int(min(left, int64(states))), Workers: 1})
+				Subsets: true, TotalBound: s.bound, MaxStates: int(min(left, int64(n))), Workers: 1})
 			if err != nil {
 				return fmt.Errorf("shrink search: cut %d: %w", s.cut, err)
 			}
