@@ -78,8 +78,33 @@ func TestCopyOntoRefusesOtherFunctions(t *testing.T) {
 	err := record.CopyOnto(d, h)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "record: CopyOnto *record_test.holder: .c.tick: the copy holds function github.com/demi-project/demi/record_test.(*counter).slow-fm where the original holds github.com/demi-project/demi/record_test.(*counter).fast-fm")
+}
+
+// TestCopyOntoRebindsMethodValues: without a donor, the copy's method
+// value is the original's method bound to the copy's receiver, so ticking
+// the copy leaves the original alone; a method value bound to memory the
+// copy does not copy, or a closure, is still an error.
+func TestCopyOntoRebindsMethodValues(t *testing.T) {
+	for _, fast := range []bool{false, true} {
+		h := &holder{c: newCounter(fast), fast: fast}
+		h.c.tick()
+		d := &holder{}
+		require.NoError(t, record.CopyOnto(d, h))
+		require.NotNil(t, d.c)
+		n := h.c.n
+		d.c.tick()
+		assert.Equal(t, n, h.c.n, "the original did not tick")
+		assert.Len(t, h.c.log, 1)
+		assert.Equal(t, []int{n, 2 * n}, d.c.log)
+	}
+	outside := newCounter(false)
+	h := &holder{c: &counter{tick: outside.slow}}
+	err := record.CopyOnto(&holder{}, h)
+	require.Error(t, err, "bound to a counter the copy does not copy")
+	assert.Contains(t, err.Error(), ".c: holds a func() value")
+	h = &holder{c: &counter{tick: func() { outside.n++ }}}
 	err = record.CopyOnto(&holder{}, h)
-	require.Error(t, err, "no donor: the method value would be shared")
+	require.Error(t, err, "a closure")
 	assert.Contains(t, err.Error(), ".c: holds a func() value")
 }
 

@@ -143,6 +143,17 @@ var protoMessage = reflect.TypeFor[proto.Message]()
 type copier struct {
 	seen   map[uintptr]reflect.Value
 	shares reflect.Type
+	// rebind makes a method value bound to a pointer the copy has copied
+	// run on the copy (see CopyOnto); otherwise functions are shared.
+	rebind bool
+}
+
+// isProto reports whether v, a readable pointer, is a protocol buffer
+// message: a type assertion, which the runtime answers from its cache,
+// where reflect's Implements scans the type's methods on every call.
+func isProto(v reflect.Value) bool {
+	_, ok := v.Interface().(proto.Message)
+	return ok
 }
 
 // open makes an addressable value settable and readable even if it was
@@ -162,7 +173,7 @@ func (c *copier) copy(dst, src reflect.Value) {
 		if src.IsNil() {
 			return
 		}
-		if src.Type().Implements(protoMessage) {
+		if isProto(src) {
 			dst.Set(reflect.ValueOf(proto.Clone(src.Interface().(proto.Message))))
 			return
 		}
@@ -175,8 +186,12 @@ func (c *copier) copy(dst, src reflect.Value) {
 		c.copy(p.Elem(), src.Elem())
 		dst.Set(p)
 	case reflect.Struct:
+		// The fields without references at once, the others one by one.
+		dst.Set(src)
 		for i := range src.NumField() {
-			c.copy(dst.Field(i), src.Field(i))
+			if f := src.Field(i); !scalar(f.Kind()) {
+				c.copy(dst.Field(i), f)
+			}
 		}
 	case reflect.Slice:
 		if src.IsNil() {
@@ -222,6 +237,16 @@ func (c *copier) copy(dst, src reflect.Value) {
 		c.copy(v, addressable(e))
 		dst.Set(v)
 	default: // scalars, strings (immutable), funcs, channels
+		if src.Kind() == reflect.Func && c.rebind && !src.IsNil() {
+			if f, ok := c.rebound(src); ok {
+				dst.Set(f)
+				return
+			}
+			if !boundFunc(src) { // a top-level function holds no state
+				dst.Set(src)
+				return
+			}
+		}
 		if k := src.Kind(); (k == reflect.Func || k == reflect.Chan) && !src.IsNil() && c.shares == nil {
 			c.shares = src.Type()
 		}
@@ -235,6 +260,18 @@ func addressable(v reflect.Value) reflect.Value {
 	a := reflect.New(v.Type()).Elem()
 	open(a).Set(v)
 	return a
+}
+
+// scalar reports whether values of kind k hold no references: booleans,
+// numbers and strings (immutable).
+func scalar(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return true
+	}
+	return false
 }
 
 // flat reports whether values of type t hold no references that a deep
