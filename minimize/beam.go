@@ -101,8 +101,13 @@ func (m *minimizer) otherRoutesPass(ctx context.Context) error {
 		f := m.fork(start)
 		f.memberNames, f.route = m.memberNames, routeOf(start.Header.Violation, m.memberNames)
 		err := m.forkRemovals(ctx, f, false)
-		if b := f.snapshotBest(); total(b) < total(m.snapshotBest()) {
+		b := f.snapshotBest()
+		switch held := m.aside[StageOtherRoutes]; {
+		case total(b) >= total(m.snapshotBest()):
+		case !m.holding:
 			m.offer(b)
+		case held == nil || total(b) < total(held):
+			m.aside[StageOtherRoutes] = b // offered when the search tier reaches the pass
 		}
 		if err != nil {
 			return err

@@ -21,13 +21,18 @@ import (
 // 200007), whose local minimum is 21 deliveries (E:7). The removal tier run
 // again on the last best trace of the first route, keeping to that route,
 // reaches 7 (E:5), the bug's best known size. On 200007 the same removals
-// without keeping to the route would switch again.
+// without keeping to the route would switch again. The pass runs right
+// after each call that left a route (twice on 200002), its result held
+// aside until the search tier reaches it.
 func TestOtherRoutesEscapesARouteSwitch(t *testing.T) {
-	for file, alone := range map[string][2]int{
+	for file, c := range map[string]struct {
+		alone [2]int
+		held  int // calls right after a route was left
+	}{
 		// shrink-contents' zero rename (a preference to none) reaches the
 		// first route from the second on its own
-		"spark-2294-200002-routes.trace": {7, 5},
-		"spark-2294-200007-routes.trace": {21, 7},
+		"spark-2294-200002-routes.trace": {[2]int{7, 5}, 2},
+		"spark-2294-200007-routes.trace": {[2]int{21, 7}, 1},
 	} {
 		t.Run(file, func(t *testing.T) {
 			tr, sys, err := record.ReadFile("testdata/"+file, record.NewCatalog(spark.System()))
@@ -39,7 +44,7 @@ func TestOtherRoutesEscapesARouteSwitch(t *testing.T) {
 				return [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals}, res.Stages
 			}
 			without, _ := size(minimize.StageOtherRoutes)
-			assert.Equal(t, alone, without, "without other-routes")
+			assert.Equal(t, c.alone, without, "without other-routes")
 			with, stages := size()
 			assert.Equal(t, [2]int{7, 5}, with)
 			var rows []minimize.StageStats
@@ -48,8 +53,14 @@ func TestOtherRoutesEscapesARouteSwitch(t *testing.T) {
 					rows = append(rows, s)
 				}
 			}
-			require.Len(t, rows, 1, "one call: one route left")
-			assert.Equal(t, [2]int{7, 5}, [2]int{rows[0].Deliveries, rows[0].Externals}, "the first route's result replaces the best trace")
+			require.Len(t, rows, c.held+1, "a call after each route left, then the offer")
+			for _, r := range rows[:c.held] {
+				assert.Positive(t, r.Steps, "a held call runs")
+				assert.Greater(t, r.Deliveries+r.Externals, 12, "its result is held aside")
+			}
+			offer := rows[c.held]
+			assert.Equal(t, [3]int64{7, 5, 0}, [3]int64{int64(offer.Deliveries), int64(offer.Externals), offer.Steps},
+				"the first route's result replaces the best trace when the search tier reaches the pass")
 		})
 	}
 }

@@ -61,7 +61,7 @@ func (m *minimizer) drive(ctx context.Context) error {
 		if first {
 			// The second starts' steps count toward the stall rule from
 			// here, the first fixpoint, as if they ran here.
-			m.uncounted.Store(0)
+			m.uncounted.Store(m.heldSteps)
 		}
 		improved, err := m.untilSuccess(ctx, Move)
 		if err != nil {
@@ -90,7 +90,7 @@ func (m *minimizer) removals(ctx context.Context) error {
 	for again := true; again; {
 		again = false
 		for _, p := range m.order(Removal) {
-			ok, err := m.call(ctx, p)
+			ok, err := m.callThenRoutes(ctx, p)
 			if err != nil {
 				return err
 			}
@@ -123,6 +123,24 @@ func (m *minimizer) secondStarts(ctx context.Context) error {
 	return nil
 }
 
+// routesAside calls other-routes right after a pass call that left a
+// route (a kept route's trace does not depend on what the run finds
+// later), its result held aside until the search tier reaches the pass,
+// and its steps left out of the stall rule until then (heldSteps): run
+// there, its work comes before the improvements of the passes after it
+// rather than after the result is final, while the stall rule and the
+// offer are those of a call where the search tier reaches it.
+func (m *minimizer) routesAside(ctx context.Context) error {
+	m.holding = true
+	defer func() { m.holding = false }()
+	start := m.steps.Load()
+	_, err := m.call(ctx, StageOtherRoutes)
+	held := m.steps.Load() - start
+	m.heldSteps += held
+	m.uncounted.Add(held)
+	return err
+}
+
 // offerAside is a call of the pass named name whose result was held aside:
 // a stage of no steps that offers it when it has fewer deliveries plus
 // externals than the best trace.
@@ -143,12 +161,22 @@ func (m *minimizer) offerAside(ctx context.Context, name string, t *record.Trace
 // best trace smaller, and reports whether one did.
 func (m *minimizer) untilSuccess(ctx context.Context, tier Tier) (bool, error) {
 	for _, p := range m.order(tier) {
-		ok, err := m.call(ctx, p)
+		ok, err := m.callThenRoutes(ctx, p)
 		if err != nil || ok {
 			return ok, err
 		}
 	}
 	return false, nil
+}
+
+// callThenRoutes calls the pass named name, then other-routes on the
+// routes the call left (routesAside).
+func (m *minimizer) callThenRoutes(ctx context.Context, name string) (bool, error) {
+	ok, err := m.call(ctx, name)
+	if err != nil || name == StageOtherRoutes {
+		return ok, err
+	}
+	return ok, m.routesAside(ctx)
 }
 
 // order returns the names of tier's passes, highest measured gain first,
@@ -178,7 +206,12 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		return false, err
 	}
 	p := lookupPass(name)
-	if t := m.aside[name]; t != nil {
+	if name == StageOtherRoutes && !m.holding {
+		// The held calls' steps count from here (routesAside).
+		m.uncounted.Add(-m.heldSteps)
+		m.heldSteps = 0
+	}
+	if t := m.aside[name]; t != nil && !m.holding {
 		return m.offerAside(ctx, name, t)
 	}
 	best := m.snapshotBest()

@@ -43,7 +43,8 @@
 //   - shrink-search (search; needs optimal.Forks): a smaller
 //     configuration and an exact search for its continuation.
 //   - other-routes (search): the removal tier again on the last best
-//     trace of a route of the violation that a removal left.
+//     trace of a route of the violation that a removal left (right after
+//     the call that left it, offered when the search tier reaches it).
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Every move is checked and followed by a descent that removes what the
@@ -221,7 +222,10 @@ type minimizer struct {
 	// uncounted is the second starts' steps, left out of the stall rule
 	// (lastImprovement and the stall point) until the first fixpoint
 	// (driver.go).
-	uncounted  atomic.Int64
+	uncounted atomic.Int64
+	// heldSteps is the steps of other-routes' calls whose result is held
+	// aside, in uncounted until the search tier reaches the pass.
+	heldSteps  int64
 	noStall    bool
 	stallFloor int64
 	// callStart is the step count at which the running pass call
