@@ -85,8 +85,8 @@ func quorumInput(t *testing.T, sys *record.System) *record.Trace {
 }
 
 // TestFireTimerEndsAStepOnItsTimer minimizes the quorum input without the
-// exhaustive suffix search (which finds the same route on so small a
-// trace): the fire-timer pass fires c's timer in place of d's vote, and
+// exhaustive searches (insert and shrink-search, which find the same route
+// on so small a trace): the fire-timer pass fires c's timer in place of d's vote, and
 // the descent drops d's timer and a's vote. Without the pass the result
 // stays at 4 deliveries.
 func TestFireTimerEndsAStepOnItsTimer(t *testing.T) {
@@ -98,10 +98,10 @@ func TestFireTimerEndsAStepOnItsTimer(t *testing.T) {
 		require.NoError(t, err)
 		return res
 	}
-	without := run(minimize.StageInsert, minimize.StageFireTimer)
+	without := run(minimize.StageInsert, minimize.StageShrinkSearch, minimize.StageFireTimer)
 	assert.Equal(t, 4, without.Trace.Header.Deliveries, "without fire-timer")
 
-	res := run(minimize.StageInsert)
+	res := run(minimize.StageInsert, minimize.StageShrinkSearch)
 	var got []string
 	for _, e := range res.Trace.Events {
 		if e.Kind == record.Deliver {
