@@ -290,7 +290,7 @@ func (s *suite) specials() {
 		}
 	}
 	s.add(hostileCase{name: "report --stats fifo", want: exitTwo, contain: "named pipe",
-		args: []string{"report", s.traces["raft"], "-o", filepath.Join(dir, "r.html"), "--stats", fifo}, noFile: []string{filepath.Join(dir, "r.html")}})
+		args: []string{"report", s.traces["raft"], "-o", filepath.Join(dir, "r.html"), "--stats", fifo}, dir: dir, noFile: []string{filepath.Join(dir, "r.html")}})
 }
 
 // sameFiles are outputs that name an input, or another output.
