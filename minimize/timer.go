@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"slices"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
@@ -68,27 +69,12 @@ func timerEdits(events []record.Event) []edit {
 
 // fireAt drops the delivery at i and fires timer t at its receiver (a
 // message of t's type under t's key) at position at >= i, counted in the
-// original plan; the deliveries after i are wildcards.
+// original plan; the deliveries from i on are wildcards.
 func fireAt(i, at int, t record.Event) edit {
 	return func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		t.To, t.From = bp[i].Event.To, bp[i].Event.To
-		p := make(dpor.Plan, 0, len(bp))
-		for k := 0; k <= len(bp); k++ {
-			if k == at {
-				p = append(p, dpor.Step{Event: t, FP: fp.Of(t.Msg), Wildcard: true})
-			}
-			if k == len(bp) {
-				break
-			}
-			if k == i {
-				continue
-			}
-			st := bp[k]
-			if k > i && st.Event.Kind == record.Deliver {
-				st.Wildcard = true
-			}
-			p = append(p, st)
-		}
-		return p
+		fire := []dpor.Step{{Event: t, FP: fp.Of(t.Msg)}}
+		rest := max(at, i+1)
+		return wildcards(slices.Concat(bp[:i], bp[i+1:rest], fire, bp[rest:]), i)
 	}
 }
