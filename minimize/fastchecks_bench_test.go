@@ -18,7 +18,7 @@ import (
 // steps of the run. Compare the two rows of a trace measured in one run:
 // go test -run '^$' -bench MinimizeSteps -benchtime 1x -count 3 ./minimize
 func BenchmarkMinimizeSteps(b *testing.B) {
-	for _, name := range []string{"raft-45", "raft-58b", "spark-2294", "paxos-accept-below-promise"} {
+	for _, name := range []string{"raft-45", "raft-58b", "raft-66", "spark-2294", "paxos-accept-below-promise"} {
 		tr, sys, err := record.ReadFile(filepath.Join("..", "examples", "traces", name+".trace"), examples.Catalog())
 		if err != nil {
 			b.Fatal(err)

@@ -143,7 +143,9 @@ var errInsertFork = errors.New("a forked run shares an actor with another")
 func (s *suffixSearch) search(sys *record.System, base *record.Trace, cut int) (*record.Trace, int64, error) {
 	s.setup = base.Setup(sys)
 	s.final = base.Events[len(base.Events)-1]
-	path := slices.Clone(base.Events[:cut])
+	// Room for the deepest suffix: the search appends its steps in place
+	// (expand).
+	path := slices.Grow(slices.Clone(base.Events[:cut]), maxInsertCost+1)
 	// The members the trace starts after the cut may start at any step.
 	started := map[record.ActorID]bool{}
 	for _, e := range path {
@@ -192,6 +194,9 @@ func (s *suffixSearch) replay(path []record.Event) (*record.Sim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("insert: %w", err)
 	}
+	// Most states are dropped: their forks copy the compact log, and only
+	// a found trace builds its Events.
+	sim.CompactLog()
 	for _, e := range path {
 		if err := step1(sim, e); err != nil {
 			return nil, err
@@ -276,7 +281,9 @@ func (s *suffixSearch) commute(a, b step) bool {
 }
 
 // expand tries every step from sim, the run of path, with left steps to
-// go; last is the step that led to sim. Of two adjacent commuting steps
+// go; last is the step that led to sim. A step is written after path in
+// place: the search is depth first, so a step replaces its sibling tried
+// before it, and path itself is never written. Of two adjacent commuting steps
 // only the order with the lower-numbered actor first is expanded, except
 // for the last step (which must end like the best trace).
 func (s *suffixSearch) expand(sim *record.Sim, path []record.Event, left int, last step, inserted bool) error {
@@ -294,7 +301,7 @@ func (s *suffixSearch) expand(sim *record.Sim, path []record.Event, left int, la
 			continue // the other order was (or will be) tried
 		}
 		d := record.Event{Kind: record.Deliver, ID: p.ID, From: p.From, To: p.To, Msg: p.Msg, Timer: p.Timer}
-		if err := s.visit(sim, append(path[:n:n], d), left, last, x, inserted); err != nil || s.found != nil {
+		if err := s.visit(sim, append(path[:n], d), left, last, x, inserted); err != nil || s.found != nil {
 			return err
 		}
 	}
@@ -313,7 +320,7 @@ func (s *suffixSearch) expand(sim *record.Sim, path []record.Event, left int, la
 		if left > 1 && x.actor < last.actor && !s.dropsFor(last) && s.commute(last, x) {
 			continue
 		}
-		if err := s.visit(sim, append(path[:n:n], e), left, last, x, true); err != nil || s.found != nil {
+		if err := s.visit(sim, append(path[:n], e), left, last, x, true); err != nil || s.found != nil {
 			return err
 		}
 	}
