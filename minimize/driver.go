@@ -183,7 +183,7 @@ func (m *minimizer) callThenRoutes(ctx context.Context, name string) (bool, erro
 // ties in table order.
 func (m *minimizer) order(tier Tier) []string {
 	var out []string
-	for _, p := range passTable {
+	for _, p := range passTable() {
 		if p.Tier == tier {
 			out = append(out, p.Name)
 		}
@@ -304,9 +304,9 @@ func (m *minimizer) stallCapOf() int64 {
 
 // lookupPass returns the table row named name, or nil.
 func lookupPass(name string) *pass {
-	for i := range passTable {
-		if passTable[i].Name == name {
-			return &passTable[i]
+	for _, p := range passTable() {
+		if p.Name == name {
+			return &p
 		}
 	}
 	return nil
@@ -350,7 +350,7 @@ func (m *minimizer) notePass(row StageStats, before *record.Trace) {
 // passResults returns the statistics of the passes called, in table order.
 func (m *minimizer) passResults() []PassStats {
 	var out []PassStats
-	for _, p := range passTable {
+	for _, p := range passTable() {
 		if s := m.passStats[p.Name]; s != nil {
 			out = append(out, *s)
 		}

@@ -22,10 +22,6 @@ func newStageMinimizer(sys *record.System, input, best *record.Trace, opts recor
 	}
 	m.dropped = reinsertable(input.Events)
 	m.calls, m.left, m.passStats, m.skip = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}, map[string]bool{}
-	m.shares = map[string]float64{}
-	for _, p := range passTable {
-		m.shares[p.Name] = p.Share
-	}
 	m.noStall = true
 	if err := m.newChecks(); err != nil {
 		return nil, err

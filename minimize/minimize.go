@@ -258,9 +258,6 @@ type minimizer struct {
 	// route, when set (a fork of other-routes), is the only route whose
 	// traces count as a check's success.
 	route string
-	// shares is each pass's share (PassInfo.Share), for a fork's fixed
-	// sequence of passes.
-	shares map[string]float64
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace
@@ -311,10 +308,6 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.calls, m.left, m.passStats = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}
 	m.aside = map[string]*record.Trace{}
 	m.skip = map[string]bool{}
-	m.shares = map[string]float64{}
-	for _, p := range passTable {
-		m.shares[p.Name] = p.Share
-	}
 	for _, name := range cfg.Skip {
 		if lookupPass(name) == nil {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)

@@ -57,69 +57,72 @@ type pass struct {
 	run     func(m *minimizer, ctx context.Context) error
 }
 
-// passTable lists every pass, by tier, in the order that breaks ties
+// passTable returns every pass, by tier, in the order that breaks ties
 // between passes of the same measured gain: within a tier, the passes that
 // cost least first. It is the one place that names the passes, their
-// capabilities and their budgets.
-var passTable = []pass{
-	{PassInfo{StageProvenance, Removal, "", 0.05, true, false,
-		"drops deliveries outside the violation's causal past"},
-		nil, (*minimizer).provenance},
-	{PassInfo{StageDdminExternals, Removal, "", 0.4, false, false,
-		"delta-debugs the external events: STSSched on the first call (the paper's STSSched column), then wildcards and type-fingerprint backtracks"},
-		nil, (*minimizer).ddminExternalsPass},
-	{PassInfo{StageDdminExternalsWild, Removal, "", 0.3, true, false,
-		"delta-debugs the external events with every delivery a wildcard"},
-		nil, (*minimizer).ddminExternalsWild},
-	{PassInfo{StageClockClusters, Removal, "record.Clocked", 0.3, false, false,
-		"removes whole clusters of deliveries that share a logical clock value"},
-		nil, (*minimizer).clockClusters},
-	{PassInfo{StageDdminInternals, Removal, "", 0.5, false, false,
-		"delta-debugs the deliveries, with wildcards and type-fingerprint backtracks"},
-		nil, (*minimizer).ddminInternals},
-	{PassInfo{StageFifoInternals, Removal, "", 0.2, false, false,
-		"leaves the last delivery of each sender-receiver queue pending, one at a time"},
-		nil, (*minimizer).fifoInternals},
-	{PassInfo{StageShrinkContents, Removal, "", 0.3, false, false,
-		"shrinks the contents of external messages"},
-		nil, (*minimizer).shrinkContents},
-	{PassInfo{StageOneAtATime, Removal, "", 1, false, false,
-		"tries removing every causal cone, delivery and external event once more"},
-		nil, (*minimizer).oneAtATime},
+// capabilities and their budgets. It is a function, not a variable, since
+// passes that fork a minimizer run the driver, which reads the table.
+func passTable() []pass {
+	return []pass{
+		{PassInfo{StageProvenance, Removal, "", 0.05, true, false,
+			"drops deliveries outside the violation's causal past"},
+			nil, (*minimizer).provenance},
+		{PassInfo{StageDdminExternals, Removal, "", 0.4, false, false,
+			"delta-debugs the external events: STSSched on the first call (the paper's STSSched column), then wildcards and type-fingerprint backtracks"},
+			nil, (*minimizer).ddminExternalsPass},
+		{PassInfo{StageDdminExternalsWild, Removal, "", 0.3, true, false,
+			"delta-debugs the external events with every delivery a wildcard"},
+			nil, (*minimizer).ddminExternalsWild},
+		{PassInfo{StageClockClusters, Removal, "record.Clocked", 0.3, false, false,
+			"removes whole clusters of deliveries that share a logical clock value"},
+			nil, (*minimizer).clockClusters},
+		{PassInfo{StageDdminInternals, Removal, "", 0.5, false, false,
+			"delta-debugs the deliveries, with wildcards and type-fingerprint backtracks"},
+			nil, (*minimizer).ddminInternals},
+		{PassInfo{StageFifoInternals, Removal, "", 0.2, false, false,
+			"leaves the last delivery of each sender-receiver queue pending, one at a time"},
+			nil, (*minimizer).fifoInternals},
+		{PassInfo{StageShrinkContents, Removal, "", 0.3, false, false,
+			"shrinks the contents of external messages"},
+			nil, (*minimizer).shrinkContents},
+		{PassInfo{StageOneAtATime, Removal, "", 1, false, false,
+			"tries removing every causal cone, delivery and external event once more"},
+			nil, (*minimizer).oneAtATime},
 
-	{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
-		"gives one actor's round a later external message of the type it handled, another member started after it"},
-		(*minimizer).gathers, (*minimizer).gatherStage},
-	{PassInfo{StageRetarget, Move, "", 0.25, false, false,
-		"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
-		nil, (*minimizer).retarget},
-	{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
-		"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
-		(*minimizer).injects, (*minimizer).inject},
-	{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
-		"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
-		(*minimizer).injects, (*minimizer).addEvent},
-	{PassInfo{StageFireTimer, Move, "", 0.1, false, false,
-		"fires a timer of an actor in place of a message delivered to it, or after its next delivery with the message left out, each move followed by a descent"},
-		(*minimizer).firesTimers, (*minimizer).fireTimer},
+		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
+			"gives one actor's round a later external message of the type it handled, another member started after it"},
+			(*minimizer).gathers, (*minimizer).gatherStage},
+		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
+			"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
+			nil, (*minimizer).retarget},
+		{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
+			"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
+			(*minimizer).injects, (*minimizer).inject},
+		{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
+			"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
+			(*minimizer).injects, (*minimizer).addEvent},
+		{PassInfo{StageFireTimer, Move, "", 0.1, false, false,
+			"fires a timer of an actor in place of a message delivered to it, or after its next delivery with the message left out, each move followed by a descent"},
+			(*minimizer).firesTimers, (*minimizer).fireTimer},
 
-	{PassInfo{StageInsert, Search, "", 0.1, false, false,
-		"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},
-		(*minimizer).inserts, (*minimizer).insert},
+		{PassInfo{StageInsert, Search, "", 0.1, false, false,
+			"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},
+			(*minimizer).inserts, (*minimizer).insert},
 
-	{PassInfo{StageInternalsFirst, Search, "", 0.1, true, true,
-		"a second start from the trace after provenance that removes internal events before external ones; its result replaces the best trace when smaller"},
-		nil, (*minimizer).internalsFirst},
-	{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
-		"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
-		(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
-	{PassInfo{StageOtherRoutes, Search, "", 0.1, false, false,
-		"runs the removal tier again on the last best trace of each route of the violation (its detail with names and numbers masked) that a removal left for another; its result replaces the best trace when smaller"},
-		(*minimizer).hasOtherRoutes, (*minimizer).otherRoutesPass},
+		{PassInfo{StageInternalsFirst, Search, "", 0.1, true, true,
+			"a second start from the trace after provenance that removes internal events before external ones; its result replaces the best trace when smaller"},
+			nil, (*minimizer).internalsFirst},
+		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
+			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
+			(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
+		{PassInfo{StageOtherRoutes, Search, "", 0.1, false, false,
+			"runs the removal tier again on the last best trace of each route of the violation (its detail with names and numbers masked) that a removal left for another; its result replaces the best trace when smaller"},
+			(*minimizer).hasOtherRoutes, (*minimizer).otherRoutesPass},
 
-	{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
-		"rewrites the schedule into lockstep rounds where it still reproduces the violation"},
-		nil, (*minimizer).roundForm},
+		{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
+			"rewrites the schedule into lockstep rounds where it still reproduces the violation"},
+			nil, (*minimizer).roundForm},
+	}
 }
 
 // DefaultBudget is the wall-clock budget when Config.Budget is 0. It is a
@@ -213,8 +216,9 @@ const (
 
 // Passes returns the pass table's rows, in table order.
 func Passes() []PassInfo {
-	out := make([]PassInfo, len(passTable))
-	for i, p := range passTable {
+	table := passTable()
+	out := make([]PassInfo, len(table))
+	for i, p := range table {
 		out[i] = p.PassInfo
 	}
 	return out

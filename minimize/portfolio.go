@@ -2,16 +2,15 @@ package minimize
 
 import (
 	"context"
-	"errors"
 
 	"github.com/demi-project/demi/record"
 )
 
 // internalsFirst runs the internals-first pass, a second start
 // (docs/minimization.md, "The searches"): from the trace after provenance,
-// the removals with the internal events first, a fixed sequence of passes;
-// its result is offered (or held aside) when it has fewer deliveries plus
-// externals.
+// the removal tier once through with the internal events first
+// (forkRemovals); its result is offered (or held aside) when it has fewer
+// deliveries plus externals.
 func (m *minimizer) internalsFirst(ctx context.Context) error {
 	f := m.fork(m.afterProvenance)
 	err := m.forkRemovals(ctx, f, true)
@@ -27,21 +26,24 @@ func (m *minimizer) internalsFirst(ctx context.Context) error {
 	return err
 }
 
-// forkRemovals runs the removal passes on the fork f, internal events
-// before external ones or after them, and counts its work as m's.
+// forkRemovals runs the removal tier once through on the fork f, each
+// pass called by the driver (call) with its share of the fork's steps, and
+// counts f's work as m's. Its order: the table's from ddmin-externals-wild
+// on (a fork starts after provenance, and ddmin-externals-wild does the
+// work of the first ddmin-externals), or, internalsFirst, with the passes
+// that remove groups of deliveries (clock-clusters, ddmin-internals) ahead
+// of ddmin-externals-wild.
 func (m *minimizer) forkRemovals(ctx context.Context, f *minimizer, internalsFirst bool) error {
-	first := []stage{
-		{StageClockClusters, f.clockClusters},
-		{StageDdminInternals, f.ddminInternals},
-		{StageDdminExternalsWild, f.ddminExternalsWild},
+	first := []string{StageDdminExternalsWild, StageClockClusters, StageDdminInternals}
+	if internalsFirst {
+		first = append(first[1:], first[0])
 	}
-	if !internalsFirst {
-		first = append(first[2:], first[:2]...)
+	var err error
+	for _, name := range append(first, StageFifoInternals, StageShrinkContents, StageOneAtATime) {
+		if _, err = f.call(ctx, name); err != nil {
+			break
+		}
 	}
-	err := f.run(ctx, append(first,
-		stage{StageFifoInternals, f.fifoInternals},
-		stage{StageShrinkContents, f.shrinkContents},
-		stage{StageOneAtATime, f.oneAtATime}))
 	m.steps.Store(f.steps.Load())
 	m.schedules.Add(f.schedules.Load())
 	return err
@@ -53,31 +55,11 @@ func (m *minimizer) forkRemovals(ctx context.Context, f *minimizer, internalsFir
 func (m *minimizer) fork(best *record.Trace) *minimizer {
 	f := &minimizer{sys: m.sys, opts: m.opts, resolved: m.resolved, seed: m.seed, target: m.target,
 		cfg: m.cfg, mode: m.mode, fp: m.fp, checks: m.checks, tallies: m.tallies, checked: m.checked,
-		maxComponents: m.maxComponents, shares: m.shares, dropped: m.dropped,
+		maxComponents: m.maxComponents, dropped: m.dropped, skip: m.skip,
+		calls: map[string]int{}, left: map[string]*record.Trace{},
 		start: m.start, best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress = nil
 	f.cfg.Steps = m.limit.Load()
 	f.steps.Store(m.steps.Load())
 	return f
-}
-
-// stage is one step of a forked minimizer's fixed sequence: the pass it
-// runs (with the share of the remaining steps the pass table gives it),
-// and what it does.
-type stage struct {
-	name string
-	run  func(ctx context.Context) error
-}
-
-// run runs stages on a forked minimizer, each with its share of the steps
-// that remain; a stage whose share runs out ends there and the next one
-// starts.
-func (m *minimizer) run(ctx context.Context, stages []stage) error {
-	for _, s := range stages {
-		m.limit.Store(m.shareOf(m.shares[s.name]))
-		if err := s.run(ctx); err != nil && !errors.Is(err, errStepBudget) {
-			return err
-		}
-	}
-	return nil
 }
