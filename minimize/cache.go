@@ -25,7 +25,8 @@ type checked struct {
 }
 
 // checkedCap is the number of keys a generation of the cache holds
-// (about 3 MB).
+// (about 3 MB). It bounds memory, not work: a check the cache forgot runs
+// again and counts the same steps.
 const checkedCap = 1 << 15
 
 // checkKey is the digest of a check's settings and plan.
@@ -122,7 +123,8 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 	return key, true
 }
 
-// keyChunk is how many bytes keyOf encodes before it hashes them.
+// keyChunk is how many bytes keyOf encodes before it hashes them: a
+// buffer size, which changes no key.
 const keyChunk = 4096
 
 func appendString(b []byte, s string) []byte {

@@ -288,7 +288,8 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		cfg.Workers = runtime.NumCPU()
 	}
 	// The checks are CPU-bound: workers beyond a few per core add memory,
-	// not speed, and the result does not depend on their number.
+	// not speed, and the result does not depend on their number (so the
+	// cap is no bound on the work, which steps count).
 	cfg.Workers = min(cfg.Workers, 4*runtime.NumCPU())
 	if cfg.MaxSchedules <= 0 {
 		cfg.MaxSchedules = defaultMaxSchedules
@@ -396,7 +397,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.setStage(StageFinal)
 	best := m.snapshotBest()
 	if best != replayed {
-		vctx, vcancel := context.WithTimeout(context.Background(), time.Minute)
+		vctx, vcancel := context.WithTimeout(context.Background(), finalReplayTimeout)
 		defer vcancel()
 		rep, err := replay.Run(vctx, sys, best)
 		if err != nil {
@@ -567,7 +568,7 @@ func (m *minimizer) report() {
 }
 
 // startProgress reports progress every 250ms until the returned func is
-// called.
+// called. The period paces the reports alone, not the work.
 func (m *minimizer) startProgress() func() {
 	if m.cfg.Progress == nil {
 		return func() {}

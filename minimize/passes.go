@@ -133,6 +133,11 @@ func passTable() []pass {
 // when the cap ended a run instead).
 const DefaultBudget = 3 * time.Minute
 
+// finalReplayTimeout bounds the wall-clock time of the final exact replay
+// of the result (one schedule, outside the step budget and Config.Budget,
+// so that an interrupted run still verifies what it writes).
+const finalReplayTimeout = time.Minute
+
 // DefaultSteps is the work budget of a trace of fewer than 5,000
 // deliveries when Config.Steps is 0, counted in steps: one step is one
 // event of one schedule a check runs (a schedule of a 40-event candidate
@@ -212,6 +217,10 @@ const (
 	searchStepsPerState = 40
 	// other-routes: at most maxRoutes kept routes per call (beam.go).
 	maxRoutes = 2
+	// Content shrinking and renaming walk a message's values (exported
+	// fields, slice elements, pointers) to depth maxValueDepth: deeper
+	// values are neither shrunk, renamed nor weighed (rename.go, shrink.go).
+	maxValueDepth = 4
 )
 
 // Passes returns the pass table's rows, in table order.

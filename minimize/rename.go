@@ -158,9 +158,9 @@ func (r *renamer) targets(dv domainValue) []reflect.Value {
 // and string is what f, called with its domain and value in field order,
 // returns for it. It walks the values content shrinking may change:
 // exported fields not tagged demi:"-", slice elements and pointers, to
-// depth 4.
+// depth maxValueDepth.
 func mapLeaves(v reflect.Value, path string, depth int, f func(domain string, v reflect.Value) reflect.Value) reflect.Value {
-	if depth > 4 || !v.IsValid() {
+	if depth > maxValueDepth || !v.IsValid() {
 		return v
 	}
 	switch v.Kind() {

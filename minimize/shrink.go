@@ -171,7 +171,7 @@ func weight(t *record.Trace) uint64 {
 }
 
 func valueWeight(v reflect.Value, depth int) uint64 {
-	if depth > 4 || !v.IsValid() {
+	if depth > maxValueDepth || !v.IsValid() {
 		return 0
 	}
 	switch v.Kind() {
