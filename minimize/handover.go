@@ -1,6 +1,7 @@
 package minimize
 
 import (
+	"context"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -116,4 +117,39 @@ func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 		}
 		return out
 	}
+}
+
+// The trade-round pass: the actor whose timer fired did the work of the
+// round it started (sent its messages, which others handled); another
+// actor whose timer of the same key is pending can do that work in its
+// place, and the messages the first actor needed only for its part in the
+// round (what it heard before the timer fired) are then left for the
+// descent to drop. A handover (retarget) moves the timer with the external
+// messages the actor handles after it, or, when there are none, keeps only
+// the deliveries between the two actors (thin); this pass keeps the whole
+// cone, the deliveries with third actors included, since they are the
+// round's work.
+
+// tradeRound runs the trade-round pass: reorderWith over tradeRoundEdits.
+func (m *minimizer) tradeRound(ctx context.Context) error {
+	return m.reorderWith(ctx, func(base *record.Trace) []edit { return tradeRoundEdits(base.Events) })
+}
+
+// tradeRoundEdits lists, for every timer firing and every other started
+// actor y, the move that fires the timer at y instead, the two trading
+// places in the timer's causal cone (every delivery kept), in trace order.
+func tradeRoundEdits(events []record.Event) []edit {
+	actors := startedActors(events)
+	var out []edit
+	for i, e := range events {
+		if e.Kind != record.Deliver || e.Timer == "" {
+			continue
+		}
+		for _, a := range actors {
+			if a != e.To {
+				out = append(out, swapRound(i, nil, e.To, a, fullRound))
+			}
+		}
+	}
+	return out
 }

@@ -36,6 +36,8 @@
 //   - add-event (move; needs record.System.Injections): an offered event
 //     that sends no message.
 //   - fire-timer (move): an actor's timer fires where a message to it was.
+//   - trade-round (move): a timer fires at another actor, which does the
+//     work of the round in its place.
 //   - insert (search): a suffix replaced by an exhaustive search's.
 //   - internals-first (search): a second start, internal events first
 //     (once, right after provenance, offered when the search tier

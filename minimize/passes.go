@@ -104,6 +104,9 @@ func passTable() []pass {
 		{PassInfo{StageFireTimer, Move, "", 0.1, false, false,
 			"fires a timer of an actor in place of a message delivered to it, or after its next delivery with the message left out, each move followed by a descent"},
 			(*minimizer).firesTimers, (*minimizer).fireTimer},
+		{PassInfo{StageTradeRound, Move, "", 0.1, false, false,
+			"fires a timer at another started actor instead, the two trading places in the timer's causal cone, each move followed by a descent"},
+			(*minimizer).firesTimers, (*minimizer).tradeRound},
 
 		{PassInfo{StageInsert, Search, "", 0.1, false, false,
 			"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},

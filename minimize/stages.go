@@ -24,6 +24,7 @@ const (
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
 	StageFireTimer          = "fire-timer"
+	StageTradeRound         = "trade-round"
 	StageInsert             = "insert"
 	StageInternalsFirst     = "internals-first"
 	StageShrinkSearch       = "shrink-search"
