@@ -100,7 +100,7 @@ func (m *minimizer) otherRoutesPass(ctx context.Context) error {
 		m.routeTried[start] = true
 		f := m.fork(start)
 		f.memberNames, f.route = m.memberNames, routeOf(start.Header.Violation, m.memberNames)
-		err := m.forkRemovals(ctx, f, false)
+		err := m.forkRemovals(ctx, f)
 		b := f.snapshotBest()
 		switch held := m.aside[StageOtherRoutes]; {
 		case total(b) >= total(m.snapshotBest()):

@@ -3,6 +3,7 @@ package minimize
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -18,7 +19,9 @@ import (
 // Within a tier, passes run in the order of their measured gain so far
 // (events removed per step), ties in table order, so the order depends on
 // the input and the budget alone. A pass is not called again on a best
-// trace it left unchanged: it would find what it found.
+// trace it left unchanged: it would find what it found. The searches that
+// start from another trace (internals-first, other-routes) run a round of
+// the removal tier on it, in a fork of the minimizer (portfolio.go).
 //
 // The search passes that run once (a second start from the trace after
 // provenance) do not depend on the best trace: they run right after
@@ -63,12 +66,12 @@ func (m *minimizer) drive(ctx context.Context) error {
 			// here, the first fixpoint, as if they ran here.
 			m.uncounted.Store(m.heldSteps)
 		}
-		improved, err := m.untilSuccess(ctx, Move)
+		improved, err := m.round(ctx, Move, true)
 		if err != nil {
 			return err
 		}
 		if !improved {
-			if improved, err = m.untilSuccess(ctx, Search); err != nil {
+			if improved, err = m.round(ctx, Search, true); err != nil {
 				return err
 			}
 		}
@@ -87,17 +90,27 @@ func (m *minimizer) drive(ctx context.Context) error {
 
 // removals runs the removal tier to a fixpoint.
 func (m *minimizer) removals(ctx context.Context) error {
-	for again := true; again; {
-		again = false
-		for _, p := range m.order(Removal) {
-			ok, err := m.callThenRoutes(ctx, p)
-			if err != nil {
-				return err
-			}
-			again = again || ok
+	for {
+		again, err := m.round(ctx, Removal, false)
+		if err != nil || !again {
+			return err
 		}
 	}
-	return nil
+}
+
+// round calls the passes of tier once each, in order, and reports whether
+// one made the best trace smaller; untilSuccess, it stops at the first
+// that does.
+func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bool, error) {
+	improved := false
+	for _, p := range m.order(tier) {
+		ok, err := m.callThenRoutes(ctx, p)
+		improved = improved || ok
+		if err != nil || ok && untilSuccess {
+			return improved, err
+		}
+	}
+	return improved, nil
 }
 
 // secondStarts calls the search passes that run once (a second start from
@@ -157,18 +170,6 @@ func (m *minimizer) offerAside(ctx context.Context, name string, t *record.Trace
 	return m.leftBy(name, best), err
 }
 
-// untilSuccess runs the passes of tier in gain order until one makes the
-// best trace smaller, and reports whether one did.
-func (m *minimizer) untilSuccess(ctx context.Context, tier Tier) (bool, error) {
-	for _, p := range m.order(tier) {
-		ok, err := m.callThenRoutes(ctx, p)
-		if err != nil || ok {
-			return ok, err
-		}
-	}
-	return false, nil
-}
-
 // callThenRoutes calls the pass named name, then other-routes on the
 // routes the call left (routesAside).
 func (m *minimizer) callThenRoutes(ctx context.Context, name string) (bool, error) {
@@ -179,8 +180,8 @@ func (m *minimizer) callThenRoutes(ctx context.Context, name string) (bool, erro
 	return ok, m.routesAside(ctx)
 }
 
-// order returns the names of tier's passes, highest measured gain first,
-// ties in table order.
+// order returns the names of tier's passes, highest measured gain first
+// (a fork's passes in ahead before all), ties in table order.
 func (m *minimizer) order(tier Tier) []string {
 	var out []string
 	for _, p := range passTable() {
@@ -189,6 +190,9 @@ func (m *minimizer) order(tier Tier) []string {
 		}
 	}
 	gain := func(name string) float64 {
+		if m.ahead[name] {
+			return math.Inf(1)
+		}
 		if s := m.passStats[name]; s != nil && s.Steps > 0 {
 			return float64(s.Removed) / float64(s.Steps)
 		}

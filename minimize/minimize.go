@@ -260,6 +260,9 @@ type minimizer struct {
 	// route, when set (a fork of other-routes), is the only route whose
 	// traces count as a check's success.
 	route string
+	// ahead, in a fork, holds passes the driver runs before the rest of
+	// their tier (internals-first's: those that remove deliveries).
+	ahead map[string]bool
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace

@@ -8,12 +8,13 @@ import (
 
 // internalsFirst runs the internals-first pass, a second start
 // (docs/minimization.md, "The searches"): from the trace after provenance,
-// the removal tier once through with the internal events first
-// (forkRemovals); its result is offered (or held aside) when it has fewer
-// deliveries plus externals.
+// a round of the removal tier in a fork (forkRemovals), the passes that
+// remove groups of deliveries ahead of the others; its result is offered
+// (or held aside) when it has fewer deliveries plus externals.
 func (m *minimizer) internalsFirst(ctx context.Context) error {
 	f := m.fork(m.afterProvenance)
-	err := m.forkRemovals(ctx, f, true)
+	f.ahead = map[string]bool{StageClockClusters: true, StageDdminInternals: true}
+	err := m.forkRemovals(ctx, f)
 	// Only a result with fewer deliveries plus externals replaces the best
 	// trace (not one lighter in contents alone), so that a trace both
 	// orders minimize equally well keeps the result of the first.
@@ -26,24 +27,16 @@ func (m *minimizer) internalsFirst(ctx context.Context) error {
 	return err
 }
 
-// forkRemovals runs the removal tier once through on the fork f, each
-// pass called by the driver (call) with its share of the fork's steps, and
-// counts f's work as m's. Its order: the table's from ddmin-externals-wild
-// on (a fork starts after provenance, and ddmin-externals-wild does the
-// work of the first ddmin-externals), or, internalsFirst, with the passes
-// that remove groups of deliveries (clock-clusters, ddmin-internals) ahead
-// of ddmin-externals-wild.
-func (m *minimizer) forkRemovals(ctx context.Context, f *minimizer, internalsFirst bool) error {
-	first := []string{StageDdminExternalsWild, StageClockClusters, StageDdminInternals}
-	if internalsFirst {
-		first = append(first[1:], first[0])
+// forkRemovals runs one round of the driver's removal tier (round)
+// on the fork f, and counts f's work as m's. A fork starts after
+// provenance, and leaves out ddmin-externals as well: ddmin-externals-wild
+// does its work there.
+func (m *minimizer) forkRemovals(ctx context.Context, f *minimizer) error {
+	f.skip = map[string]bool{StageProvenance: true, StageDdminExternals: true}
+	for p := range m.skip {
+		f.skip[p] = true
 	}
-	var err error
-	for _, name := range append(first, StageFifoInternals, StageShrinkContents, StageOneAtATime) {
-		if _, err = f.call(ctx, name); err != nil {
-			break
-		}
-	}
+	_, err := f.round(ctx, Removal, false)
 	m.steps.Store(f.steps.Load())
 	m.schedules.Add(f.schedules.Load())
 	return err
