@@ -237,8 +237,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	if n := m.calls[name]; n > 1 {
 		stage = RoundStage(name, n)
 	}
-	limit := done + int64(float64(end-done)*p.Share)
-	err := m.runStage(ctx, stage, limit, func(ctx context.Context) error { return p.run(m, ctx) })
+	err := m.runStage(ctx, stage, m.shareOf(p.Share, end), func(ctx context.Context) error { return p.run(m, ctx) })
 	return m.leftBy(name, best), err
 }
 

@@ -337,7 +337,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.setStage(StageInitial)
 	deadline, cancel := context.WithDeadline(ctx, m.start.Add(cfg.Budget))
 	defer cancel()
-	m.limit.Store(m.shareOf(windowShare))
+	m.limit.Store(m.shareOf(windowShare, m.cfg.Steps))
 	win, err := m.windowFirst(ctx, deadline, t)
 	if err != nil {
 		return nil, err
@@ -459,10 +459,10 @@ func (m *minimizer) newChecks() error {
 var errStepBudget = errors.New("the stage's share of the step budget is used up")
 
 // shareOf returns the step count at which a stage that may use share of
-// the remaining step budget must end.
-func (m *minimizer) shareOf(share float64) int64 {
+// the steps that remain before end must end.
+func (m *minimizer) shareOf(share float64, end int64) int64 {
 	done := m.steps.Load()
-	return done + int64(float64(max(m.cfg.Steps-done, 0))*share)
+	return done + int64(float64(max(end-done, 0))*share)
 }
 
 // runStage runs one stage until it ends or the step count reaches limit.
@@ -494,8 +494,7 @@ func (m *minimizer) snapshotBest() *record.Trace {
 // smaller orders traces: fewer deliveries plus externals, then fewer
 // deliveries, then lighter external message contents.
 func smaller(a, b *record.Trace) bool {
-	ta, tb := a.Header.Deliveries+a.Header.Externals, b.Header.Deliveries+b.Header.Externals
-	if ta != tb {
+	if ta, tb := total(a), total(b); ta != tb {
 		return ta < tb
 	}
 	if a.Header.Deliveries != b.Header.Deliveries {
