@@ -71,6 +71,18 @@ type SwarmSpec struct {
 	// (at least one is), its weight scaled by a factor from 1/2 to 2.
 	// It has no effect on a system with a single generator.
 	Generators bool
+	// Sustain is the chance (0 to 1) a run's workload lasts the whole
+	// run: its external events have no budget (the run's step limit) and
+	// go on at the drawn rate until the run ends, where otherwise they
+	// stop when the drawn number of them (Externals, or the
+	// configuration's) is spent, often early in the run. With an
+	// Intensity it is drawn through it, correlated as the number of
+	// external events is: the runs of much workload tend to be the
+	// sustained ones. Recorded as "sustain" (true or false) with the
+	// budget it gave ("externals") and the rate; drawn last, so that
+	// every other draw is what it is without, and a run that is not
+	// sustained is the run it was without.
+	Sustain float64
 }
 
 // SwarmOption is the range of one integer option of a swarm run.
@@ -106,6 +118,9 @@ func (sp *SwarmSpec) Check(sys *System) error {
 	}
 	if lo, hi := sp.ExternalProb[0], sp.ExternalProb[1]; (lo != 0 || hi != 0) && !(lo > 0 && lo <= hi && hi <= 1) {
 		return fmt.Errorf("system %s: swarm external probability range [%v, %v]: want 0 < low <= high <= 1", sys.Name, lo, hi)
+	}
+	if !(sp.Sustain >= 0 && sp.Sustain <= 1) {
+		return fmt.Errorf("system %s: swarm sustain %v: want 0 to 1", sys.Name, sp.Sustain)
 	}
 	if sp.Intensity != 0 && (!(sp.Intensity > 0 && sp.Intensity <= 1) || sp.Externals[1] == 0 || sp.ExternalProb[1] == 0) {
 		return fmt.Errorf("system %s: swarm intensity %v: want 0 (none), or above 0 and at most 1 with an externals range and an external probability range", sys.Name, sp.Intensity)
@@ -261,10 +276,11 @@ func (c *swarmCampaign) draw(seed uint64) swarmRun {
 		}
 	}
 	var intensity []Option
+	correlate := func(q, sign float64) float64 { return q }
 	if rho := c.spec.Intensity; rho > 0 {
 		w := r.Float64()
 		z := normalQuantile(w)
-		correlate := func(q, sign float64) float64 {
+		correlate = func(q, sign float64) float64 {
 			return normalCDF(sign*math.Sqrt(rho)*z + math.Sqrt(1-rho)*normalQuantile(q))
 		}
 		qTimer, qExternals, qRate = correlate(qTimer, -1), correlate(qExternals, 1), correlate(qRate, 1)
@@ -293,7 +309,35 @@ func (c *swarmCampaign) draw(seed uint64) swarmRun {
 		run.params = append(run.params, Option{Name: "external-prob", Value: strconv.FormatFloat(p, 'g', -1, 64)})
 	}
 	run.params = append(append(run.params, intensity...), weights...)
+	if c.spec.Sustain > 0 && c.cfg.MaxExternals == 0 && len(c.sys.Externals) > 0 {
+		full := run.cfg.withDefaults()
+		// Drawn through the intensity, if any, like the number of
+		// external events: the runs of much workload are sustained
+		// rather than those of little. A run drawn without external
+		// events keeps none.
+		sustain := correlate(r.Float64(), 1) >= 1-c.spec.Sustain && full.MaxExternals > 0
+		if sustain {
+			// The step limit for a budget: at a rate up to 1/2 the
+			// run ends before it is spent.
+			run.cfg.MaxExternals, run.cfg.ExternalProb = full.MaxSteps, full.ExternalProb
+			run.params = setParam(run.params, "externals", strconv.Itoa(full.MaxSteps))
+			run.params = setParam(run.params, "external-prob", strconv.FormatFloat(full.ExternalProb, 'g', -1, 64))
+		}
+		run.params = append(run.params, Option{Name: "sustain", Value: strconv.FormatBool(sustain)})
+	}
 	return run
+}
+
+// setParam sets the parameter name of params to value, appending it if
+// it is not there.
+func setParam(params []Option, name, value string) []Option {
+	for i := range params {
+		if params[i].Name == name {
+			params[i].Value = value
+			return params
+		}
+	}
+	return append(params, Option{Name: name, Value: value})
 }
 
 // normalQuantile is the standard normal distribution's quantile function

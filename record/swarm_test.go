@@ -65,7 +65,7 @@ func TestSwarmIsAWalkWithTheDrawnMix(t *testing.T) {
 	cfg := record.SearchConfig{FuzzConfig: record.FuzzConfig{Seed: s.Header.Seed, MaxSteps: 3000, CheckEvery: 1}, Runs: 1}
 	for _, p := range s.Header.Fuzz.Params {
 		f, err := strconv.ParseFloat(p.Value, 64)
-		require.NoError(t, err)
+		require.True(t, err == nil || p.Name == "sustain", "%s=%s", p.Name, p.Value)
 		switch p.Name {
 		case "timer-prob":
 			cfg.TimerProb = f
@@ -73,8 +73,10 @@ func TestSwarmIsAWalkWithTheDrawnMix(t *testing.T) {
 			cfg.MaxExternals = int(f)
 		case "external-prob":
 			cfg.ExternalProb = f
-		case "intensity":
-			// What the pace above was drawn through; nothing to set.
+		case "intensity", "sustain":
+			// What the pace above was drawn through, and whether its
+			// budget was raised to the run's length (externals says
+			// so): nothing to set.
 		default:
 			assert.Equal(t, p.Value, s.Header.OptionMap()[p.Name], "a drawn option is among the trace's options")
 		}
@@ -197,7 +199,7 @@ func TestSwarmIntensityCorrelatesThePace(t *testing.T) {
 	draws := func(intensity float64) ([]pace, []string) {
 		sys := raft.System()
 		spec := *sys.Swarm
-		spec.Intensity = intensity
+		spec.Intensity, spec.Sustain = intensity, 0
 		sys.Swarm = &spec
 		camp, err := record.Swarm.Campaign(sys, nil, record.SearchConfig{FuzzConfig: record.FuzzConfig{MaxSteps: 1}})
 		require.NoError(t, err)
@@ -275,4 +277,101 @@ func TestSwarmIntensityCorrelatesThePace(t *testing.T) {
 	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.01, 0.1}, Externals: [2]int{1, 2}, ExternalProb: [2]float64{0.1, 0.2}, Intensity: 1.5}
 	_, err = record.Swarm.Campaign(sys, nil, record.SearchConfig{})
 	assert.ErrorContains(t, err, "swarm intensity 1.5")
+}
+
+// TestSwarmSustainLastsTheWholeRun: with Sustain, about that share of the
+// runs inject external events at their drawn rate to the end of the run,
+// mostly the runs of a high intensity, the others stop when their drawn
+// number is spent; every other draw is as without it.
+func TestSwarmSustainLastsTheWholeRun(t *testing.T) {
+	type run struct {
+		params    map[string]string
+		sustained bool
+		lastExt   float64 // where the last external event came, as a share of the events
+	}
+	draws := func(sustain float64) []run {
+		sys := raft.System()
+		spec := *sys.Swarm
+		spec.Sustain = sustain
+		sys.Swarm = &spec
+		camp, err := record.Swarm.Campaign(sys, nil, record.SearchConfig{FuzzConfig: record.FuzzConfig{MaxSteps: 3000}})
+		require.NoError(t, err)
+		var out []run
+		for seed := uint64(1); seed <= 60; seed++ {
+			r, err := camp.Run(context.Background(), seed, nil)
+			require.NoError(t, err)
+			x := run{params: map[string]string{}}
+			for _, p := range r.Params {
+				x.params[p.Name] = p.Value
+			}
+			x.sustained = x.params["sustain"] == "true"
+			assert.Equal(t, sustain > 0, x.params["sustain"] != "", "seed %d: sustain recorded", seed)
+			assert.Equal(t, strconv.Itoa(r.Config.MaxExternals), x.params["externals"])
+			assert.Equal(t, strconv.FormatFloat(r.Config.ExternalProb, 'g', -1, 64), x.params["external-prob"])
+			evs := r.Sim.Events()
+			for i, e := range evs {
+				if e.Kind != record.Deliver {
+					x.lastExt = float64(i+1) / float64(len(evs))
+				}
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	without, with := draws(0), draws(0.5)
+	sustained := 0
+	for i, w := range with {
+		// Every draw but the budget is the same.
+		for k, v := range without[i].params {
+			if k != "externals" || !w.sustained {
+				assert.Equal(t, v, w.params[k], "seed %d: %s", i+1, k)
+			}
+		}
+		none := true // every kind of external event left out
+		for _, o := range []string{raft.OptClientWeight, raft.OptRestartWeight, raft.OptKillWeight, raft.OptPartitionWeight} {
+			none = none && w.params[o] == "0"
+		}
+		if w.sustained {
+			sustained++
+			assert.Equal(t, "3000", w.params["externals"])
+		}
+		if w.sustained && !none {
+			assert.Greater(t, w.lastExt, 0.97, "seed %d: a sustained run's workload lasts to its end", i+1)
+		} else if !(without[i].lastExt <= 0.97) {
+			// An unsustained run's workload lasts as long as its
+			// budget at its rate: to the end only if that is long.
+			n, err := strconv.Atoi(w.params["externals"])
+			require.NoError(t, err)
+			rate, err := strconv.ParseFloat(w.params["external-prob"], 64)
+			require.NoError(t, err)
+			assert.Greater(t, float64(n)/rate, 0.8*3000, "seed %d: %v", i+1, w.params)
+		}
+	}
+	assert.InDelta(t, 30, sustained, 10, "about half the runs are sustained")
+	// Through the intensity: the sustained runs are mostly the intense.
+	var in [2]float64
+	var nIn [2]int
+	for _, w := range with {
+		x, err := strconv.ParseFloat(w.params["intensity"], 64)
+		require.NoError(t, err)
+		k := 0
+		if w.sustained {
+			k = 1
+		}
+		in[k] += x
+		nIn[k]++
+	}
+	assert.Greater(t, in[1]/float64(nIn[1])-in[0]/float64(nIn[0]), 0.25, "mean intensity of the sustained runs against the others")
+	early := 0
+	for _, w := range without {
+		if w.lastExt < 0.7 {
+			early++
+		}
+	}
+	assert.Greater(t, early, 20, "without it, the workload of many runs ends early")
+
+	sys := raft.System()
+	sys.Swarm = &record.SwarmSpec{TimerProb: [2]float64{0.01, 0.1}, Sustain: 1.5}
+	_, err := record.Swarm.Campaign(sys, nil, record.SearchConfig{})
+	assert.ErrorContains(t, err, "swarm sustain 1.5")
 }
