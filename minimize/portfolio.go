@@ -28,14 +28,8 @@ func (m *minimizer) internalsFirst(ctx context.Context) error {
 }
 
 // forkRemovals runs one round of the driver's removal tier (round)
-// on the fork f, and counts f's work as m's. A fork starts after
-// provenance, and leaves out ddmin-externals as well: ddmin-externals-wild
-// does its work there.
+// on the fork f, and counts f's work as m's.
 func (m *minimizer) forkRemovals(ctx context.Context, f *minimizer) error {
-	f.skip = map[string]bool{StageProvenance: true, StageDdminExternals: true}
-	for p := range m.skip {
-		f.skip[p] = true
-	}
 	_, err := f.round(ctx, Removal, false)
 	m.steps.Store(f.steps.Load())
 	m.schedules.Add(f.schedules.Load())
@@ -44,11 +38,17 @@ func (m *minimizer) forkRemovals(ctx context.Context, f *minimizer) error {
 
 // fork returns a minimizer that starts from best and shares m's system,
 // configuration and checkers (m waits while it runs). Its step budget is
-// what m's running stage may still use.
+// what m's running stage may still use. It leaves out the passes m leaves
+// out, and provenance and ddmin-externals as well: a fork starts after
+// provenance, and ddmin-externals-wild does ddmin-externals' work there.
 func (m *minimizer) fork(best *record.Trace) *minimizer {
+	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true}
+	for p := range m.skip {
+		skip[p] = true
+	}
 	f := &minimizer{sys: m.sys, opts: m.opts, resolved: m.resolved, seed: m.seed, target: m.target,
 		cfg: m.cfg, mode: m.mode, fp: m.fp, checks: m.checks, tallies: m.tallies, checked: m.checked,
-		maxComponents: m.maxComponents, dropped: m.dropped, skip: m.skip,
+		maxComponents: m.maxComponents, dropped: m.dropped, skip: skip,
 		calls: map[string]int{}, left: map[string]*record.Trace{},
 		start: m.start, best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress = nil
