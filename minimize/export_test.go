@@ -35,13 +35,6 @@ func (m *minimizer) allowance(name string) int64 {
 	return int64(float64(m.cfg.Steps) * lookupPass(name).Share)
 }
 
-// thenRemovals runs the removal tier to a fixpoint, as the driver does
-// after a pass's success, on a twentieth of the default step budget.
-func (m *minimizer) thenRemovals(ctx context.Context) error {
-	m.cfg.Steps = m.steps.Load() + DefaultSteps/20
-	return m.removals(ctx)
-}
-
 // RunInsertStage runs the insert stage alone on best (input is the trace
 // the minimization started from), with its allowance and workers checkers,
 // and returns the best trace after it: the stages before insert may reach

@@ -21,23 +21,30 @@ import (
 // and every other started actor, the handover with every such message
 // (full; thin when there is none: the timer alone fires elsewhere); then,
 // for every timer firing, every pair of other started actors trade their
-// parts (full).
-func handoverEdits(events []record.Event) []edit {
+// parts (full). With trade (trade-round's moves), every timer firing goes
+// to every other started actor alone, its whole cone kept (full), and no
+// pair trades.
+func handoverEdits(events []record.Event, trade bool) []edit {
 	actors := startedActors(events)
 	var out, swaps []edit
 	for i, e := range events {
 		if e.Kind != record.Deliver || e.Timer == "" {
 			continue
 		}
-		sends := handedSends(events, i)
+		var sends []int
 		form := fullRound
-		if len(sends) == 0 {
-			form = thinRound
+		if !trade {
+			if sends = handedSends(events, i); len(sends) == 0 {
+				form = thinRound
+			}
 		}
 		for _, a := range actors {
 			if a != e.To {
 				out = append(out, swapRound(i, sends, e.To, a, form))
 			}
+		}
+		if trade {
+			continue
 		}
 		for xi, x := range actors {
 			for _, y := range actors[xi+1:] {
@@ -130,26 +137,8 @@ func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 // cone, the deliveries with third actors included, since they are the
 // round's work.
 
-// tradeRound runs the trade-round pass: reorderWith over tradeRoundEdits.
+// tradeRound runs the trade-round pass: reorderWith over the handovers
+// of timer firings alone (handoverEdits' trade form).
 func (m *minimizer) tradeRound(ctx context.Context) error {
-	return m.reorderWith(ctx, func(base *record.Trace) []edit { return tradeRoundEdits(base.Events) })
-}
-
-// tradeRoundEdits lists, for every timer firing and every other started
-// actor y, the move that fires the timer at y instead, the two trading
-// places in the timer's causal cone (every delivery kept), in trace order.
-func tradeRoundEdits(events []record.Event) []edit {
-	actors := startedActors(events)
-	var out []edit
-	for i, e := range events {
-		if e.Kind != record.Deliver || e.Timer == "" {
-			continue
-		}
-		for _, a := range actors {
-			if a != e.To {
-				out = append(out, swapRound(i, nil, e.To, a, fullRound))
-			}
-		}
-	}
-	return out
+	return m.reorderWith(ctx, func(base *record.Trace) []edit { return handoverEdits(base.Events, true) })
 }

@@ -18,35 +18,23 @@
 // says what each does; docs/minimization.md how and why):
 //
 //   - provenance (removal): deliveries outside the violation's causal past.
-//   - ddmin-externals (removal): delta debugging over the external events,
-//     the first call with the paper's one STSSched schedule (strategy sts
-//     stops after it), later calls with wildcards and backtracks.
+//   - ddmin-externals (removal): delta debugging over the external events.
 //   - ddmin-externals-wild (removal): the same, every delivery a wildcard.
-//   - clock-clusters (removal; needs record.Clocked): deliveries that
-//     share a logical clock value.
+//   - clock-clusters (removal; needs record.Clocked): one clock's deliveries.
 //   - ddmin-internals (removal): delta debugging over the deliveries.
 //   - fifo-internals (removal): the last delivery of each queue.
 //   - shrink-contents (removal): components of external messages.
 //   - one-at-a-time (removal): every causal cone, delivery and external.
-//   - gather (move; needs record.Symmetry): a round takes a later message,
-//     or two members trade places in the external messages' contents.
+//   - gather (move; needs record.Symmetry): a round takes a later message.
 //   - retarget (move): events addressed, ordered and placed otherwise.
-//   - inject (move; needs record.System.Injections): an offered external
-//     event in place of a stretch of deliveries.
-//   - add-event (move; needs record.System.Injections): an offered event
-//     that sends no message.
-//   - fire-timer (move): an actor's timer fires where a message to it was.
-//   - trade-round (move): a timer fires at another actor, which does the
-//     work of the round in its place.
+//   - inject (move; needs record.System.Injections): an offered event.
+//   - add-event (move; needs record.System.Injections): one sending nothing.
+//   - fire-timer (move): a timer fires where a message was delivered.
+//   - trade-round (move): a timer fires at another actor instead.
 //   - insert (search): a suffix replaced by an exhaustive search's.
-//   - internals-first (search): a second start, internal events first
-//     (once, right after provenance, offered when the search tier
-//     reaches it).
-//   - shrink-search (search; needs optimal.Forks): a smaller
-//     configuration and an exact search for its continuation.
-//   - other-routes (search): the removal tier again on the last best
-//     trace of a route of the violation that a removal left (right after
-//     the call that left it, offered when the search tier reaches it).
+//   - internals-first (search): a second start, internal events first.
+//   - shrink-search (search; needs optimal.Forks): an exact search.
+//   - other-routes (search): the removals again on another route's trace.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Every move is checked and followed by a descent that removes what the
