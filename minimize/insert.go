@@ -64,28 +64,20 @@ func (m *minimizer) inserts(context.Context) bool {
 }
 
 // insertable lists the external events the search may insert: a copy of
-// each send, kill and restart of events (one of each shape), then, when
-// the input (dropped) restarts a member, a restart of every started one.
+// each send, kill and restart of events (one of each shape, reinsertable),
+// then, when the input (dropped) restarts a member, a restart of every
+// started one.
 func insertable(dropped, events []record.Event) []record.Event {
-	var out []record.Event
-	seen := map[shape]bool{}
-	add := func(e record.Event) {
-		switch e.Kind {
-		case record.Send, record.Kill, record.Restart:
-		default:
-			return
-		}
-		if s := shapeOf(e); !seen[s] {
-			seen[s] = true
-			out = append(out, record.Event{Kind: e.Kind, Actor: e.Actor, To: e.To, Msg: e.Msg, Cause: -1})
-		}
-	}
-	for _, e := range events {
-		add(e)
-	}
+	all := slices.Clone(events)
 	if slices.ContainsFunc(dropped, func(e record.Event) bool { return e.Kind == record.Restart }) {
 		for _, a := range startedActors(events) {
-			add(record.Event{Kind: record.Restart, Actor: a})
+			all = append(all, record.Event{Kind: record.Restart, Actor: a})
+		}
+	}
+	var out []record.Event
+	for _, e := range reinsertable(all) {
+		if e.Kind != record.Start {
+			out = append(out, record.Event{Kind: e.Kind, Actor: e.Actor, To: e.To, Msg: e.Msg, Cause: -1})
 		}
 	}
 	return out
