@@ -21,15 +21,17 @@ type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
 // check. It returns the smallest reproducing trace found (t when none) and
 // the candidates checked; on an error, the best so far and the error.
 func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
+	bp := dpor.FromEvents(fp, t.Events)
+	items, indices := ddminSets(t.Events, internals)
 	wildFrom := -1
 	if wild {
 		wildFrom = 0
 	}
 	best, checked := t, 0
-	err := ddminPlans(ctx, fp, t, internals, wildFrom, func(ctx context.Context, plans []dpor.Plan) (int, error) {
-		for k, p := range plans {
+	test := func(ctx context.Context, cands [][]int) (int, error) {
+		for k, c := range cands {
 			checked++
-			tr, err := check(ctx, p)
+			tr, err := check(ctx, planOf(bp, indices(c), wildFrom))
 			if err != nil {
 				return -1, err
 			}
@@ -41,6 +43,7 @@ func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, 
 			}
 		}
 		return -1, nil
-	})
+	}
+	_, err := ddmin(ctx, items, test)
 	return best, checked, err
 }

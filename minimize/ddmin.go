@@ -10,38 +10,29 @@ import (
 )
 
 // ddminPass is delta debugging (ddmin) over the external units of the best
-// trace, or over its deliveries when internals (ddminPlans), candidates
+// trace, or over its deliveries when internals (ddminSets), candidates
 // checked in mode with at most maxSched schedules (0: budgetFor at each
 // check), the deliveries from wildFrom on wildcards (-1: none).
 func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mode, maxSched, wildFrom int) error {
-	return ddminPlans(ctx, m.fp, m.snapshotBest(), internals, wildFrom, func(ctx context.Context, plans []dpor.Plan) (int, error) {
+	base := m.snapshotBest()
+	bp := dpor.FromEvents(m.fp, base.Events)
+	items, indices := ddminSets(base.Events, internals)
+	_, err := ddmin(ctx, items, func(ctx context.Context, cands [][]int) (int, error) {
+		idx := make([][]int, len(cands))
+		for k, c := range cands {
+			idx[k] = indices(c)
+		}
 		n := maxSched
 		if n == 0 {
 			n = m.budgetFor()
 		}
-		i, tr, err := m.first(ctx, len(plans), mode, n, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-			return plans[k], true
+		i, tr, err := m.first(ctx, len(cands), mode, n, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+			return planOf(bp, idx[k], wildFrom), true
 		})
 		if tr != nil {
 			m.offer(tr)
 		}
 		return i, err
-	})
-}
-
-// ddminPlans is delta debugging over t's external units, or over its
-// deliveries when internals (ddminSets), the deliveries from wildFrom on
-// wildcards (-1: none): test checks the plans of a batch of candidate
-// sets and returns the index of the first that reproduces, or -1.
-func ddminPlans(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals bool, wildFrom int, test func(ctx context.Context, plans []dpor.Plan) (int, error)) error {
-	bp := dpor.FromEvents(fp, t.Events)
-	items, indices := ddminSets(t.Events, internals)
-	_, err := ddmin(ctx, items, func(ctx context.Context, cands [][]int) (int, error) {
-		plans := make([]dpor.Plan, len(cands))
-		for k, c := range cands {
-			plans[k] = planOf(bp, indices(c), wildFrom)
-		}
-		return test(ctx, plans)
 	})
 	return err
 }

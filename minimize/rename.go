@@ -114,31 +114,26 @@ func (r *renamer) targets(dv domainValue) []reflect.Value {
 		}
 		out = append(out, y)
 	}
+	// addFree adds the smallest value below's bound that the domain does
+	// not hold: at most len(u), as u holds dv.value.
+	addFree := func(below func(y int64) bool) {
+		for y := int64(0); below(y) && y <= int64(len(u)); y++ {
+			if w := reflect.ValueOf(y).Convert(t); !u[w.Interface()] {
+				add(w)
+				return
+			}
+		}
+	}
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		x := v.Int()
-		mag := x
-		if mag < 0 {
-			mag = -mag
-		}
-		// The smallest free value is at most len(u), as u holds x.
-		for y := int64(0); y < mag && y <= int64(len(u)); y++ {
-			if !u[reflect.ValueOf(y).Convert(t).Interface()] {
-				add(reflect.ValueOf(y).Convert(t))
-				break
-			}
-		}
+		addFree(func(y int64) bool { return y < x || y < -x })
 		if x/2 != x {
 			add(reflect.ValueOf(x / 2).Convert(t))
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		x := v.Uint()
-		for y := uint64(0); y < x && y <= uint64(len(u)); y++ {
-			if !u[reflect.ValueOf(y).Convert(t).Interface()] {
-				add(reflect.ValueOf(y).Convert(t))
-				break
-			}
-		}
+		addFree(func(y int64) bool { return uint64(y) < x })
 		if x/2 != x {
 			add(reflect.ValueOf(x / 2).Convert(t))
 		}
