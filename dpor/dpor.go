@@ -445,13 +445,12 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 	follow := record.Follow{
 		Want: record.Want(c.cfg.Target),
 		Loose: func(sim *record.Sim, k int, _ *record.Event) (record.MsgID, bool) {
-			at := c.match(sim, gen, &plan[k], fifo)
-			if at < 0 {
+			m := c.match(sim, gen, &plan[k], fifo)
+			if m == nil {
 				return 0, false // absent: skip the step
 			}
-			m := sim.InFlight()[at]
 			if explores && c.room > 0 {
-				c.addBacktracks(gen, sim, s, &m, fifo, plan, int32(k))
+				c.addBacktracks(gen, sim, s, m, fifo, plan, int32(k))
 			}
 			return m.ID, true
 		},
@@ -585,84 +584,85 @@ func (p Plan) Events() []record.Event {
 	return out
 }
 
-// match returns the index in sim.InFlight() of the message that plan step
-// st delivers, or -1 when it is absent. It scans the pending messages
-// directly (no Enabled list): under FIFO only the head of the step's
-// sender-receiver queue is deliverable, timers always are.
-func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
+// match returns the message in flight that plan step st delivers, or nil
+// when it is absent. It scans the pending messages directly (no Enabled
+// list, holes skipped: see record.Sim.InFlightHoles): under FIFO only the
+// head of the step's sender-receiver queue is deliverable, timers always
+// are.
+func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) *record.Pending {
 	to, from, timer := st.Event.To, st.Event.From, st.Event.Timer
 	head := fifo && timer == ""
-	pend := sim.InFlight()
+	pend := sim.InFlightHoles()
 	if st.Flush {
 		if !head {
-			return -1
+			return nil
 		}
 		return c.flush(sim, gen, st, pend)
 	}
-	exact, typed := -1, -1
+	var exact, typed *record.Pending
 	for i := range pend {
 		p := &pend[i]
-		if p.To != to || p.From != from || p.Timer != timer {
+		if p.Removed() || p.To != to || p.From != from || p.Timer != timer {
 			continue
 		}
 		f := c.fpOf(gen, p)
 		if f.Full == st.FP.Full {
-			exact = i
+			exact = p
 			break
 		}
 		if st.Wildcard && f.Type == st.FP.Type {
-			typed = i // the newest: older ones are likely stale
+			typed = p // the newest: older ones are likely stale
 		}
 		if head {
 			break // the rest of the queue waits behind its head
 		}
 	}
-	if exact >= 0 {
+	if exact != nil {
 		typed = exact
 	}
-	if typed < 0 && st.Reroute && timer == "" {
+	if typed == nil && st.Reroute && timer == "" {
 		return c.reroute(sim, gen, st, fifo)
 	}
-	if typed >= 0 && !sim.View().Running(to) {
-		return -1
+	if typed != nil && !sim.View().Running(to) {
+		return nil
 	}
 	return typed
 }
 
-// flush returns the index in pend (sim.InFlight()) of the head of st's
-// FIFO queue when it is not of st's type, a message of st's type waits
-// behind it and st's receiver is running, else -1 (Step.Flush).
-func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step, pend []record.Pending) int {
-	first := -1
+// flush returns the head of st's FIFO queue in pend (sim.InFlightHoles())
+// when it is not of st's type, a message of st's type waits behind it and
+// st's receiver is running, else nil (Step.Flush).
+func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step, pend []record.Pending) *record.Pending {
+	var first *record.Pending
 	for i := range pend {
 		p := &pend[i]
-		if p.To != st.Event.To || p.From != st.Event.From || p.Timer != "" {
+		if p.Removed() || p.To != st.Event.To || p.From != st.Event.From || p.Timer != "" {
 			continue
 		}
 		if c.fpOf(gen, p).Type == st.FP.Type {
-			if first < 0 || !sim.View().Running(p.To) {
-				return -1 // the head is the step's own type: nothing to flush
+			if first == nil || !sim.View().Running(p.To) {
+				return nil // the head is the step's own type: nothing to flush
 			}
 			return first
 		}
-		if first < 0 {
-			first = i
+		if first == nil {
+			first = p
 		}
 	}
-	return -1
+	return nil
 }
 
-// reroute returns the index in sim.InFlight() of a deliverable message of
-// st's type to st's receiver from another sender, else from st's sender
-// to another running receiver, the first in flight order; -1 if none.
-func (c *Checker) reroute(sim *record.Sim, gen uint32, st *Step, fifo bool) int {
-	pend := sim.InFlight()
+// reroute returns a deliverable message in flight of st's type to st's
+// receiver from another sender, else from st's sender to another running
+// receiver, the first in flight order; nil if none.
+func (c *Checker) reroute(sim *record.Sim, gen uint32, st *Step, fifo bool) *record.Pending {
+	pend := sim.InFlightHoles()
 	v := sim.View()
 	for pass := range 2 {
 		c.heads = c.heads[:0]
 		for i := range pend {
 			p := &pend[i]
-			if p.Timer != "" {
+			if p.Removed() || p.Timer != "" {
 				continue
 			}
 			if fifo {
@@ -677,11 +677,11 @@ func (c *Checker) reroute(sim *record.Sim, gen uint32, st *Step, fifo bool) int 
 				continue
 			}
 			if c.fpOf(gen, p).Type == st.FP.Type && v.Running(p.To) {
-				return i
+				return p
 			}
 		}
 	}
-	return -1
+	return nil
 }
 
 // addBacktracks records, for the delivery of m at plan step k, the
@@ -698,10 +698,10 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 	n := len(s.decisions)
 	clear(c.seen)
 	c.heads = c.heads[:0]
-	pend := sim.InFlight()
+	pend := sim.InFlightHoles()
 	for i := range pend {
 		p := &pend[i]
-		if p.To != m.To || p.ID == m.ID {
+		if p.Removed() || p.To != m.To || p.ID == m.ID {
 			continue
 		}
 		if fifo && p.Timer == "" {

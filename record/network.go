@@ -29,6 +29,10 @@ func (p *Pending) Delivery() Event {
 // gone reports whether p is a hole left by a removed message (see Sim.pend).
 func (p *Pending) gone() bool { return p.to < 0 }
 
+// Removed reports whether p is a hole in the list Sim.InFlightHoles
+// returns: a message that has been delivered, dropped or cancelled.
+func (p *Pending) Removed() bool { return p.gone() }
+
 // pmeta is what the scheduler needs of a pending message: its link
 // (from*(members+1)+to, or linkGone or linkTimer) and its receiver's slot.
 // With a time model, due is its deadline (see time.go).
@@ -355,6 +359,15 @@ func (s *Sim) InFlight() []Pending {
 	}
 	return s.pend
 }
+
+// InFlightHoles returns InFlight's messages in send order without
+// compacting the list first: among them are the holes that removed
+// messages leave until the next compaction, which Pending.Removed reports
+// (a hole keeps some of its fields: skip it before reading any). A caller
+// that scans the pending messages at every step (dpor matching a plan)
+// reads them so and spares the copy of the list that InFlight makes after
+// every delivery. The slice is owned by the Sim.
+func (s *Sim) InFlightHoles() []Pending { return s.pend }
 
 // NotPendingError reports a delivery of a message that is not pending, or
 // not deliverable under the network semantics.
