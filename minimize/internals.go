@@ -55,11 +55,6 @@ func (m *minimizer) provenance(ctx context.Context) error {
 	return err
 }
 
-// mentions reports whether text names actor id as a whole word.
-func mentions(text, id string) bool {
-	return len(record.NamedActors(text, []record.ActorID{record.ActorID(id)})) > 0
-}
-
 // edit turns the best trace's plan into a candidate plan.
 type edit func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan
 

@@ -67,10 +67,11 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 		if !ok || several && len(g) < 2 {
 			continue
 		}
-		// A message sent to several actors keeps more than half of its
-		// input's components: a smaller configuration changes the quorum
-		// arithmetic the violation is about.
-		if len(g) > 1 && sh.Components()-1 <= m.minComponents(base.Events[g[0]].Msg) {
+		// A message sent to several actors keeps more than half of the
+		// most components a message of its type had in the input: a
+		// smaller configuration changes the quorum arithmetic the
+		// violation is about.
+		if len(g) > 1 && sh.Components()-1 <= m.maxComponents[record.TypeName(sh)]/2 {
 			continue
 		}
 		for _, c := range m.componentOrder(base, sh) {
@@ -86,46 +87,23 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 
 // componentOrder is the order in which the components of sh are tried for
 // removal: from the last to the first, those whose removal stops the
-// message naming an actor the violation names after the others.
+// message naming an actor the violation names (record.NamedActors) after
+// the others.
 func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []int {
+	var named []record.ActorID
+	if v := base.Header.Violation; v != nil {
+		named = record.NamedActors(v.Fingerprint+" "+v.Detail, m.sys.Members(m.resolved))
+	}
+	before := record.NamedActors(fmt.Sprint(sh), named)
 	var first, last []int
-	named := m.namedMembers(base)
-	before := fmt.Sprint(sh)
 	for c := sh.Components() - 1; c >= 0; c-- {
-		after := fmt.Sprint(sh.WithoutComponent(c))
-		drops := false
-		for _, id := range named {
-			if mentions(before, id) && !mentions(after, id) {
-				drops = true
-			}
-		}
-		if drops {
+		if len(record.NamedActors(fmt.Sprint(sh.WithoutComponent(c)), before)) < len(before) {
 			last = append(last, c)
 		} else {
 			first = append(first, c)
 		}
 	}
 	return append(first, last...)
-}
-
-// namedMembers returns the members the violation of base names in its
-// fingerprint or detail (record.NamedActors), in the order it names them.
-func (m *minimizer) namedMembers(base *record.Trace) []string {
-	v := base.Header.Violation
-	if v == nil {
-		return nil
-	}
-	var named []string
-	for _, id := range record.NamedActors(v.Fingerprint+" "+v.Detail, m.sys.Members(m.resolved)) {
-		named = append(named, string(id))
-	}
-	return named
-}
-
-// minComponents is the fewest components a message of msg's type sent to
-// several actors may keep: half of the most it had in the input.
-func (m *minimizer) minComponents(msg record.Message) int {
-	return m.maxComponents[record.TypeName(msg)] / 2
 }
 
 // replacement is an edit that replaces the messages of the Send events at
