@@ -36,7 +36,7 @@ type domainValue struct {
 func newRenamer(base *record.Trace) *renamer {
 	r := &renamer{base: base, used: map[string]map[any]bool{}, first: map[int][]domainValue{}, zeroOnly: map[string]bool{}}
 	for i, e := range base.Events {
-		if !renamable(e) {
+		if e.Kind != record.Send || e.Msg == nil {
 			continue
 		}
 		_, sh := e.Msg.(record.Shrinkable)
@@ -57,11 +57,6 @@ func newRenamer(base *record.Trace) *renamer {
 	return r
 }
 
-// renamable reports whether e is the Send of an external message.
-func renamable(e record.Event) bool {
-	return e.Kind == record.Send && e.Msg != nil
-}
-
 // renamesAt returns the renames of the values the Send at index i is the
 // first to hold, each as the messages it replaces by Send index.
 func (r *renamer) renamesAt(i int) []map[int]record.Message {
@@ -70,7 +65,7 @@ func (r *renamer) renamesAt(i int) []map[int]record.Message {
 		for _, to := range r.targets(dv) {
 			repl := map[int]record.Message{}
 			for j, e := range r.base.Events {
-				if j < i || !renamable(e) {
+				if j < i || e.Kind != record.Send || e.Msg == nil {
 					continue
 				}
 				changed := false
@@ -176,8 +171,8 @@ func mapLeaves(v reflect.Value, path string, depth int, f func(domain string, v 
 		c := reflect.New(t).Elem()
 		c.Set(v)
 		for i := 0; i < t.NumField(); i++ {
-			if copyableField(t.Field(i)) {
-				c.Field(i).Set(mapLeaves(v.Field(i), path+"."+t.Field(i).Name, depth+1, f))
+			if sf := t.Field(i); sf.IsExported() && sf.Tag.Get("demi") != "-" {
+				c.Field(i).Set(mapLeaves(v.Field(i), path+"."+sf.Name, depth+1, f))
 			}
 		}
 		return c
@@ -190,10 +185,4 @@ func mapLeaves(v reflect.Value, path string, depth int, f func(domain string, v 
 		return p
 	}
 	return v
-}
-
-// copyableField reports whether content shrinking may change the field:
-// exported and not tagged demi:"-".
-func copyableField(f reflect.StructField) bool {
-	return f.IsExported() && f.Tag.Get("demi") != "-"
 }
