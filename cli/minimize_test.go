@@ -81,10 +81,10 @@ func TestMinimizeCommand(t *testing.T) {
 	assert.Equal(t, 7+6-(3+4), removed, "the passes removed what the run removed")
 
 	// --passes leaves passes out.
-	code, out, errs = run(t, "minimize", in, "-o", filepath.Join(t.TempDir(), "less.trace"), "--passes", "-insert,-internals-first")
+	code, out, errs = run(t, "minimize", in, "-o", filepath.Join(t.TempDir(), "less.trace"), "--passes", "-insert,-beam")
 	require.Equal(t, 0, code, out+errs)
 	assert.NotContains(t, out, "│ "+minimize.StageInsert+" ")
-	assert.NotContains(t, out, "│ "+minimize.StageInternalsFirst+" ")
+	assert.NotContains(t, out, "│ "+minimize.StageBeam+" ")
 }
 
 // TestMinimizeStepsBoundTheWork gives minimize a step budget of 1 step:

@@ -27,8 +27,8 @@
 // Table 2's STSSched time is the time and schedules of the paper's stages
 // (initial, provenance, ddmin-externals) up to and including
 // ddmin-externals; its TFB time is that of every other stage, also of
-// a stage of demi's that runs before ddmin-externals (the second start,
-// internals-first, runs right after provenance).
+// a stage of demi's that runs before ddmin-externals (the beam's second
+// start, which runs right after provenance).
 package eval
 
 import (
@@ -362,7 +362,7 @@ func median(xs []float64) float64 {
 // time and schedules of the STSSched part (the paper's stages up to and
 // including ddmin-externals) and of the TFB part (every other stage: the
 // later ones, and demi's own stages before ddmin-externals, such as the
-// second start internals-first).
+// beam's second start).
 func FromStages(stages []minimize.StageStats) (prov, sts, final Size, stsSec float64, stsSched int64, tfbSec float64, tfbSched int64) {
 	cut := -1
 	for i, s := range stages {

@@ -8,18 +8,33 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The beam: a violation keeps its fingerprint however it is reached, yet a
-// removal can make it occur by another route (the detail reads otherwise:
-// another rule of the invariant breaks, on another kind of event). The
-// smaller trace of the new route is taken, and the removal tier goes on
-// from it to the new route's local minimum, which can be larger than the
-// old route's: the route the removal tier left is never tried again. So the
-// run keeps, for each route it left, the last best trace of that route
-// (the smallest), and the pass other-routes runs the removal tier on the
-// routes kept, smallest first, in a fork that keeps to the route (a check
-// that reaches the violation by another route is no success there: the
-// same removals would switch again), offering each result that is smaller
-// than the best trace.
+// The beam: the removal tier is greedy, so the route it commits to early
+// decides the local minimum the other tiers descend to, and no move undoes
+// it. The run therefore keeps a small beam of distinct starts besides the
+// best trace, and the beam pass runs the driver's tiers (the removals to a
+// fixpoint, then the moves and searches, descend) on each start not tried
+// yet, in a fork, offering each result with fewer deliveries plus
+// externals than the best trace. The starts are distinct by route, not by
+// bytes:
+//
+//   - the trace after provenance, with the passes that remove groups of
+//     deliveries (clock-clusters, ddmin-internals) ahead of the others in
+//     every removal round: internal events first, where the best trace
+//     took external events first;
+//   - for each route of the violation the best trace left (a removal can
+//     make the violation occur by another route: the detail reads
+//     otherwise, another rule of the invariant breaks), that route's last
+//     best trace, in a fork that keeps to the route (a check that reaches
+//     the violation by another route is no success there: the same
+//     removals would switch again).
+
+// beamStart is one start of the beam: a trace, the route its fork keeps
+// to ("" for any) and the passes its fork runs ahead of their tier.
+type beamStart struct {
+	t     *record.Trace
+	route string
+	ahead map[string]bool
+}
 
 // routeOf is the shape of a violation's detail: its member names and
 // numbers masked, so that two occurrences that differ only in which members
@@ -60,19 +75,24 @@ func (m *minimizer) noteRoute(old, tr *record.Trace) {
 	}
 }
 
-// otherRoutes returns the kept routes' traces not tried yet, of a route
-// other than the best trace's, smallest first (at most maxRoutes).
-func (m *minimizer) otherRoutes() []*record.Trace {
+// starts returns the beam's starts not tried yet: the trace after
+// provenance first, then the kept routes' traces of a route other than the
+// best trace's and larger than it, smallest first; at most beamWidth.
+func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var out []beamStart
+	if t := m.afterProvenance; t != nil && !m.tried[t] {
+		out = append(out, beamStart{t: t, ahead: map[string]bool{StageClockClusters: true, StageDdminInternals: true}})
+	}
 	cur := routeOf(m.best.Header.Violation, m.memberNames)
-	var out []*record.Trace
+	var routes []*record.Trace
 	for r, t := range m.routes {
-		if r != cur && !m.routeTried[t] && total(t) > total(m.best) {
-			out = append(out, t)
+		if r != cur && !m.tried[t] && total(t) > total(m.best) {
+			routes = append(routes, t)
 		}
 	}
-	slices.SortFunc(out, func(a, b *record.Trace) int {
+	slices.SortFunc(routes, func(a, b *record.Trace) int {
 		if smaller(a, b) {
 			return -1
 		}
@@ -81,10 +101,13 @@ func (m *minimizer) otherRoutes() []*record.Trace {
 		}
 		return strings.Compare(routeOf(a.Header.Violation, m.memberNames), routeOf(b.Header.Violation, m.memberNames))
 	})
-	return out[:min(len(out), maxRoutes)]
+	for _, t := range routes {
+		out = append(out, beamStart{t: t, route: routeOf(t.Header.Violation, m.memberNames)})
+	}
+	return out[:min(len(out), beamWidth)]
 }
 
-func (m *minimizer) hasOtherRoutes(context.Context) bool { return len(m.otherRoutes()) > 0 }
+func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || len(m.starts()) > 0 }
 
 // onRoute reports whether tr's violation is on m's route (any route when
 // m has none).
@@ -92,26 +115,60 @@ func (m *minimizer) onRoute(tr *record.Trace) bool {
 	return m.route == "" || routeOf(tr.Header.Violation, m.memberNames) == m.route
 }
 
-// otherRoutesPass runs the removal tier, from its first pass, on each
-// route kept (otherRoutes) in a fork, and offers each result with fewer
-// deliveries plus externals than the best trace.
-func (m *minimizer) otherRoutesPass(ctx context.Context) error {
-	for _, start := range m.otherRoutes() {
-		m.routeTried[start] = true
-		f := m.fork(start)
-		f.memberNames, f.route = m.memberNames, routeOf(start.Header.Violation, m.memberNames)
-		err := m.forkRemovals(ctx, f)
-		b := f.snapshotBest()
-		switch held := m.aside[StageOtherRoutes]; {
+// beam runs the driver's tiers on each start (starts) in a fork. Its
+// first call, right after provenance and before the best trace's own
+// descent, keeps its result aside (kept); the next call offers it (and
+// goes on to the other starts when it is not smaller), and later calls
+// offer each result at once. Only a result with fewer
+// deliveries plus externals than the best trace is offered (not one
+// lighter in contents alone, so that a trace both starts minimize equally
+// well keeps the first's result).
+func (m *minimizer) beam(ctx context.Context) error {
+	if t := m.kept; m.descending && t != nil {
+		m.kept = nil
+		if total(t) < total(m.snapshotBest()) && m.offer(t) {
+			return nil
+		}
+	}
+	for _, s := range m.starts() {
+		m.tried[s.t] = true
+		f := m.fork(s.t)
+		f.route, f.ahead, f.memberNames = s.route, s.ahead, m.memberNames
+		err := f.descend(ctx)
+		m.steps.Store(f.steps.Load())
+		m.schedules.Add(f.schedules.Load())
+		switch b := f.snapshotBest(); {
 		case total(b) >= total(m.snapshotBest()):
-		case !m.holding:
+		case !m.descending:
+			m.kept = b
+		default:
 			m.offer(b)
-		case held == nil || total(b) < total(held):
-			m.aside[StageOtherRoutes] = b // offered when the search tier reaches the pass
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fork returns a minimizer that starts from best and shares m's system,
+// configuration and checkers (m waits while it runs). Its step budget is
+// what m's running call may still use. It leaves out the passes m leaves
+// out, the beam, and provenance and ddmin-externals as well: a fork
+// starts after provenance, and ddmin-externals-wild does ddmin-externals'
+// work there.
+func (m *minimizer) fork(best *record.Trace) *minimizer {
+	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true, StageBeam: true}
+	for p := range m.skip {
+		skip[p] = true
+	}
+	f := &minimizer{sys: m.sys, opts: m.opts, resolved: m.resolved, seed: m.seed, target: m.target,
+		cfg: m.cfg, mode: m.mode, fp: m.fp, checks: m.checks, tallies: m.tallies, checked: m.checked,
+		maxComponents: m.maxComponents, dropped: m.dropped, skip: skip,
+		calls: map[string]int{}, left: map[string]*record.Trace{},
+		start: m.start, best: best, noStall: true, stallCap: m.stallCapOf()}
+	f.cfg.Progress = nil
+	f.cfg.Steps = m.limit.Load()
+	f.steps.Store(m.steps.Load())
+	return f
 }

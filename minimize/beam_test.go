@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/demi-project/demi/examples/etcdraft"
 	"github.com/demi-project/demi/examples/spark"
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
@@ -12,27 +13,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOtherRoutesEscapesARouteSwitch minimizes two fresh spark-2294 traces
+// TestBeamEscapesARouteSwitch minimizes two fresh spark-2294 traces
 // (seeds 200002 and 200007 of demi-eval's fresh-seed study, range 200000).
 // Their violation keeps one fingerprint on two routes: a task without
 // preference launched before a node-local one, and a speculative copy
 // launched before one. A removal switches to the second route (delta
 // debugging over the deliveries on 200002, over the external events on
-// 200007), whose local minimum is 21 deliveries (E:7). The removal tier run
-// again on the last best trace of the first route, keeping to that route,
-// reaches 7 (E:5), the bug's best known size. On 200007 the same removals
-// without keeping to the route would switch again. The pass runs right
-// after each call that left a route (twice on 200002), its result held
-// aside until the search tier reaches it.
-func TestOtherRoutesEscapesARouteSwitch(t *testing.T) {
-	for file, c := range map[string]struct {
-		alone [2]int
-		held  int // calls right after a route was left
-	}{
+// 200007), whose local minimum is 21 deliveries (E:7). The beam's descent
+// from the last best trace of the first route, keeping to that route,
+// reaches 7 (E:5), the bug's best known size, and replaces the best trace
+// at once (a route's start is tried when the search tier reaches the
+// beam). On 200007 the same removals without keeping to the route would
+// switch again.
+func TestBeamEscapesARouteSwitch(t *testing.T) {
+	for file, alone := range map[string][2]int{
 		// shrink-contents' zero rename (a preference to none) reaches the
 		// first route from the second on its own
-		"spark-2294-200002-routes.trace": {[2]int{7, 5}, 2},
-		"spark-2294-200007-routes.trace": {[2]int{21, 7}, 1},
+		"spark-2294-200002-routes.trace": {7, 5},
+		"spark-2294-200007-routes.trace": {21, 7},
 	} {
 		t.Run(file, func(t *testing.T) {
 			tr, sys, err := record.ReadFile("testdata/"+file, record.NewCatalog(spark.System()))
@@ -43,26 +41,54 @@ func TestOtherRoutesEscapesARouteSwitch(t *testing.T) {
 				require.False(t, res.Interrupted)
 				return [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals}, res.Stages
 			}
-			without, _ := size(minimize.StageOtherRoutes)
-			assert.Equal(t, c.alone, without, "without other-routes")
+			without, _ := size(minimize.StageBeam)
+			assert.Equal(t, alone, without, "without the beam")
 			with, stages := size()
 			assert.Equal(t, [2]int{7, 5}, with)
 			var rows []minimize.StageStats
 			for _, s := range stages {
-				if minimize.PassOf(s.Name) == minimize.StageOtherRoutes {
+				if minimize.PassOf(s.Name) == minimize.StageBeam {
 					rows = append(rows, s)
 				}
 			}
-			require.Len(t, rows, c.held+1, "a call after each route left, then the offer")
-			for _, r := range rows[:c.held] {
-				assert.Positive(t, r.Steps, "a held call runs")
-				assert.Greater(t, r.Deliveries+r.Externals, 12, "its result is held aside")
+			require.NotEmpty(t, rows)
+			assert.Equal(t, minimize.StageBeam, rows[0].Name, "the second start runs first")
+			found := false
+			for _, r := range rows[1:] {
+				found = found || r.Steps > 0 && [2]int{r.Deliveries, r.Externals} == [2]int{7, 5}
 			}
-			offer := rows[c.held]
-			assert.Equal(t, [3]int64{7, 5, 0}, [3]int64{int64(offer.Deliveries), int64(offer.Externals), offer.Steps},
-				"the first route's result replaces the best trace when the search tier reaches the pass")
+			assert.True(t, found, "a route's descent reaches 7 (E:5) and replaces the best trace at once")
 		})
 	}
+}
+
+// TestBeamSecondStartEscapesALocalMinimum minimizes the shipped etcdraft
+// apply-before-commit trace: the best trace's descent stands at 7
+// deliveries (E:3), and the beam's second start, internal events before
+// external ones, run right after provenance and kept aside, gets 6 (E:3),
+// which the driver offers when the search tier reaches the beam.
+func TestBeamSecondStartEscapesALocalMinimum(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/etcdraft-apply-before-commit.trace", record.NewCatalog(etcdraft.System()))
+	require.NoError(t, err)
+	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2})
+	require.NoError(t, err)
+	require.False(t, res.Interrupted)
+	var rows []int
+	for i, s := range res.Stages {
+		if minimize.PassOf(s.Name) == minimize.StageBeam {
+			rows = append(rows, i)
+		}
+	}
+	require.GreaterOrEqual(t, len(rows), 2, "the second start, then its offer")
+	first, offer := res.Stages[rows[0]], res.Stages[rows[1]]
+	before := res.Stages[rows[0]-1]
+	assert.Equal(t, minimize.StageProvenance, before.Name, "the second start runs right after provenance")
+	assert.Equal(t, [2]int{before.Deliveries, before.Externals}, [2]int{first.Deliveries, first.Externals}, "kept aside, not offered yet")
+	assert.Positive(t, first.Steps)
+	before = res.Stages[rows[1]-1]
+	assert.Equal(t, [2]int{7, 3}, [2]int{before.Deliveries, before.Externals}, "where the best trace's descent stands")
+	assert.Equal(t, [3]int64{6, 3, 0}, [3]int64{int64(offer.Deliveries), int64(offer.Externals), offer.Steps}, "the second start gets below")
+	assert.Equal(t, [2]int{6, 3}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 }
 
 // TestZeroRenameReachesTheOtherRoute minimizes a fresh spark-2294 trace

@@ -19,17 +19,16 @@ import (
 // Within a tier, passes run in the order of their measured gain so far
 // (events removed per step), ties in table order, so the order depends on
 // the input and the budget alone. A pass is not called again on a best
-// trace it left unchanged: it would find what it found. The searches that
-// start from another trace (internals-first, other-routes) run a round of
-// the removal tier on it, in a fork of the minimizer (portfolio.go).
-//
-// The search passes that run once (a second start from the trace after
-// provenance) do not depend on the best trace: they run right after
-// provenance, so that their work comes before the other tiers'
-// improvements rather than after the result is final, and their results
-// are held aside until the search tier reaches them (secondStarts). Their
-// steps count toward the stall rule only from the removal tier's first
-// fixpoint on (minimizer.uncounted), as if they ran there.
+// trace it left unchanged: it would find what it found. The beam (beam.go)
+// runs the same descent (descend) from other starts in a fork: its second
+// start runs right after provenance, before the best trace's descent, so
+// that its work comes before the other tiers' improvements rather than
+// after the result is final; its steps are left out of the stall rule
+// (minimizer.uncounted), so that the descent's calls end where they would
+// without it, and its result is kept aside until the search tier reaches
+// the beam: offered at once, a second start smaller than the first
+// fixpoint but larger than what the moves make of it would take the
+// moves' place.
 //
 // One budget: every call of a pass may use its share (PassInfo.Share) of
 // the steps that remain of Config.Steps, less a twentieth kept for the
@@ -54,30 +53,20 @@ func (m *minimizer) drive(ctx context.Context) error {
 		_, err := m.call(ctx, StageDdminExternals)
 		return err
 	}
-	if err := m.secondStarts(ctx); err != nil {
+	// The beam's second start runs first; its steps are left out of the
+	// stall rule (uncounted), so that the descent's calls end where they
+	// would without it.
+	start := m.steps.Load()
+	if _, err := m.call(ctx, StageBeam); err != nil {
 		return err
 	}
-	for first := true; ; first = false {
-		if err := m.removals(ctx); err != nil {
-			return err
-		}
-		if first {
-			// The second starts' steps count toward the stall rule from
-			// here, the first fixpoint, as if they ran here.
-			m.uncounted.Store(m.heldSteps)
-		}
-		improved, err := m.round(ctx, Move, true)
-		if err != nil {
-			return err
-		}
-		if !improved {
-			if improved, err = m.round(ctx, Search, true); err != nil {
-				return err
-			}
-		}
-		if !improved {
-			break
-		}
+	m.uncounted.Store(m.steps.Load() - start)
+	m.descending = true
+	if err := m.descend(ctx); err != nil {
+		return err
+	}
+	if t := m.kept; t != nil && total(t) < total(m.snapshotBest()) {
+		m.offer(t) // the budget ended the descent before the beam's call
 	}
 	m.noStall = true
 	for _, p := range m.order(Cleanup) {
@@ -86,6 +75,25 @@ func (m *minimizer) drive(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// descend runs the removal tier to a fixpoint, then the moves until one
+// makes the best trace smaller, else the searches the same way, and again
+// from the removals after any success, until a round of moves and
+// searches finds nothing.
+func (m *minimizer) descend(ctx context.Context) error {
+	for {
+		if err := m.removals(ctx); err != nil {
+			return err
+		}
+		improved, err := m.round(ctx, Move, true)
+		if err == nil && !improved {
+			improved, err = m.round(ctx, Search, true)
+		}
+		if err != nil || !improved {
+			return err
+		}
+	}
 }
 
 // removals runs the removal tier to a fixpoint.
@@ -104,80 +112,13 @@ func (m *minimizer) removals(ctx context.Context) error {
 func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bool, error) {
 	improved := false
 	for _, p := range m.order(tier) {
-		ok, err := m.callThenRoutes(ctx, p)
+		ok, err := m.call(ctx, p)
 		improved = improved || ok
 		if err != nil || ok && untilSuccess {
 			return improved, err
 		}
 	}
 	return improved, nil
-}
-
-// secondStarts calls the search passes that run once (a second start from
-// the trace after provenance) right after provenance, their results held
-// aside (aside), and notes their steps in uncounted: a second start does
-// not depend on the best trace, so it can run before the other tiers, but
-// its result is offered only when the search tier reaches its pass, as if
-// it ran there. Offered at once, a second start smaller than the first
-// fixpoint but larger than what the moves make of it would take the
-// moves' place.
-func (m *minimizer) secondStarts(ctx context.Context) error {
-	m.holding = true
-	defer func() { m.holding = false }()
-	start := m.steps.Load()
-	defer func() { m.uncounted.Store(m.steps.Load() - start) }()
-	for _, p := range m.order(Search) {
-		if lookupPass(p).Once {
-			if _, err := m.call(ctx, p); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// routesAside calls other-routes right after a pass call that left a
-// route (a kept route's trace does not depend on what the run finds
-// later), its result held aside until the search tier reaches the pass,
-// and its steps left out of the stall rule until then (heldSteps): run
-// there, its work comes before the improvements of the passes after it
-// rather than after the result is final, while the stall rule and the
-// offer are those of a call where the search tier reaches it.
-func (m *minimizer) routesAside(ctx context.Context) error {
-	m.holding = true
-	defer func() { m.holding = false }()
-	start := m.steps.Load()
-	_, err := m.call(ctx, StageOtherRoutes)
-	held := m.steps.Load() - start
-	m.heldSteps += held
-	m.uncounted.Add(held)
-	return err
-}
-
-// offerAside is a call of the pass named name whose result was held aside:
-// a stage of no steps that offers it when it has fewer deliveries plus
-// externals than the best trace.
-func (m *minimizer) offerAside(ctx context.Context, name string, t *record.Trace) (bool, error) {
-	delete(m.aside, name)
-	best := m.snapshotBest()
-	m.calls[name]++
-	err := m.runStage(ctx, RoundStage(name, m.calls[name]), m.steps.Load(), func(context.Context) error {
-		if total(t) < total(m.snapshotBest()) {
-			m.offer(t)
-		}
-		return nil
-	})
-	return m.leftBy(name, best), err
-}
-
-// callThenRoutes calls the pass named name, then other-routes on the
-// routes the call left (routesAside).
-func (m *minimizer) callThenRoutes(ctx context.Context, name string) (bool, error) {
-	ok, err := m.call(ctx, name)
-	if err != nil || name == StageOtherRoutes {
-		return ok, err
-	}
-	return ok, m.routesAside(ctx)
 }
 
 // order returns the names of tier's passes, highest measured gain first
@@ -210,14 +151,6 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		return false, err
 	}
 	p := lookupPass(name)
-	if name == StageOtherRoutes && !m.holding {
-		// The held calls' steps count from here (routesAside).
-		m.uncounted.Add(-m.heldSteps)
-		m.heldSteps = 0
-	}
-	if t := m.aside[name]; t != nil && !m.holding {
-		return m.offerAside(ctx, name, t)
-	}
 	best := m.snapshotBest()
 	if m.skip[name] || p.Once && m.calls[name] > 0 || m.left[name] == best || !m.modeRuns(p) {
 		return false, nil
@@ -267,8 +200,7 @@ func (m *minimizer) budgetEnd() int64 {
 
 // stallAllowance is the steps the run may go without
 // improvement: stallRatio times the steps up to the last improvement
-// (the second starts' left out before the first fixpoint), at least
-// stallFloor.
+// at least stallFloor.
 func (m *minimizer) stallAllowance() int64 {
 	return max(m.stallFloor, int64(stallRatio*float64(m.lastImprovement.Load())))
 }

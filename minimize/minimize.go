@@ -32,9 +32,9 @@
 //   - fire-timer (move): a timer fires where a message was delivered.
 //   - trade-round (move): a timer fires at another actor instead.
 //   - insert (search): a suffix replaced by an exhaustive search's.
-//   - internals-first (search): a second start, internal events first.
+//   - beam (search): the descent again from other starts: internal
+//     events first, and each route of the violation the best trace left.
 //   - shrink-search (search; needs optimal.Forks): an exact search.
-//   - other-routes (search): the removals again on another route's trace.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Every move is checked and followed by a descent that removes what the
@@ -209,13 +209,9 @@ type minimizer struct {
 	// stalls (driver.go) when the steps since pass a share of it. noStall
 	// lifts that bound (the initial window, the cleanup tier, forks).
 	lastImprovement atomic.Int64
-	// uncounted is the second starts' steps, left out of the stall rule
-	// (lastImprovement and the stall point) until the first fixpoint
-	// (driver.go).
-	uncounted atomic.Int64
-	// heldSteps is the steps of other-routes' calls whose result is held
-	// aside, in uncounted until the search tier reaches the pass.
-	heldSteps  int64
+	// uncounted is the steps of the beam's second start, left out of the
+	// stall rule (driver.go).
+	uncounted  atomic.Int64
 	noStall    bool
 	stallFloor int64
 	// callStart is the step count at which the running pass call
@@ -234,16 +230,15 @@ type minimizer struct {
 	afterProvenance *record.Trace
 	// stallCap, when set, bounds a fork's work: its parent's stall point.
 	stallCap int64
-	// holding: a second start running after provenance keeps its
-	// result in aside (by pass name) instead of offering it; call offers
-	// it when the search tier reaches the pass (driver.go).
-	holding bool
-	aside   map[string]*record.Trace
 	// routes keeps, for each route of the violation the best trace left,
 	// that route's last best trace; routeTried marks those other-routes
 	// started from; memberNames are the members, longest first (beam.go).
-	routes      map[string]*record.Trace
-	routeTried  map[*record.Trace]bool
+	routes map[string]*record.Trace
+	tried  map[*record.Trace]bool
+	// descending: the best trace's own descent has begun; before, the
+	// beam keeps its result aside in kept (beam.go).
+	descending  bool
+	kept        *record.Trace
 	memberNames []string
 	// route, when set (a fork of other-routes), is the only route whose
 	// traces count as a check's success.
@@ -300,7 +295,6 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.noStall = true // the initial window search is bounded by its share alone
 	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
 	m.calls, m.left, m.passStats = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}
-	m.aside = map[string]*record.Trace{}
 	m.skip = map[string]bool{}
 	for _, name := range cfg.Skip {
 		if lookupPass(name) == nil {
@@ -311,7 +305,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if m.resolved, err = sys.Resolve(m.opts); err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)
 	}
-	m.routes, m.routeTried = map[string]*record.Trace{}, map[*record.Trace]bool{}
+	m.routes, m.tried = map[string]*record.Trace{}, map[*record.Trace]bool{}
 	for _, id := range sys.Members(m.resolved) {
 		m.memberNames = append(m.memberNames, string(id))
 	}

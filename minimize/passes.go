@@ -112,15 +112,12 @@ func passTable() []pass {
 			"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},
 			(*minimizer).inserts, (*minimizer).insert},
 
-		{PassInfo{StageInternalsFirst, Search, "", 0.1, true, true,
-			"a second start from the trace after provenance that removes internal events before external ones; its result replaces the best trace when smaller"},
-			nil, (*minimizer).internalsFirst},
+		{PassInfo{StageBeam, Search, "", 0.1, false, true,
+			"runs the removals, moves and searches again on other starts, in a fork: the trace after provenance with internal events removed first, and the last best trace of each route of the violation (its detail with names and numbers masked) that the best trace left; its result replaces the best trace when smaller"},
+			(*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
 			(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
-		{PassInfo{StageOtherRoutes, Search, "", 0.1, false, false,
-			"runs the removal tier again on the last best trace of each route of the violation (its detail with names and numbers masked) that a removal left for another; its result replaces the best trace when smaller"},
-			(*minimizer).hasOtherRoutes, (*minimizer).otherRoutesPass},
 
 		{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
 			"rewrites the schedule into lockstep rounds where it still reproduces the violation"},
@@ -218,8 +215,8 @@ const (
 	shrinkSearchRounds  = 3
 	searchStepCost      = 10
 	searchStepsPerState = 40
-	// other-routes: at most maxRoutes kept routes per call (beam.go).
-	maxRoutes = 2
+	// beam: at most beamWidth starts per call (beam.go).
+	beamWidth = 3
 	// Content shrinking and renaming walk a message's values (exported
 	// fields, slice elements, pointers) to depth maxValueDepth: deeper
 	// values are neither shrunk, renamed nor weighed (rename.go, shrink.go).

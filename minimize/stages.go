@@ -26,9 +26,8 @@ const (
 	StageFireTimer          = "fire-timer"
 	StageTradeRound         = "trade-round"
 	StageInsert             = "insert"
-	StageInternalsFirst     = "internals-first"
 	StageShrinkSearch       = "shrink-search"
-	StageOtherRoutes        = "other-routes"
+	StageBeam               = "beam"
 	StageRoundForm          = "round-form"
 
 	// StageFinal replays the result exactly; it must reproduce the
