@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"unsafe"
+
+	"google.golang.org/protobuf/proto"
 )
 
 // CopyOnto sets *dst to a deep copy of *src, field by field, unexported
@@ -29,12 +31,19 @@ import (
 // method, the same function) and that it cannot bind so (a closure, a
 // method value bound to memory outside the copy), or a channel: the copy
 // would be wrong there, as it would share them with src.
-func CopyOnto(dst, src any) error {
+func CopyOnto(dst, src any) error { return CopyOntoCloning(dst, src, nil) }
+
+// CopyOntoCloning is CopyOnto with the protocol buffer messages it meets
+// cloned by clone where clone returns one (nil: by proto.Clone). clone must
+// return what proto.Clone would (a message equal to m in its own memory);
+// it is for an actor whose state holds many messages of a few types, which
+// a clone written for the type copies at a fraction of proto.Clone's cost.
+func CopyOntoCloning(dst, src any, clone func(m proto.Message) proto.Message) error {
 	d, s := reflect.ValueOf(dst), reflect.ValueOf(src)
 	if d.Kind() != reflect.Pointer || d.IsNil() || s.Kind() != reflect.Pointer || s.IsNil() || d.Type() != s.Type() {
 		return fmt.Errorf("record: CopyOnto(%T, %T): want two non-nil pointers to one type", dst, src)
 	}
-	c := copier{seen: map[uintptr]reflect.Value{}, rebind: true}
+	c := copier{seen: map[uintptr]reflect.Value{}, rebind: true, clone: clone}
 	c.seen[s.Pointer()] = d
 	if err := c.onto(d.Elem(), s.Elem()); err != nil {
 		return fmt.Errorf("record: CopyOnto %T: %w", src, err)

@@ -146,6 +146,19 @@ type copier struct {
 	// rebind makes a method value bound to a pointer the copy has copied
 	// run on the copy (see CopyOnto); otherwise functions are shared.
 	rebind bool
+	// clone, if not nil, clones the protocol buffer messages it can (see
+	// CopyOntoCloning); proto.Clone clones the others.
+	clone func(proto.Message) proto.Message
+}
+
+// cloneProto returns a clone of protocol buffer message m.
+func (c *copier) cloneProto(m proto.Message) proto.Message {
+	if c.clone != nil {
+		if x := c.clone(m); x != nil {
+			return x
+		}
+	}
+	return proto.Clone(m)
 }
 
 // isProto reports whether v, a readable pointer, is a protocol buffer
@@ -174,7 +187,7 @@ func (c *copier) copy(dst, src reflect.Value) {
 			return
 		}
 		if isProto(src) {
-			dst.Set(reflect.ValueOf(proto.Clone(src.Interface().(proto.Message))))
+			dst.Set(reflect.ValueOf(c.cloneProto(src.Interface().(proto.Message))))
 			return
 		}
 		if p, ok := c.seen[src.Pointer()]; ok {
@@ -219,12 +232,20 @@ func (c *copier) copy(dst, src reflect.Value) {
 			return
 		}
 		m := reflect.MakeMapWithSize(src.Type(), src.Len())
+		// Keys and values without references are set as they are (a map
+		// stores its own copy of them), the others copied deeply.
+		flatKey, flatElem := flat(src.Type().Key(), 0), flat(src.Type().Elem(), 0)
 		it := src.MapRange()
 		for it.Next() {
-			k := reflect.New(src.Type().Key()).Elem()
-			c.copy(k, addressable(it.Key()))
-			v := reflect.New(src.Type().Elem()).Elem()
-			c.copy(v, addressable(it.Value()))
+			k, v := it.Key(), it.Value()
+			if !flatKey {
+				k = reflect.New(src.Type().Key()).Elem()
+				c.copy(k, addressable(it.Key()))
+			}
+			if !flatElem {
+				v = reflect.New(src.Type().Elem()).Elem()
+				c.copy(v, addressable(it.Value()))
+			}
 			m.SetMapIndex(k, v)
 		}
 		dst.Set(m)
@@ -233,6 +254,12 @@ func (c *copier) copy(dst, src reflect.Value) {
 			return
 		}
 		e := src.Elem()
+		if flat(e.Type(), 0) {
+			// A value without references, boxed: nothing can change the
+			// box, so the copy may hold the same one.
+			dst.Set(src)
+			return
+		}
 		v := reflect.New(e.Type()).Elem()
 		c.copy(v, addressable(e))
 		dst.Set(v)

@@ -99,3 +99,69 @@ func cloneEntries(src []*raftpb.Entry) []*raftpb.Entry {
 	}
 	return out
 }
+
+// cloneEntry returns a deep copy of an entry: what proto.Clone returns, as
+// cloneEntries copies each entry; proto.Clone copies an entry with
+// unknown fields.
+func cloneEntry(e *raftpb.Entry) *raftpb.Entry {
+	if e == nil || len(e.ProtoReflect().GetUnknown()) > 0 {
+		return proto.Clone(e).(*raftpb.Entry)
+	}
+	var b struct {
+		c raftpb.Entry
+		s entryScalars
+	}
+	c, s := &b.c, &b.s
+	copyPtr(&c.Term, e.Term, &s.term)
+	copyPtr(&c.Index, e.Index, &s.index)
+	copyPtr(&c.Type, e.Type, &s.typ)
+	if e.Data != nil {
+		c.Data = append(make([]byte, 0, len(e.Data)), e.Data...)
+	}
+	return c
+}
+
+// cloneHardState returns a deep copy of a hard state: what proto.Clone
+// returns; proto.Clone copies one with unknown fields.
+func cloneHardState(h *raftpb.HardState) *raftpb.HardState {
+	if len(h.ProtoReflect().GetUnknown()) > 0 {
+		return proto.Clone(h).(*raftpb.HardState)
+	}
+	var b struct {
+		c                  raftpb.HardState
+		term, vote, commit uint64
+	}
+	c := &b.c
+	copyPtr(&c.Term, h.Term, &b.term)
+	copyPtr(&c.Vote, h.Vote, &b.vote)
+	copyPtr(&c.Commit, h.Commit, &b.commit)
+	return c
+}
+
+// cloneConfState returns a deep copy of a configuration state: what
+// proto.Clone returns (an empty list becomes nil); proto.Clone copies one
+// with unknown fields.
+func cloneConfState(s *raftpb.ConfState) *raftpb.ConfState {
+	if len(s.ProtoReflect().GetUnknown()) > 0 {
+		return proto.Clone(s).(*raftpb.ConfState)
+	}
+	var b struct {
+		c         raftpb.ConfState
+		autoLeave bool
+	}
+	c := &b.c
+	c.Voters = cloneIDs(s.Voters)
+	c.Learners = cloneIDs(s.Learners)
+	c.VotersOutgoing = cloneIDs(s.VotersOutgoing)
+	c.LearnersNext = cloneIDs(s.LearnersNext)
+	copyPtr(&c.AutoLeave, s.AutoLeave, &b.autoLeave)
+	return c
+}
+
+// cloneIDs copies a repeated field as proto.Clone does: nil when empty.
+func cloneIDs(ids []uint64) []uint64 {
+	if len(ids) == 0 {
+		return nil
+	}
+	return append([]uint64(nil), ids...)
+}

@@ -3,6 +3,9 @@ package etcdraft
 import (
 	"fmt"
 
+	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/demi-project/demi/record"
 )
 
@@ -15,13 +18,32 @@ import (
 // the copy's raft instead (it fails, here and in TestDeepCopy, on a
 // release of raft with other functions in its state, rather than fork
 // wrongly). Pending writes are data (pending), not closures, for the same
-// reason.
+// reason. The protocol buffer messages it holds most of (its log's
+// entries, hard and configuration states) are cloned by cloneProto rather
+// than by proto.Clone (see cloneMessage).
 func (n *Member) DeepCopy() any {
 	c := &Member{}
-	if err := record.CopyOnto(c, n); err != nil {
+	if err := record.CopyOntoCloning(c, n, cloneProto); err != nil {
 		panic(fmt.Sprintf("etcdraft: member %s cannot be copied: %v", n.id, err))
 	}
 	return c
 }
 
 var _ record.DeepCopier = (*Member)(nil)
+
+// cloneProto clones the messages of a member's state that it copies on
+// every fork (entries, hard and configuration states) as proto.Clone
+// would, and leaves the others to proto.Clone (nil).
+func cloneProto(m proto.Message) proto.Message {
+	switch x := m.(type) {
+	case *raftpb.Entry:
+		return cloneEntry(x)
+	case *raftpb.HardState:
+		return cloneHardState(x)
+	case *raftpb.ConfState:
+		return cloneConfState(x)
+	case *raftpb.Message:
+		return cloneMessage(x)
+	}
+	return nil
+}
