@@ -207,9 +207,10 @@ type Result struct {
 // Checker runs checks. It reuses its buffers between checks and is not safe
 // for concurrent use; give each goroutine its own.
 type Checker struct {
-	cfg   Config
-	fp    *fingerprint.Fingerprinter
-	heads []record.ActorID
+	cfg    Config
+	fp     *fingerprint.Fingerprinter
+	events []record.Event // the schedule of the check under way (see check)
+	heads  []record.ActorID
 	// room is how many backtracks of each kind (type-matching, Broad) a
 	// schedule may still record under the Earliest order: the queue pops
 	// fewest deviations first, then earliest, so a schedule's first
@@ -367,7 +368,14 @@ func (c *Checker) check(ctx context.Context, plan Plan) (Result, error) {
 	c.queue.q = c.queue.q[:0]
 	c.queue.order = c.cfg.Order
 	c.room = c.cfg.MaxSchedules - 1
-	events := plan.Events()
+	// The plan's events in the checker's own buffer, reused check after
+	// check (no run outlives its check; the snapshots' drivers, which do,
+	// never read their schedule again: they are forked with a new one).
+	c.events = c.events[:0]
+	for i := range plan {
+		c.events = append(c.events, plan[i].Event)
+	}
+	events := c.events
 	_, tr, err := c.run(ctx, plan, events, nil, 0, backtrack{step: -1})
 	res.Schedules++
 	if err != nil || tr != nil {
