@@ -199,7 +199,7 @@ func (m *minimizer) budgetEnd() int64 {
 }
 
 // stallAllowance is the steps the run may go without
-// improvement: stallRatio times the steps up to the last improvement
+// improvement: stallRatio times the steps up to the last improvement,
 // at least stallFloor.
 func (m *minimizer) stallAllowance() int64 {
 	return max(m.stallFloor, int64(stallRatio*float64(m.lastImprovement.Load())))
