@@ -371,10 +371,7 @@ func (c *Checker) check(ctx context.Context, plan Plan) (Result, error) {
 	// The plan's events in the checker's own buffer, reused check after
 	// check (no run outlives its check; the snapshots' drivers, which do,
 	// never read their schedule again: they are forked with a new one).
-	c.events = c.events[:0]
-	for i := range plan {
-		c.events = append(c.events, plan[i].Event)
-	}
+	c.events = plan.appendEvents(c.events[:0])
 	events := c.events
 	_, tr, err := c.run(ctx, plan, events, nil, 0, backtrack{step: -1})
 	res.Schedules++
@@ -584,12 +581,14 @@ func (c *Checker) setup() record.Setup {
 }
 
 // Events returns the plan's events, the schedule a check follows.
-func (p Plan) Events() []record.Event {
-	out := make([]record.Event, len(p))
+func (p Plan) Events() []record.Event { return p.appendEvents(make([]record.Event, 0, len(p))) }
+
+// appendEvents appends the plan's events to dst.
+func (p Plan) appendEvents(dst []record.Event) []record.Event {
 	for i := range p {
-		out[i] = p[i].Event
+		dst = append(dst, p[i].Event)
 	}
-	return out
+	return dst
 }
 
 // match returns the message in flight that plan step st delivers, or nil

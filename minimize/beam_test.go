@@ -68,11 +68,7 @@ func TestBeamEscapesARouteSwitch(t *testing.T) {
 // external ones, run right after provenance and kept aside, gets 6 (E:3),
 // which the driver offers when the search tier reaches the beam.
 func TestBeamSecondStartEscapesALocalMinimum(t *testing.T) {
-	tr, sys, err := record.ReadFile("../examples/traces/etcdraft-apply-before-commit.trace", record.NewCatalog(etcdraft.System()))
-	require.NoError(t, err)
-	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2})
-	require.NoError(t, err)
-	require.False(t, res.Interrupted)
+	res := minimizeFile(t, "../examples/traces/etcdraft-apply-before-commit.trace", etcdraft.System())
 	var rows []int
 	for i, s := range res.Stages {
 		if minimize.PassOf(s.Name) == minimize.StageBeam {
@@ -100,11 +96,19 @@ func TestBeamSecondStartEscapesALocalMinimum(t *testing.T) {
 // that route: 7 deliveries (E:5) where the second route's local minimum is
 // 21 (E:7).
 func TestZeroRenameReachesTheOtherRoute(t *testing.T) {
-	tr, sys, err := record.ReadFile("testdata/spark-2294-600007-second-route.trace", record.NewCatalog(spark.System()))
-	require.NoError(t, err)
-	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2})
-	require.NoError(t, err)
-	require.False(t, res.Interrupted)
+	res := minimizeFile(t, "testdata/spark-2294-600007-second-route.trace", spark.System())
 	assert.Equal(t, [2]int{7, 5}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 	assert.Contains(t, res.Trace.Header.Violation.Detail, "NO_PREF before NODE_LOCAL")
+}
+
+// minimizeFile minimizes the trace in path, of system sys, with a budget
+// it must not reach and two workers.
+func minimizeFile(t *testing.T, path string, sys *record.System) *minimize.Result {
+	t.Helper()
+	tr, s, err := record.ReadFile(path, record.NewCatalog(sys))
+	require.NoError(t, err)
+	res, err := minimize.Run(context.Background(), s, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2})
+	require.NoError(t, err)
+	require.False(t, res.Interrupted)
+	return res
 }

@@ -222,7 +222,7 @@ type minimizer struct {
 
 	// The driver's state (driver.go): calls, the best trace last left and
 	// statistics per pass, the passes left out, the trace after provenance
-	// (where internals-first starts).
+	// (the beam's second start).
 	calls           map[string]int
 	left            map[string]*record.Trace
 	passStats       map[string]*PassStats
@@ -231,8 +231,8 @@ type minimizer struct {
 	// stallCap, when set, bounds a fork's work: its parent's stall point.
 	stallCap int64
 	// routes keeps, for each route of the violation the best trace left,
-	// that route's last best trace; routeTried marks those other-routes
-	// started from; memberNames are the members, longest first (beam.go).
+	// that route's last best trace; tried marks the beam's starts already
+	// descended from; memberNames are the members, longest first (beam.go).
 	routes map[string]*record.Trace
 	tried  map[*record.Trace]bool
 	// descending: the best trace's own descent has begun; before, the
@@ -240,11 +240,11 @@ type minimizer struct {
 	descending  bool
 	kept        *record.Trace
 	memberNames []string
-	// route, when set (a fork of other-routes), is the only route whose
-	// traces count as a check's success.
+	// route, when set (a beam fork from a route's trace), is the only
+	// route whose traces count as a check's success.
 	route string
 	// ahead, in a fork, holds passes the driver runs before the rest of
-	// their tier (internals-first's: those that remove deliveries).
+	// their tier (the second start's: those that remove deliveries).
 	ahead map[string]bool
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)

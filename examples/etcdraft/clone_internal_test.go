@@ -82,11 +82,7 @@ func TestCloneMessage(t *testing.T) {
 		c, want := cloneMessage(m), proto.Clone(m).(*raftpb.Message)
 		require.True(t, reflect.DeepEqual(settle(want), settle(c)), "message %d: %v\ngot  %v\nwant %v", i, m, c, want)
 		require.True(t, proto.Equal(m, c), "message %d", i)
-		eb, err := proto.MarshalOptions{Deterministic: true}.Marshal(c)
-		require.NoError(t, err)
-		wb, err := proto.MarshalOptions{Deterministic: true}.Marshal(want)
-		require.NoError(t, err)
-		require.Equal(t, wb, eb, "message %d", i)
+		requireSameEncoding(t, want, c, i)
 		require.Empty(t, shared(reflect.ValueOf(m), reflect.ValueOf(c), "m"), "message %d", i)
 	}
 	for _, k := range []raftpb.MessageType{raftpb.MsgApp, raftpb.MsgAppResp, raftpb.MsgVote, raftpb.MsgVoteResp,
@@ -188,11 +184,18 @@ func TestCloneProto(t *testing.T) {
 			x.ProtoReflect()
 		}
 		require.True(t, reflect.DeepEqual(want, c), "message %d: %v\ngot  %v\nwant %v", i, m, c, want)
-		eb, err := proto.MarshalOptions{Deterministic: true}.Marshal(c)
-		require.NoError(t, err)
-		wb, err := proto.MarshalOptions{Deterministic: true}.Marshal(want)
-		require.NoError(t, err)
-		require.Equal(t, wb, eb, "message %d", i)
+		requireSameEncoding(t, want, c, i)
 		require.Empty(t, shared(reflect.ValueOf(m), reflect.ValueOf(c), "m"), "message %d", i)
 	}
+}
+
+// requireSameEncoding requires that got encodes (deterministically) as
+// want does; i numbers the message in the failure.
+func requireSameEncoding(t *testing.T, want, got proto.Message, i int) {
+	t.Helper()
+	gb, err := proto.MarshalOptions{Deterministic: true}.Marshal(got)
+	require.NoError(t, err)
+	wb, err := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+	require.NoError(t, err)
+	require.Equal(t, wb, gb, "message %d", i)
 }
