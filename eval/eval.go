@@ -224,7 +224,9 @@ type Row struct {
 
 	Stages []minimize.StageStats `json:"stages"`
 	Pace   []minimize.PacePoint  `json:"pace"`
-	Plot   string                `json:"plot,omitempty"`
+	// Passes sums the tfb run's stage rows up per pass (minimize.Result).
+	Passes []minimize.PassStats `json:"passes,omitempty"`
+	Plot   string               `json:"plot,omitempty"`
 
 	Optimal *OptimalOutcome   `json:"optimal,omitempty"`
 	Peer    *rapidpeer.Result `json:"peer,omitempty"`
@@ -561,7 +563,7 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 	if res.Interrupted {
 		return Row{}, context.Canceled
 	}
-	row.Stages, row.Pace = res.Stages, res.Pace
+	row.Stages, row.Pace, row.Passes = res.Stages, res.Pace, res.Passes
 	row.Provenance, row.STSSched, row.TFB, row.STSSeconds, row.STSSchedules, row.TFBSeconds, row.TFBSchedules = FromStages(res.Stages)
 	row.TFB = sizeOf(res.Trace)
 	row.HitBudget = row.TotalSeconds() >= 0.97*c.Budget.Seconds()

@@ -77,6 +77,10 @@ type FreshRun struct {
 	Ratio float64 `json:"ratio"`
 	// OverOptimum is the same over the proven optimum, when there is one.
 	OverOptimum float64 `json:"over_optimum,omitempty"`
+	// Passes sums the run's stage rows up per pass; AfterLast is the
+	// share of its steps that came after its last improvement.
+	Passes    []minimize.PassStats `json:"passes,omitempty"`
+	AfterLast float64              `json:"after_last,omitempty"`
 }
 
 // FreshRow is the fresh-seed study of one bug.
@@ -408,6 +412,7 @@ func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System
 		run.Steps += s.Steps
 	}
 	run.Result = sizeOf(res.Trace)
+	run.Passes, run.AfterLast = res.Passes, AfterLast(res.Pace, run.Steps)
 	run.HitBudget = run.Seconds >= 0.97*f.Budget.Seconds()
 	rep, err := replay.Run(ctx, sys, res.Trace)
 	if err != nil {

@@ -81,6 +81,7 @@ func Markdown(w io.Writer, rep *Report) error {
 	m.dporStudy(rep)
 	m.finding(rep)
 	m.pace(rep)
+	m.passes(rep)
 	m.peer(rep)
 	m.scaling(rep)
 	m.errors(rep)
