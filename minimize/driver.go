@@ -19,7 +19,8 @@ import (
 // Within a tier, passes run in the order of their measured gain so far
 // (events removed per step), ties in table order, so the order depends on
 // the input and the budget alone. A pass is not called again on a best
-// trace it left unchanged: it would find what it found. The beam (beam.go)
+// trace it left unchanged, nor (but shrink-contents) on one whose contents
+// alone changed since (leftAlike): it would find what it found. The beam (beam.go)
 // runs the same descent (descend) from other starts in a fork: its second
 // start runs right after provenance, before the best trace's descent, so
 // that its work comes before the other tiers' improvements rather than
@@ -152,7 +153,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	}
 	p := lookupPass(name)
 	best := m.snapshotBest()
-	if m.skip[name] || p.Once && m.calls[name] > 0 || m.left[name] == best || !m.modeRuns(p) {
+	if m.skip[name] || p.Once && m.calls[name] > 0 || m.leftAlike(name, best) || !m.modeRuns(p) {
 		return false, nil
 	}
 	if p.applies != nil && !p.applies(m, ctx) {
@@ -172,6 +173,35 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	}
 	err := m.runStage(ctx, stage, m.shareOf(p.Share, end), func(ctx context.Context) error { return p.run(m, ctx) })
 	return m.leftBy(name, best), err
+}
+
+// leftAlike reports whether the pass named name left best, or a trace
+// that differs from it in the contents of external messages alone (a
+// content shrinking since): a pass that does not shrink contents would
+// find what it found (issue 26), so only shrink-contents runs again on a
+// trace whose contents alone changed.
+func (m *minimizer) leftAlike(name string, best *record.Trace) bool {
+	l := m.left[name]
+	return l == best || l != nil && name != StageShrinkContents && sameButContents(l, best)
+}
+
+// sameButContents reports whether a and b have the same events but for
+// the contents of their messages (the same kinds, actors, links, timers
+// and message types).
+func sameButContents(a, b *record.Trace) bool {
+	if len(a.Events) != len(b.Events) {
+		return false
+	}
+	for i, x := range a.Events {
+		y := b.Events[i]
+		if x.Kind != y.Kind || x.From != y.From || x.To != y.To || x.Timer != y.Timer || x.Cause != y.Cause ||
+			x.Actor != y.Actor || x.Cond != y.Cond || x.Limit != y.Limit ||
+			!slices.Equal(x.A, y.A) || !slices.Equal(x.B, y.B) || (x.Msg == nil) != (y.Msg == nil) ||
+			x.Msg != nil && record.TypeName(x.Msg) != record.TypeName(y.Msg) {
+			return false
+		}
+	}
+	return true
 }
 
 // leftBy notes the best trace the pass named name left, and reports

@@ -14,7 +14,7 @@
 // moves until one helps, then the searches until one helps, and goes back
 // to the removals after any success; within a tier, passes run in the
 // order of their measured gain, ties in table order. A pass is not called
-// again on a trace it left unchanged. The passes, in table order (passes.go
+// again on a trace it left unchanged, or changed in contents alone. The passes, in table order (passes.go
 // says what each does; docs/minimization.md how and why):
 //
 //   - provenance (removal): deliveries outside the violation's causal past.

@@ -103,3 +103,23 @@ func TestShrinkContentsKeepsCommandsDistinct(t *testing.T) {
 	assert.Equal(t, []int{0, 1}, cmds)
 	assert.Equal(t, size, []int{m.best.Header.Deliveries, m.best.Header.Externals})
 }
+
+// TestSameButContents: traces that differ in their messages' contents alone
+// are alike for the driver (leftAlike), but not when an event's receiver
+// or message type differs, nor for shrink-contents itself.
+func TestSameButContents(t *testing.T) {
+	a := sends(cmd{Count: 9}, otherCmd{Count: 5})
+	assert.True(t, sameButContents(a, sends(cmd{Count: 1}, otherCmd{Count: 0})))
+	assert.False(t, sameButContents(a, sends(cmd{Count: 9}, cmd{Count: 5})), "another message type")
+	assert.False(t, sameButContents(a, sends(cmd{Count: 9})), "fewer events")
+	b := sends(cmd{Count: 9}, otherCmd{Count: 5})
+	b.Events[1].To = "b"
+	assert.False(t, sameButContents(a, b), "another receiver")
+
+	lighter := sends(cmd{Count: 1}, otherCmd{Count: 5})
+	m := &minimizer{left: map[string]*record.Trace{StageDdminInternals: a, StageShrinkContents: a}}
+	assert.True(t, m.leftAlike(StageDdminInternals, lighter))
+	assert.False(t, m.leftAlike(StageShrinkContents, lighter), "shrink-contents runs again on other contents")
+	assert.True(t, m.leftAlike(StageShrinkContents, a))
+	assert.False(t, m.leftAlike(StageOneAtATime, a), "never called")
+}
