@@ -26,11 +26,11 @@
 //   - shrink-contents (removal): components of external messages.
 //   - one-at-a-time (removal): every causal cone, delivery and external.
 //   - gather (move; needs record.Symmetry): a round takes a later message.
-//   - retarget (move): events addressed, ordered and placed otherwise.
-//   - inject (move; needs record.System.Injections): an offered event.
-//   - add-event (move; needs record.System.Injections): one sending nothing.
 //   - fire-timer (move): a timer fires where a message was delivered.
 //   - trade-round (move): a timer fires at another actor instead.
+//   - retarget (move): events addressed, ordered and placed otherwise.
+//   - add-event (move; needs record.System.Injections): one sending nothing.
+//   - inject (move; needs record.System.Injections): an offered event.
 //   - insert (search): a suffix replaced by an exhaustive search's.
 //   - beam (search): the descent again from other starts: internal
 //     events first, and each route of the violation the best trace left.
