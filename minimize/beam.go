@@ -12,9 +12,10 @@ import (
 // decides the local minimum the other tiers descend to, and no move undoes
 // it. The run therefore keeps a small beam of distinct starts besides the
 // best trace, and the beam pass runs the driver's tiers (the removals to a
-// fixpoint, then the moves and searches, descend) on each start not tried
-// yet, in a fork, offering each result with fewer deliveries plus
-// externals than the best trace. The starts are distinct by route, not by
+// fixpoint, then the moves, descend) on each start not tried yet, in a
+// fork, offering each result with fewer deliveries plus externals than the
+// best trace. A fork leaves the search tier out: a result the beam offers
+// becomes the best trace, which the searches then take on from there. The starts are distinct by route, not by
 // bytes:
 //
 //   - the trace after provenance, with the passes that remove groups of
@@ -154,11 +155,16 @@ func (m *minimizer) beam(ctx context.Context) error {
 // fork returns a minimizer that starts from best and shares m's system,
 // configuration and checkers (m waits while it runs). Its step budget is
 // what m's running call may still use. It leaves out the passes m leaves
-// out, the beam, and provenance and ddmin-externals as well: a fork
-// starts after provenance, and ddmin-externals-wild does ddmin-externals'
-// work there.
+// out, the search tier (the beam with it), and provenance and
+// ddmin-externals as well: a fork starts after provenance, and
+// ddmin-externals-wild does ddmin-externals' work there.
 func (m *minimizer) fork(best *record.Trace) *minimizer {
-	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true, StageBeam: true}
+	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true}
+	for _, p := range passTable() {
+		if p.Tier == Search {
+			skip[p.Name] = true
+		}
+	}
 	for p := range m.skip {
 		skip[p] = true
 	}
