@@ -167,9 +167,10 @@ func (n *Node) persist(ctx *record.Context) {
 	if n.bugs.termVolatile {
 		term, voted = 0, "" // raft-term-volatile: neither is written
 	}
+	// Put stores a copy (persistent.DeepCopy): the lists need no copy of
+	// their own here.
 	ctx.Storage().Put(storageKey, persistent{
-		Term: term, VotedFor: voted, Log: slices.Clone(log),
-		Members: slices.Clone(n.members), LedTerms: slices.Clone(n.ledTerms),
+		Term: term, VotedFor: voted, Log: log, Members: n.members, LedTerms: n.ledTerms,
 	})
 }
 
