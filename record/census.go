@@ -54,8 +54,8 @@ func (c *Census) Add(s *Sim, v *Violation) {
 		c.counts[censusKey{TypeName(msg), timer != ""}]++
 	}
 	if s.lazy {
-		for i := range s.log {
-			if en := &s.log[i]; en.kind == Deliver {
+		for i := range s.log.size() {
+			if en := s.log.at(i); en.kind == Deliver {
 				count(en.msg, en.timer)
 			}
 		}

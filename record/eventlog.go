@@ -23,13 +23,13 @@ type entry struct {
 
 // Events returns the events executed so far. The slice is owned by the Sim.
 func (s *Sim) Events() []Event {
-	if n := len(s.log) - len(s.events); s.lazy && n > 0 {
+	if n := s.log.size() - len(s.events); s.lazy && n > 0 {
 		if cap(s.events)-len(s.events) < n {
 			s.events = slices.Grow(s.events, max(n, len(s.events)))
 		}
 		from := len(s.events)
-		s.events = s.events[:len(s.log)]
-		for i := from; i < len(s.log); i++ {
+		s.events = s.events[:s.log.size()]
+		for i := from; i < len(s.events); i++ {
 			s.fill(&s.events[i], i)
 		}
 	}
@@ -39,9 +39,9 @@ func (s *Sim) Events() []Event {
 // fill materializes the log's entry i into *e, field by field (see
 // deliverAt).
 func (s *Sim) fill(e *Event, i int) {
-	en := &s.log[i]
+	en := s.log.at(i)
 	if en.kind != Deliver {
-		*e = s.ext[en.from]
+		*e = *s.ext.at(int(en.from))
 		return
 	}
 	if e.Kind != 0 { // not zero: a caller appended to Events() in place
@@ -73,7 +73,7 @@ func (s *Sim) Reserve(n int) {
 		return
 	}
 	if s.lazy {
-		s.log = slices.Grow(s.log, n)
+		s.log.reserve(n)
 	} else {
 		s.events = slices.Grow(s.events, n)
 	}
@@ -89,7 +89,8 @@ func (s *Sim) CompactLog() {
 		return
 	}
 	s.lazy = true
-	s.log = make([]entry, 0, cap(s.events))
+	s.log, s.ext = chunks[entry]{}, withLen[Event](extLen)
+	s.log.reserve(cap(s.events))
 	s.events = nil
 }
 
@@ -99,18 +100,17 @@ func (s *Sim) eventCount() int {
 		return s.nevts
 	}
 	if s.lazy {
-		return len(s.log)
+		return s.log.size()
 	}
 	return len(s.events)
 }
 
-// roomForEvent makes room for one more event, doubling the log when it is
-// full: append grows large slices by only a quarter at a time, which copies
-// a long log (176 bytes an event, pointers included) over and over.
+// roomForEvent makes room for one more event in the Events of a run that
+// is not lazy (a lazy run's log grows by chunks), doubling the log when it
+// is full: append grows large slices by only a quarter at a time, which
+// copies a long log (176 bytes an event, pointers included) over and over.
 func (s *Sim) roomForEvent() {
-	if s.lazy {
-		s.log = grown(s.log, s.expect)
-	} else {
+	if !s.lazy {
 		s.events = grown(s.events, s.expect)
 	}
 }
@@ -131,7 +131,7 @@ func grown[T any](log []T, expect int) []T {
 // sentID returns the message ID external event i (a Send) gave its message.
 func (s *Sim) sentID(i int) MsgID {
 	if s.lazy {
-		return s.ext[s.log[i].from].ID
+		return s.ext.at(int(s.log.at(i).from)).ID
 	}
 	return s.events[i].ID
 }

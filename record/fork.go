@@ -45,8 +45,8 @@ func (s *Sim) Fork() *Sim {
 	// The logs only grow: the fork shares their prefix, clipped so that
 	// its next event is written to a copy of its own.
 	f.events = slices.Clip(s.events)
-	f.log = slices.Clip(s.log)
-	f.ext = slices.Clip(s.ext)
+	f.log = s.log.fork()
+	f.ext = s.ext.fork()
 	f.sch.hd = slices.Clone(s.sch.hd)
 	f.sch.tm = slices.Clone(s.sch.tm)
 	f.sch.cnt = slices.Clone(s.sch.cnt)
@@ -76,8 +76,8 @@ func (s *Sim) ForkInto(dst *Sim) *Sim {
 	dst.enab = old.enab
 	dst.cut = reuse(old.cut, s.cut)
 	dst.events = slices.Clip(s.events)
-	dst.log = slices.Clip(s.log)
-	dst.ext = slices.Clip(s.ext)
+	dst.log = s.log.fork()
+	dst.ext = s.ext.fork()
 	dst.sch.hd = reuse(old.sch.hd, s.sch.hd)
 	dst.sch.tm = reuse(old.sch.tm, s.sch.tm)
 	dst.sch.cnt = reuse(old.sch.cnt, s.sch.cnt)
@@ -132,7 +132,7 @@ const forkRoom = 6
 func (s *Sim) DropLog() {
 	s.nevts = s.eventCount()
 	s.nolog = true
-	s.events, s.log, s.ext = nil, nil, nil
+	s.events, s.log, s.ext = nil, chunks[entry]{}, chunks[Event]{}
 }
 
 // own gives the run its own copy of the actor in sl, its storage and its

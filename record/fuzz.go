@@ -75,7 +75,7 @@ func Fuzz(ctx context.Context, sys *System, opts Options, cfg FuzzConfig) (*Trac
 	if err != nil {
 		return nil, err
 	}
-	sim, v, err := fuzz(ctx, plan, opts, cfg, false, nil)
+	sim, v, err := fuzz(ctx, plan, opts, cfg, false, chunks[entry]{})
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func fuzzTrace(sim *Sim, v *Violation, cfg FuzzConfig) *Trace {
 // keeps its event log compact (see Sim.log), recording into spare's memory
 // (the log of a discarded run), if any: fresh memory costs more than the
 // run itself on a small workload.
-func fuzz(ctx context.Context, plan *simPlan, opts Options, cfg FuzzConfig, lazy bool, spare []entry) (*Sim, *Violation, error) {
+func fuzz(ctx context.Context, plan *simPlan, opts Options, cfg FuzzConfig, lazy bool, spare chunks[entry]) (*Sim, *Violation, error) {
 	f, err := newFuzzer(plan, opts, cfg, lazy, spare)
 	if err != nil {
 		return nil, nil, err
@@ -118,13 +118,13 @@ func (f *fuzzer) finish(ctx context.Context) (*Violation, error) {
 }
 
 // newFuzzer prepares a fuzz run (see fuzz).
-func newFuzzer(plan *simPlan, opts Options, cfg FuzzConfig, lazy bool, spare []entry) (*fuzzer, error) {
+func newFuzzer(plan *simPlan, opts Options, cfg FuzzConfig, lazy bool, spare chunks[entry]) (*fuzzer, error) {
 	sim, err := plan.newSim(opts, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
 	sim.lazy = lazy
-	sim.log = spare[:0]
+	sim.log, sim.ext = spare, withLen[Event](extLen)
 	// Room for a short run; a run that turns out long gets room for its
 	// step limit when its log first fills up beyond 1024 events.
 	sim.expect = cfg.MaxSteps + cfg.MaxExternals + 64
@@ -560,11 +560,11 @@ func (w walkCampaign) Run(ctx context.Context, seed uint64, prev *Sim) (RunResul
 }
 
 // spareLog is the memory of a discarded run's event log, or nil.
-func spareLog(prev *Sim) []entry {
+func spareLog(prev *Sim) chunks[entry] {
 	if prev == nil {
-		return nil
+		return chunks[entry]{}
 	}
-	return prev.log[:0]
+	return prev.log.reuse()
 }
 
 // intN is f.rng.IntN(n) for n > 0, the very same number, drawn from the

@@ -142,7 +142,7 @@ type covRun struct {
 }
 
 func newCovRun(plan *simPlan, opts Options, cfg FuzzConfig, seen map[uint64]struct{}) (*covRun, error) {
-	f, err := newFuzzer(plan, opts, cfg, false, nil)
+	f, err := newFuzzer(plan, opts, cfg, false, chunks[entry]{})
 	if err != nil {
 		return nil, err
 	}

@@ -208,7 +208,7 @@ type roundsRun struct {
 	injected int
 }
 
-func newRoundsRun(sims *simPlan, opts Options, cfg FuzzConfig, m RoundsMode, spare []entry) (*roundsRun, error) {
+func newRoundsRun(sims *simPlan, opts Options, cfg FuzzConfig, m RoundsMode, spare chunks[entry]) (*roundsRun, error) {
 	f, err := newFuzzer(sims, opts, cfg, true, spare)
 	if err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func TestScheduledFuzzMatchesScan(t *testing.T) {
 				cfg.Seed = seed
 				cfg = cfg.withDefaults()
 				run := func(scheduled bool) []Event {
-					f, err := newFuzzer(plan, nil, cfg, scheduled, nil)
+					f, err := newFuzzer(plan, nil, cfg, scheduled, chunks[entry]{})
 					require.NoError(t, err)
 					require.True(t, f.sim.sch.on)
 					f.sim.sch.on = scheduled

@@ -57,13 +57,14 @@ type Sim struct {
 	// most of them discarded) keeps it in compact form in log instead, one
 	// entry per event, and events holds the first len(events) entries
 	// materialized, extended on demand (Events, Trace): a discarded run
-	// never pays for 176-byte Events with eight pointer words each.
+	// never pays for 176-byte Events with eight pointer words each. log
+	// and ext are kept in chunks that forks share (see chunks).
 	events []Event
 	lazy   bool
 	nolog  bool // no event log is kept (see DropLog); nevents counts events
 	nevts  int
-	log    []entry
-	ext    []Event // lazy: the external events, as applied, in order
+	log    chunks[entry]
+	ext    chunks[Event] // lazy: the external events, as applied, in order
 	halted *Violation
 	ctx    Context
 	up     int   // running actors
@@ -246,11 +247,7 @@ func (s *Sim) deliverAt(at int) {
 	if s.nolog {
 		s.nevts++
 	} else if s.lazy {
-		if len(s.log) == cap(s.log) {
-			s.roomForEvent()
-		}
-		s.log = s.log[:len(s.log)+1]
-		en := &s.log[len(s.log)-1]
+		en := s.log.push()
 		en.kind, en.id, en.from, en.to, en.cause = Deliver, p.ID, p.from, p.to, p.Cause
 		en.msg, en.timer, en.at = p.Msg, p.Timer, s.now
 	} else {
@@ -325,9 +322,8 @@ func (s *Sim) Apply(e Event) error {
 	case s.nolog:
 		s.nevts++
 	case s.lazy:
-		s.roomForEvent()
-		s.log = append(s.log, entry{kind: e.Kind, from: int32(len(s.ext)), cause: -1})
-		s.ext = append(s.ext, e)
+		*s.log.push() = entry{kind: e.Kind, from: int32(s.ext.size()), cause: -1}
+		*s.ext.push() = e
 	default:
 		s.roomForEvent()
 		s.events = append(s.events, e)
@@ -364,7 +360,7 @@ func (s *Sim) Apply(e Event) error {
 			break
 		}
 		if s.lazy {
-			s.ext[len(s.ext)-1].ID = id
+			s.ext.at(s.ext.size() - 1).ID = id
 		} else {
 			s.events[at].ID = id
 		}
