@@ -31,10 +31,10 @@
 //   - retarget (move): events addressed, ordered and placed otherwise.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
 //   - inject (move; needs record.System.Injections): an offered event.
-//   - insert (search): a suffix replaced by an exhaustive search's.
 //   - beam (search): the descent again from other starts: internal
 //     events first, and each route of the violation the best trace left.
 //   - shrink-search (search; needs optimal.Forks): an exact search.
+//   - insert (search): a suffix replaced by an exhaustive search's.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Every move is checked and followed by a descent that removes what the
