@@ -32,9 +32,3 @@ func TestInsertableCopiesTheTracesExternalsAndRestartsEveryMember(t *testing.T) 
 	// No external to copy and no restart in the input: nothing to insert.
 	assert.Empty(t, insertable(nil, events[:3]))
 }
-
-func TestInsertCutsRunFromTheEndToTheFirstEventAfterTheStarts(t *testing.T) {
-	events := []record.Event{record.StartEvent("a"), record.StartEvent("b"),
-		{Kind: record.Deliver}, {Kind: record.Restart, Actor: "a"}, {Kind: record.Deliver}}
-	assert.Equal(t, []int{4, 3, 2}, insertCuts(events))
-}

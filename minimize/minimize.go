@@ -33,8 +33,8 @@
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - beam (search): the descent again from other starts: internal
 //     events first, and each route of the violation the best trace left.
-//   - shrink-search (search; needs optimal.Forks): an exact search.
-//   - insert (search): a suffix replaced by an exhaustive search's.
+//   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
+//   - insert (search; needs optimal.Forks): the exact search, one event inserted.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Every move is checked and followed by a descent that removes what the

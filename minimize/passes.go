@@ -121,9 +121,9 @@ func passTable() []pass {
 			(*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
-			(*minimizer).shrinkSearches, (*minimizer).shrinkSearch},
-		{PassInfo{StageInsert, Search, "", 0.1, false, false,
-			"replaces a suffix by the cheapest one a bounded exhaustive search finds, with inserted external events"},
+			(*minimizer).searches, (*minimizer).shrinkSearch},
+		{PassInfo{StageInsert, Search, "optimal.Forks", 0.1, false, false,
+			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, with one copy of an external event of the trace inserted anywhere"},
 			(*minimizer).inserts, (*minimizer).insert},
 
 		{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
@@ -181,10 +181,9 @@ const (
 	longTrace   = 5000
 	minWindow   = 32
 	// A scan looks at the budget every scanChunk candidates, every
-	// reorderChunk moves, every insertChunk insertion cuts.
+	// reorderChunk moves.
 	scanChunk    = 16
 	reorderChunk = 4
-	insertChunk  = 2
 	// A move: one check of reorderSchedules schedules, then a descent of
 	// at most descentChecks checks (an insertion's too); at most
 	// maxReorderMoves moves per trace; reroutes only on traces of at most
@@ -194,10 +193,9 @@ const (
 	maxReorderMoves      = 4000
 	maxRerouteDeliveries = 40
 	// insert: traces of at most maxInsertDeliveries deliveries, suffixes
-	// of cost at most maxInsertCost, at most maxInsertSteps steps per cut.
+	// of cost at most maxInsertCost.
 	maxInsertDeliveries = 64
 	maxInsertCost       = 6
-	maxInsertSteps      = 1_500_000
 	// Enumeration bounds: pairs of external units in one-at-a-time, shrink
 	// variants per message, members permuted by gather, schedules per
 	// round-form check.
@@ -213,15 +211,16 @@ const (
 	// own: its check takes backtracks on any message type (dpor's Broad),
 	// at most injectSchedules schedules.
 	injectSchedules = 32
-	// shrink-search: searches capped at shrinkSearchStates distinct
-	// states, four times as many in each later round (shrinkSearchRounds
-	// in all), identSearchStates from the best trace unedited; a forked step counts searchStepCost steps, a state's cap
-	// searchStepsPerState.
-	shrinkSearchStates  = 1000
-	identSearchStates   = 250
-	shrinkSearchRounds  = 3
-	searchStepCost      = 10
-	searchStepsPerState = 40
+	// The searches (shrink-search, insert): searches capped at
+	// shrinkSearchStates distinct states, four times as many in each later
+	// round (shrinkSearchRounds in all), identSearchStates from the best
+	// trace unedited (one round), insertSearchStates with an inserted event
+	// (one round); a forked step counts searchStepCost steps.
+	shrinkSearchStates = 1000
+	identSearchStates  = 250
+	insertSearchStates = 16000
+	shrinkSearchRounds = 3
+	searchStepCost     = 10
 	// beam: at most beamWidth starts per call (beam.go).
 	beamWidth = 3
 	// Content shrinking and renaming walk a message's values (exported

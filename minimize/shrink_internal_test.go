@@ -38,7 +38,7 @@ func TestShrinkSearchFromTheBestTrace(t *testing.T) {
 	m := stageMinimizer(t, "testdata/raft-46-600022-late-term.trace", 1)
 	m.limit.Store(m.allowance(StageShrinkSearch))
 	require.Equal(t, [2]int{14, 6}, [2]int{m.best.Header.Deliveries, m.best.Header.Externals})
-	require.True(t, m.shrinkSearches(context.Background()))
+	require.True(t, m.searches(context.Background()))
 	require.NoError(t, m.shrinkSearch(context.Background()))
 	assert.Equal(t, [2]int{11, 6}, [2]int{m.best.Header.Deliveries, m.best.Header.Externals})
 	assert.Contains(t, m.best.Header.Violation.Detail, "in term 2")

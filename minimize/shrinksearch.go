@@ -11,82 +11,149 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The shrink-search pass (docs/minimization.md, "The searches"): for
-// every group edit (groupEdits), the edited plan runs while every delivery
-// finds its message, and from cuts of that prefix exact searches over
-// forked runs (optimal.SearchFrom) ask for the cheapest continuation below
-// the best trace's size, shrinkSearchStates states each, four times as
-// many in each later round; the first trace found becomes the best. The
-// best trace itself, unedited, is searched from its cuts too, in the first
-// round only and identSearchStates states each: the removal tier keeps the
-// order of the events it leaves, and a cheaper route can leave the trace's
-// early on (another member times out first). The searches run one after
-// the other on one walker.
+// The search passes (docs/minimization.md, "The searches") share one
+// engine, searchCuts: from cuts of a prefix, exact searches over forked
+// runs (optimal.SearchFrom) ask for the cheapest continuation below the
+// best trace's size, any subsequence of the trace's external events after
+// the cut applied, shrinkSearchStates states each, four times as many in
+// each later round; the first trace found becomes the best. Cuts run from
+// the end back (the cheapest searches first), one search after the other
+// on one walker.
+//
+// shrink-search searches, for every group edit (groupEdits), the prefix
+// the edited plan runs while every delivery finds its message, and the
+// best trace itself, unedited, in the first round only and
+// identSearchStates states each: the removal tier keeps the order of the
+// events it leaves, and a cheaper route can leave the trace's early on
+// (another member times out first).
+//
+// insert searches the best trace with one external event inserted
+// anywhere besides (optimal.Config.Insert: a copy of one of the trace's,
+// insertable): it reaches routes that need events the best trace lacks
+// (a second crash-restart that drops what was queued, and a round sent
+// only because of it).
 
-// shrinkSearches reports whether the pass applies: the best trace's runs
+// searches reports whether the search passes apply: the best trace's runs
 // fork.
-func (m *minimizer) shrinkSearches(ctx context.Context) bool {
+func (m *minimizer) searches(ctx context.Context) bool {
 	return optimal.Forks(ctx, m.sys, m.snapshotBest()) == nil
 }
 
-// shrinkSearch runs one call of the pass on the best trace.
+// inserts reports whether the insert pass applies: the search passes do,
+// the best trace has at most maxInsertDeliveries deliveries, and events to
+// insert.
+func (m *minimizer) inserts(ctx context.Context) bool {
+	t := m.snapshotBest()
+	return t.Header.Deliveries <= maxInsertDeliveries && len(insertable(m.dropped, t.Events)) > 0 && m.searches(ctx)
+}
+
+// shrinkSearch runs one call of the shrink-search pass on the best trace.
 func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	base := m.snapshotBest()
 	edits, _ := m.groupEdits(base, true)
+	_, err := m.searchCuts(ctx, base, edits, nil)
+	return err
+}
+
+// insert runs one call of the insert pass on the best trace; a descent
+// follows a trace found.
+func (m *minimizer) insert(ctx context.Context) error {
+	base := m.snapshotBest()
+	tr, err := m.searchCuts(ctx, base, nil, insertable(m.dropped, base.Events))
+	if err != nil || tr == nil {
+		return err
+	}
+	small, steps, err := m.descent(ctx, m.checks[0], tr, true)
+	m.steps.Add(steps)
+	if err != nil {
+		return err
+	}
+	m.offer(small)
+	return nil
+}
+
+// searchCuts searches from the cuts of the prefixes of base's edited
+// plans, and of base itself (searched with insert inserted, or else in the
+// first round only), and offers and returns the first trace found.
+func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event) (*record.Trace, error) {
 	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	bp := dpor.FromEvents(m.fp, base.Events)
 	type search struct {
-		pre        []record.Event
-		cut, bound int
-		ident      bool
+		pre                        []record.Event
+		cut, bound, states, rounds int
 	}
 	var order []search
 	for k, e := range edits {
 		pre, err := m.followed(base, e(m.fp, bp))
 		if err != nil {
-			return fmt.Errorf("shrink search: %w", err)
+			return nil, fmt.Errorf("shrink search: %w", err)
 		}
 		first := 0
 		for first < len(pre) && pre[first].Kind.IsExternal() {
 			first++
 		}
+		states, rounds, most := shrinkSearchStates, shrinkSearchRounds, total(base)
+		switch {
+		case insert != nil:
+			states, rounds, most = insertSearchStates, 1, maxInsertCost
+		case k == len(edits)-1:
+			states, rounds = identSearchStates, 1
+		}
 		for cut := len(pre); cut >= max(first, 1); cut-- {
-			if bound := total(base) - cut - 1; bound >= 1 {
-				order = append(order, search{pre, cut, bound, k == len(edits)-1})
+			if bound := min(total(base)-cut-1, most); bound >= 1 {
+				order = append(order, search{pre, cut, bound, states, rounds})
 			}
 		}
 	}
 	slices.SortStableFunc(order, func(a, b search) int { return a.bound - b.bound })
 	exhausted := make([]bool, len(order))
-	states := shrinkSearchStates
-	for round := 0; round < shrinkSearchRounds; round, states = round+1, states*4 {
+	for round := 0; round < shrinkSearchRounds; round++ {
 		for i, s := range order {
-			if exhausted[i] || s.ident && round > 0 {
+			if exhausted[i] || round >= s.rounds {
 				continue
 			}
-			left := (m.end() - m.steps.Load()) / searchStepsPerState
+			left := (m.end() - m.steps.Load()) / searchStepCost
 			if left <= 0 || ctx.Err() != nil {
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
-			n := states
-			if s.ident {
-				n = identSearchStates
-			}
+			cfg := optimal.Config{Subsets: true, TotalBound: s.bound, MaxStates: s.states << (2 * round), MaxSteps: int(left), Workers: 1}
 			t := &record.Trace{Header: base.Header, Events: s.pre[:s.cut]}
+			if insert != nil {
+				t.Events, cfg.Insert, cfg.Last = s.pre, insert, &s.pre[len(s.pre)-1]
+			}
 			t.Recount()
-			res, err := optimal.SearchFrom(ctx, m.sys, t, s.cut, optimal.Config{
-				Subsets: true, TotalBound: s.bound, MaxStates: int(min(left, int64(n))), Workers: 1})
+			res, err := optimal.SearchFrom(ctx, m.sys, t, s.cut, cfg)
 			if err != nil {
-				return fmt.Errorf("shrink search: cut %d: %w", s.cut, err)
+				return nil, fmt.Errorf("shrink search: cut %d: %w", s.cut, err)
 			}
 			m.steps.Add(int64(res.Steps) * searchStepCost)
 			if res.Trace != nil && m.offer(res.Trace) {
-				return nil
+				return res.Trace, nil
 			}
 			exhausted[i] = res.Exhausted
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// insertable lists the external events the insert pass may insert: a copy
+// of each send, kill and restart of events (one of each shape,
+// reinsertable), then, when the input (dropped) restarts a member, a
+// restart of every started one.
+func insertable(dropped, events []record.Event) []record.Event {
+	all := slices.Clone(events)
+	if slices.ContainsFunc(dropped, func(e record.Event) bool { return e.Kind == record.Restart }) {
+		for _, a := range startedActors(events) {
+			all = append(all, record.Event{Kind: record.Restart, Actor: a})
+		}
+	}
+	var out []record.Event
+	for _, e := range reinsertable(all) {
+		if e.Kind != record.Start {
+			out = append(out, record.Event{Kind: e.Kind, Actor: e.Actor, To: e.To, Msg: e.Msg, Cause: -1})
+		}
+	}
+	return out
 }
 
 // followed runs plan p from the start while its events apply and every

@@ -34,6 +34,10 @@ func (s *search) build(path []decision) (*record.Trace, error) {
 			ext++
 		case decSkip:
 			ext++
+		case decInsert:
+			if _, err := d.Apply(s.ctx, s.cfg.Insert[x.id]); err != nil {
+				return nil, fmt.Errorf("optimal: inserted event %s: %w", s.cfg.Insert[x.id], err)
+			}
 		case decDeliver:
 			if _, err := d.Deliver(s.ctx, x.id); err != nil {
 				return nil, fmt.Errorf("optimal: replaying the schedule found: %w", err)

@@ -50,7 +50,7 @@ func (s *walker) globalKey(f *frame) uint64 {
 // member's state, the cut links and the next external event.
 func (s *walker) actorsKey(f *frame) uint64 {
 	s.hashes(f)
-	k := finish(uint64(f.ext)*2+b2u(f.kept)+0x3c6ef372fe94f82b) + f.cut
+	k := finish(uint64(f.ext)*4+b2u(f.kept)+2*b2u(f.inserted)+0x3c6ef372fe94f82b) + f.cut
 	for i, h := range f.ah {
 		k += actorTerm(i, h)
 	}

@@ -96,9 +96,11 @@
 // SearchFrom keeps a trace's first events as they are and searches only
 // the schedules after them, from the state they reach (the root of every
 // walk runs the prefix once); its cost counts only the events after the
-// cut. The minimizer's near stage uses it to search exactly the schedules
-// near its best trace (minimize/near.go). Forks reports whether a trace's
-// runs can be searched at all: every actor must be copyable.
+// cut. The minimizer's insert and shrink-search passes use it to search the
+// schedules near its best trace (minimize/shrinksearch.go), insert with
+// Config.Insert (one external event the trace lacks, applied at any step)
+// and Config.Last (the last step like the trace's). Forks reports whether
+// a trace's runs can be searched at all: every actor must be copyable.
 //
 // # Parallel
 //
@@ -129,6 +131,9 @@ type Config struct {
 	// 5,000,000), so memory stays bounded; the search reports
 	// Exhausted=false when it stops there.
 	MaxStates int
+	// MaxSteps, when above 0, bounds the steps (Result.Steps) of each
+	// walker: the search stops there as at MaxStates.
+	MaxSteps int
 	// Progress, when set, is called after each bound the search finished.
 	Progress func(Progress)
 	// Subsets also chooses which external events happen; the cost is
@@ -145,6 +150,17 @@ type Config struct {
 	// The answer is the same either way (the bound is admissible); the
 	// option makes that comparison reproducible.
 	NoLowerBound bool
+	// Insert, with Subsets, lists external events besides the trace's
+	// that a schedule may apply once, at any step, at most one of them,
+	// at a cost of one: a route that needs an event the trace lacks (a
+	// second restart that drops what was queued).
+	Insert []record.Event
+	// Last, with Subsets, makes the search goal-directed: a step that
+	// spends the last of a bound is like it (a delivery to the same actor
+	// of a message of the same type and timer; an external event of the
+	// same kind, actor, receiver and message type), so most last steps are
+	// never taken. The answer may then cost more than the optimum.
+	Last *record.Event
 
 	// noCommute turns the commutation filter off and noDominance the
 	// pruning of deliveries that change nothing (tests and benchmarks
@@ -228,6 +244,9 @@ func searchAfter(ctx context.Context, sys *record.System, t *record.Trace, cut i
 	}
 	if cfg.MaxDeliveries < 0 {
 		return nil, fmt.Errorf("optimal: max deliveries %d is negative", cfg.MaxDeliveries)
+	}
+	if (len(cfg.Insert) > 0 || cfg.Last != nil) && !cfg.Subsets {
+		return nil, errors.New("optimal: inserted external events and a last step need Subsets (every step costs one)")
 	}
 	if cfg.MaxStates <= 0 {
 		cfg.MaxStates = 5_000_000

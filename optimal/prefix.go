@@ -12,7 +12,7 @@ import (
 // external events after the cut (with Subsets, of every subsequence of
 // them) and of the deliveries enabled from the state the prefix reaches.
 // It is the exact search of the schedules near a trace that the
-// minimizer's near stage runs (minimize/near.go): cheap where a full
+// minimizer's search passes run (minimize/shrinksearch.go): cheap where a full
 // search is not, because the prefix is run once and every state of the
 // walk shares it.
 //

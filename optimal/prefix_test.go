@@ -2,6 +2,7 @@ package optimal_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/demi-project/demi/examples/raft"
@@ -80,4 +81,67 @@ func TestForks(t *testing.T) {
 	err = optimal.Forks(context.Background(), bad, sim.Trace(nil))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cannot be forked")
+}
+
+// TestSearchFromInsertsAnEventTheTraceLacks takes the client command out
+// of the shipped raft-66 trace (event 12 of 20, the entry the violation
+// is about) and searches after the 12 events before it: without the
+// command nothing of cost 8 or less reproduces the violation; with it to
+// insert (Config.Insert), the search finds a suffix of 8 events that
+// applies it, and with the trace's last step as Config.Last the same one
+// in fewer steps. MaxSteps stops a search early.
+func TestSearchFromInsertsAnEventTheTraceLacks(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-66.min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	const cut = 12
+	command := tr.Events[cut]
+	require.Equal(t, record.Send, command.Kind)
+	lacking := *tr
+	lacking.Events = slices.Delete(slices.Clone(tr.Events), cut, cut+1)
+	lacking.Recount()
+	ctx := context.Background()
+
+	res, err := optimal.SearchFrom(ctx, sys, &lacking, cut, optimal.Config{Subsets: true, TotalBound: 8})
+	require.NoError(t, err)
+	assert.Nil(t, res.Trace)
+	assert.True(t, res.Exhausted)
+
+	cfg := optimal.Config{Subsets: true, TotalBound: 8, Insert: []record.Event{command}}
+	ins, err := optimal.SearchFrom(ctx, sys, &lacking, cut, cfg)
+	require.NoError(t, err)
+	require.NotNil(t, ins.Trace)
+	assert.Equal(t, 20, len(ins.Trace.Events))
+	assert.Equal(t, 7, ins.Searched, "every cheaper suffix was covered")
+	assert.Equal(t, 1, countFunc(ins.Trace.Events, func(e record.Event) bool {
+		return e.Kind == record.Send && record.SameMessage(e.Msg, command.Msg)
+	}))
+	r, err := replay.Run(ctx, sys, ins.Trace)
+	require.NoError(t, err)
+	assert.True(t, r.Reproduced)
+
+	cfg.Last = &tr.Events[len(tr.Events)-1]
+	last, err := optimal.SearchFrom(ctx, sys, &lacking, cut, cfg)
+	require.NoError(t, err)
+	require.NotNil(t, last.Trace)
+	assert.Equal(t, 20, len(last.Trace.Events))
+	assert.Less(t, last.Steps, ins.Steps)
+
+	cfg.MaxSteps = 10
+	early, err := optimal.SearchFrom(ctx, sys, &lacking, cut, cfg)
+	require.NoError(t, err)
+	assert.Nil(t, early.Trace)
+	assert.False(t, early.Exhausted)
+
+	_, err = optimal.SearchFrom(ctx, sys, &lacking, cut, optimal.Config{TotalBound: 8, Insert: []record.Event{command}})
+	assert.EqualError(t, err, "optimal: inserted external events and a last step need Subsets (every step costs one)")
+}
+
+func countFunc(es []record.Event, f func(record.Event) bool) int {
+	n := 0
+	for _, e := range es {
+		if f(e) {
+			n++
+		}
+	}
+	return n
 }

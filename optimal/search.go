@@ -14,11 +14,11 @@ import (
 )
 
 // decision is one step of a path through the search: apply the next
-// external event, leave it out, decide to apply it later, or deliver a
-// message.
+// external event, leave it out, decide to apply it later, deliver a
+// message, or apply an inserted event (Config.Insert).
 type decision struct {
 	kind int8
-	id   record.MsgID // the message delivered
+	id   record.MsgID // the message delivered, or the index of the inserted event
 }
 
 const (
@@ -26,6 +26,7 @@ const (
 	decSkip
 	decKeep
 	decDeliver
+	decInsert
 )
 
 // frame is one state of the walk. Frames share their run and slices with
@@ -36,6 +37,8 @@ type frame struct {
 	cost int
 	ext  int  // the next external event
 	kept bool // Subsets: the next external event was decided to happen
+	// inserted: the schedule applied one of Config.Insert.
+	inserted bool
 	// maxID is the largest message ID whose content key is known.
 	maxID record.MsgID
 	hist  []uint64 // per-actor history hashes (the commutation filter)
@@ -329,7 +332,7 @@ func (s *walker) visit(f *frame) {
 	if s.halt.Load() {
 		return
 	}
-	if s.ctx.Err() != nil {
+	if s.ctx.Err() != nil || s.cfg.MaxSteps > 0 && s.steps >= s.cfg.MaxSteps {
 		s.stopEarly()
 		return
 	}
@@ -367,8 +370,12 @@ func (s *walker) visit(f *frame) {
 		// state (the actors and the messages in flight), as the tables'
 		// keys are, so a state cut here is cut again wherever it is met
 		// with no more budget.
+		future := s.externals[f.ext:]
+		if !f.inserted && len(s.cfg.Insert) > 0 {
+			future = append(slices.Clip(future), s.cfg.Insert...)
+		}
 		h := s.lowerBound(record.Goal{View: f.sim.View(), InFlight: f.sim.InFlight(), Want: s.want,
-			Future: s.externals[f.ext:], CountExternals: s.cfg.Subsets})
+			Future: future, CountExternals: s.cfg.Subsets})
 		if h > left {
 			s.cut++
 			return
@@ -413,7 +420,7 @@ func (s *walker) expand(f *frame, left int) {
 			}
 			return
 		}
-		if cost <= left {
+		if cost <= left && s.ends(left, *e) {
 			s.child(f, decision{kind: decApply}, e)
 		}
 		if e.Kind == record.Send || e.Kind == record.WaitQuiescence || e.Kind == record.WaitCondition {
@@ -423,11 +430,21 @@ func (s *walker) expand(f *frame, left int) {
 	if left < 1 {
 		return
 	}
+	if !f.inserted {
+		for k := range s.cfg.Insert {
+			if s.ends(left, s.cfg.Insert[k]) {
+				s.child(f, decision{kind: decInsert, id: record.MsgID(k)}, &s.cfg.Insert[k])
+			}
+		}
+	}
 	// A delivery from here is the last step of its schedule: only checked.
 	leaf := left == 1 && (s.cfg.Subsets || f.ext == len(s.externals))
 	for _, p := range f.sim.Enabled(nil) {
 		if s.halt.Load() {
 			return
+		}
+		if !s.ends(left, record.Event{Kind: record.Deliver, To: p.To, Timer: p.Timer, Msg: p.Msg}) {
+			continue
 		}
 		if !s.cfg.noCommute {
 			// The commutation filter: the history the step leads to.
@@ -465,18 +482,26 @@ func (s *walker) child(f *frame, d decision, e *record.Event) {
 		c.kept = false
 	case decKeep:
 		c.kept = true
-	case decApply:
+	case decApply, decInsert:
 		s.steps++
 		leaf := s.cfg.Subsets && s.bound-f.cost == 1
 		c.sim = s.fork(f.sim, leaf)
 		if err := c.sim.Apply(*e); err != nil {
+			if d.kind == decInsert {
+				return // an inserted event the state rejects is not a step
+			}
 			s.fail(fmt.Errorf("optimal: external event %d (%s): %w", c.ext, e, err))
 			return
 		}
 		if s.cfg.Subsets {
 			c.cost++
 		}
-		c.dec = mix(c.dec, uint64(c.ext)*2+1, 0x5c)
+		if d.kind == decInsert {
+			c.inserted = true
+			c.dec = mix(c.dec, uint64(d.id)+1, 0x1e5e+uint64(c.ext))
+		} else {
+			c.dec = mix(c.dec, uint64(c.ext)*2+1, 0x5c)
+		}
 		switch {
 		case leaf:
 			// Only checked (see visit): nothing to hash.
@@ -485,8 +510,10 @@ func (s *walker) child(f *frame, d decision, e *record.Event) {
 		case e.Kind == record.Partition || e.Kind == record.Heal:
 			c.cut = s.cutHash(c.sim)
 		}
-		c.ext++
-		c.kept = !s.cfg.Subsets
+		if d.kind == decApply {
+			c.ext++
+			c.kept = !s.cfg.Subsets
+		}
 	case decDeliver:
 		s.steps++
 		leaf := s.bound-f.cost == 1 && (s.cfg.Subsets || f.ext == len(s.externals))
@@ -513,6 +540,19 @@ func (s *walker) child(f *frame, d decision, e *record.Event) {
 		s.visit(&c)
 	}
 	s.path = s.path[:len(s.path)-1]
+}
+
+// ends reports whether a step to e may be taken with left budget left:
+// a step that spends the last of it must be like Config.Last.
+func (s *search) ends(left int, e record.Event) bool {
+	l := s.cfg.Last
+	if l == nil || left > 1 {
+		return true
+	}
+	if e.Kind == record.Deliver {
+		return l.Kind == record.Deliver && e.To == l.To && e.Timer == l.Timer && record.TypeName(e.Msg) == record.TypeName(l.Msg)
+	}
+	return e.Kind == l.Kind && e.Actor == l.Actor && e.To == l.To && record.TypeName(e.Msg) == record.TypeName(l.Msg)
 }
 
 // fork forks sim for a child; a leaf (a state only checked for a
