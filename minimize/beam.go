@@ -15,8 +15,8 @@ import (
 // fixpoint, then the moves, descend) on each start not tried yet, in a
 // fork, offering each result with fewer deliveries plus externals than the
 // best trace. A fork leaves the search tier out: a result the beam offers
-// becomes the best trace, which the searches then take on from there. The starts are distinct by route, not by
-// bytes:
+// becomes the best trace, which the searches then take on from there. The
+// starts are distinct by route, not by bytes:
 //
 //   - the trace after provenance, with the passes that remove groups of
 //     deliveries (clock-clusters, ddmin-internals) ahead of the others in
