@@ -126,7 +126,6 @@ func (m *md) passes(rep *Report) {
 			fmt.Sprint(e.Paid), fmt.Sprint(e.Removed)})
 	}
 	m.table([]string{"pass", "tier", "runs", "calls", "steps", "runs it paid in", "removed"}, rows)
-	m.p("")
 	var parts []string
 	for _, set := range []struct {
 		name  string
