@@ -57,11 +57,14 @@ type search struct {
 	setup     record.Setup
 	want      *record.Violation
 	externals []record.Event
-	prefix    []record.Event // run before the root (see SearchFrom)
-	members   []record.ActorID
-	index     map[record.ActorID]int
-	start     time.Time
-	dominance bool // prune idle deliveries (see idle)
+	// withInsert is externals followed by Config.Insert: from position
+	// i, the events still to come of a state that inserted none yet.
+	withInsert []record.Event
+	prefix     []record.Event // run before the root (see SearchFrom)
+	members    []record.ActorID
+	index      map[record.ActorID]int
+	start      time.Time
+	dominance  bool // prune idle deliveries (see idle)
 	// undelivered: prune states with more external messages pending
 	// than budget left (see dominance.go).
 	undelivered bool
@@ -125,6 +128,9 @@ func newSearch(ctx context.Context, sys *record.System, t *record.Trace, externa
 	}
 	s := &search{ctx: ctx, cfg: cfg, sys: sys, setup: t.Setup(sys), want: t.Header.Violation,
 		externals: externals, start: time.Now(), index: map[record.ActorID]int{}, seen: newTable()}
+	if len(cfg.Insert) > 0 {
+		s.withInsert = append(slices.Clip(externals), cfg.Insert...)
+	}
 	sim, err := s.setup.NewSim()
 	if err != nil {
 		return nil, fmt.Errorf("optimal: %w", err)
@@ -372,7 +378,7 @@ func (s *walker) visit(f *frame) {
 		// with no more budget.
 		future := s.externals[f.ext:]
 		if !f.inserted && len(s.cfg.Insert) > 0 {
-			future = append(slices.Clip(future), s.cfg.Insert...)
+			future = slices.Clip(s.withInsert[f.ext:])
 		}
 		h := s.lowerBound(record.Goal{View: f.sim.View(), InFlight: f.sim.InFlight(), Want: s.want,
 			Future: future, CountExternals: s.cfg.Subsets})
