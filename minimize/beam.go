@@ -78,7 +78,7 @@ func (m *minimizer) noteRoute(old, tr *record.Trace) {
 
 // starts returns the beam's starts not tried yet: the trace after
 // provenance first, then the kept routes' traces of a route other than the
-// best trace's and larger than it, smallest first; at most beamWidth.
+// best trace's and larger than it, smallest first; at most the beam's limit.
 func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -105,7 +105,7 @@ func (m *minimizer) starts() []beamStart {
 	for _, t := range routes {
 		out = append(out, beamStart{t: t, route: routeOf(t.Header.Violation, m.memberNames)})
 	}
-	return out[:min(len(out), beamWidth)]
+	return out[:min(len(out), m.limitsOf(StageBeam).items)]
 }
 
 func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || len(m.starts()) > 0 }
@@ -118,10 +118,13 @@ func (m *minimizer) onRoute(tr *record.Trace) bool {
 
 // beam runs the driver's tiers on each start (starts) in a fork. Its
 // first call, right after provenance and before the best trace's own
-// descent, keeps its result aside (kept); the next call offers it (and
-// goes on to the other starts when it is not smaller), and later calls
-// offer each result at once. Only a result with fewer
-// deliveries plus externals than the best trace is offered (not one
+// descent, keeps its result aside (kept), so that the second start's work
+// comes before the other tiers' improvements rather than after the result
+// is final; the next call offers it (and goes on to the other starts when
+// it is not smaller): offered at once, a second start smaller than the
+// first fixpoint but larger than what the moves make of it would take the
+// moves' place. Later calls offer each result at once. Only a result with
+// fewer deliveries plus externals than the best trace is offered (not one
 // lighter in contents alone, so that a trace both starts minimize equally
 // well keeps the first's result).
 func (m *minimizer) beam(ctx context.Context) error {
@@ -134,7 +137,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 	for _, s := range m.starts() {
 		m.tried[s.t] = true
 		f := m.fork(s.t)
-		f.route, f.ahead, f.memberNames = s.route, s.ahead, m.memberNames
+		f.route, f.ahead = s.route, s.ahead
 		err := f.descend(ctx)
 		m.steps.Store(f.steps.Load())
 		m.schedules.Add(f.schedules.Load())
@@ -160,7 +163,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 // ddmin-externals-wild does ddmin-externals' work there.
 func (m *minimizer) fork(best *record.Trace) *minimizer {
 	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true}
-	for _, p := range passTable() {
+	for _, p := range m.table {
 		if p.Tier == Search {
 			skip[p.Name] = true
 		}
@@ -168,11 +171,8 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	for p := range m.skip {
 		skip[p] = true
 	}
-	f := &minimizer{sys: m.sys, opts: m.opts, resolved: m.resolved, seed: m.seed, target: m.target,
-		cfg: m.cfg, mode: m.mode, fp: m.fp, checks: m.checks, tallies: m.tallies, checked: m.checked,
-		maxComponents: m.maxComponents, dropped: m.dropped, skip: skip,
-		calls: map[string]int{}, left: map[string]*record.Trace{},
-		start: m.start, best: best, noStall: true, stallCap: m.stallCapOf()}
+	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{},
+		best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress = nil
 	f.cfg.Steps = m.limit.Load()
 	f.steps.Store(m.steps.Load())

@@ -113,7 +113,7 @@ func TestCheckedIsBounded(t *testing.T) {
 // found the violation is run again (and finds it again).
 func TestCheckRemembersFailures(t *testing.T) {
 	sys, tr := tokenTrace(t)
-	m, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), 1)
+	m, err := newStageMinimizer(sys, tr, tr, 1)
 	require.NoError(t, err)
 	c := m.checks[0]
 	c.SetMode(dpor.TFB)

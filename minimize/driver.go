@@ -20,16 +20,11 @@ import (
 // (events removed per step), ties in table order, so the order depends on
 // the input and the budget alone. A pass is not called again on a best
 // trace it left unchanged, nor (but shrink-contents) on one whose contents
-// alone changed since (leftAlike): it would find what it found. The beam (beam.go)
-// runs the same descent (descend) from other starts in a fork: its second
-// start runs right after provenance, before the best trace's descent, so
-// that its work comes before the other tiers' improvements rather than
-// after the result is final; its steps are left out of the stall rule
-// (minimizer.uncounted), so that the descent's calls end where they would
-// without it, and its result is kept aside until the search tier reaches
-// the beam: offered at once, a second start smaller than the first
-// fixpoint but larger than what the moves make of it would take the
-// moves' place.
+// alone changed since (leftAlike): it would find what it found. The beam's
+// second start (beam.go) runs right after provenance, before the best
+// trace's descent; its steps are left out of the stall rule
+// (minimizer.uncounted) and its result is kept aside until the search tier
+// reaches the beam.
 //
 // One budget: every call of a pass may use its share (PassInfo.Share) of
 // the steps that remain of Config.Steps, less a twentieth kept for the
@@ -126,7 +121,7 @@ func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bo
 // (a fork's passes in ahead before all), ties in table order.
 func (m *minimizer) order(tier Tier) []string {
 	var out []string
-	for _, p := range passTable() {
+	for _, p := range m.table {
 		if p.Tier == tier {
 			out = append(out, p.Name)
 		}
@@ -151,7 +146,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	p := lookupPass(name)
+	p := passNamed(m.table, name)
 	best := m.snapshotBest()
 	if m.skip[name] || p.Once && m.calls[name] > 0 || m.leftAlike(name, best) || !m.modeRuns(p) {
 		return false, nil
@@ -267,11 +262,11 @@ func (m *minimizer) stallCapOf() int64 {
 	return m.stallPoint()
 }
 
-// lookupPass returns the table row named name, or nil.
-func lookupPass(name string) *pass {
-	for _, p := range passTable() {
-		if p.Name == name {
-			return &p
+// passNamed returns the row of table named name, or nil.
+func passNamed(table []pass, name string) *pass {
+	for i := range table {
+		if table[i].Name == name {
+			return &table[i]
 		}
 	}
 	return nil
@@ -293,7 +288,7 @@ type PassStats struct {
 
 // notePass adds a stage row to its pass's statistics.
 func (m *minimizer) notePass(row StageStats, before *record.Trace) {
-	p := lookupPass(PassOf(row.Name))
+	p := passNamed(m.table, PassOf(row.Name))
 	if p == nil {
 		return
 	}
@@ -315,7 +310,7 @@ func (m *minimizer) notePass(row StageStats, before *record.Trace) {
 // passResults returns the statistics of the passes called, in table order.
 func (m *minimizer) passResults() []PassStats {
 	var out []PassStats
-	for _, p := range passTable() {
+	for _, p := range m.table {
 		if s := m.passStats[p.Name]; s != nil {
 			out = append(out, *s)
 		}

@@ -268,12 +268,12 @@ func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk i
 
 // gatherPerms returns the relabellings a gather plan is tried with: the
 // identity (nil), then every other permutation of members (in
-// lexicographic order, none beyond maxPermMembers members) that is a
+// lexicographic order, none beyond the pass's limit of members) that is a
 // symmetry of the plan's events.
 func (m *minimizer) gatherPerms(events []record.Event, members []record.ActorID) []record.Perm {
 	out := []record.Perm{nil}
 	sym := m.sys.Symmetry
-	if sym == nil || len(members) > maxPermMembers {
+	if sym == nil || len(members) > m.limitsOf(StageGather).items {
 		return out
 	}
 	for _, order := range perm.Orders(len(members))[1:] { // the identity is first

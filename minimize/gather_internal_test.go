@@ -161,7 +161,7 @@ func withoutSymmetry(m *minimizer) {
 func gatherWithOneAndTwoWorkers(t *testing.T, sys *record.System, tr *record.Trace) (best [2]*record.Trace, steps [2]int64) {
 	t.Helper()
 	for w := 1; w <= 2; w++ {
-		sm, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), w)
+		sm, err := newStageMinimizer(sys, tr, tr, w)
 		require.NoError(t, err)
 		sm.limit.Store(sm.allowance(StageGather))
 		require.NoError(t, sm.gatherStage(context.Background()))

@@ -97,9 +97,7 @@ func raftMinimizer(t *testing.T, path string) (*record.Trace, *minimizer, *dpor.
 	t.Helper()
 	tr, sys, err := record.ReadFile(path, record.NewCatalog(raft.System()))
 	require.NoError(t, err)
-	m := &minimizer{sys: sys, opts: tr.Header.OptionMap(), seed: tr.Header.Seed, target: tr.Header.Violation.Fingerprint,
-		fp: fingerprint.For(sys, nil), cfg: Config{Workers: 1}}
-	m.resolved, err = sys.Resolve(m.opts)
+	m, err := newMinimizer(sys, tr, Config{Workers: 1})
 	require.NoError(t, err)
 	c, err := dpor.New(dpor.Config{System: sys, Options: m.opts, Seed: m.seed, Target: m.target, Mode: dpor.TFB, MaxSchedules: reorderSchedules})
 	require.NoError(t, err)

@@ -4,10 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/examples/tokenring"
-	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
 	"github.com/stretchr/testify/require"
 )
@@ -19,17 +17,10 @@ func stageMinimizer(t *testing.T, path string, workers int) *minimizer {
 	t.Helper()
 	tr, sys, err := record.ReadFile(path, record.NewCatalog(raft.System()))
 	require.NoError(t, err)
-	m := &minimizer{sys: sys, opts: tr.Header.OptionMap(), seed: tr.Header.Seed, target: tr.Header.Violation.Fingerprint,
-		cfg: Config{Workers: workers, MaxSchedules: 16, TFBScale: 100, Steps: DefaultSteps}, mode: dpor.TFB,
-		fp: fingerprint.For(sys, nil), best: tr, maxComponents: map[string]int{},
-		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}, skip: map[string]bool{}, noStall: true}
-	m.resolved, err = sys.Resolve(m.opts)
+	m, err := newMinimizer(sys, tr, Config{Workers: workers, Steps: DefaultSteps})
 	require.NoError(t, err)
-	for _, e := range tr.Events {
-		if sh, ok := e.Msg.(record.Shrinkable); ok && e.Kind == record.Send {
-			m.maxComponents[record.TypeName(e.Msg)] = max(m.maxComponents[record.TypeName(e.Msg)], sh.Components())
-		}
-	}
+	m.best, m.noStall = tr, true
+	m.readInput(tr.Events)
 	require.NoError(t, m.newChecks())
 	return m
 }

@@ -36,7 +36,11 @@ func (m *minimizer) injects(context.Context) bool { return len(m.sys.Externals) 
 
 // inject runs the inject pass once on the best trace: the first winning
 // move in order replaces it.
-func (m *minimizer) inject(ctx context.Context) error { return m.injectWith(ctx, injectMoves) }
+func (m *minimizer) inject(ctx context.Context) error {
+	return m.injectWith(ctx, func(events []record.Event, offers map[int][]record.Event) []injectMove {
+		return injectMoves(events, offers, m.limitsOf(StageInject).items)
+	})
+}
 
 // addEvent runs the add-event pass once on the best trace: the moves that
 // leave nothing out, an offered event that sends no message (a
@@ -150,8 +154,9 @@ func injectCuts(events []record.Event) []int {
 }
 
 // injectMoves lists the moves of events, in order: cuts from the start,
-// stretches longest first, then positions, then the offers there.
-func injectMoves(events []record.Event, offers map[int][]record.Event) []injectMove {
+// stretches longest first, then positions, then the offers there; at most
+// most.
+func injectMoves(events []record.Event, offers map[int][]record.Event, most int) []injectMove {
 	cuts := injectCuts(events)
 	var out []injectMove
 	for i, c := range cuts {
@@ -175,7 +180,7 @@ func injectMoves(events []record.Event, offers map[int][]record.Event) []injectM
 						continue // no trade: the plan would not be smaller
 					}
 					out = append(out, injectMove{cut: c, until: end, at: p, offer: x})
-					if len(out) == maxInjectMoves {
+					if len(out) == most {
 						return out
 					}
 				}

@@ -42,7 +42,7 @@ func TestInjectMovesTradeAStretchForAnOffer(t *testing.T) {
 	offers := map[int][]record.Event{2: {w}, 5: {w}, 8: {w}}
 	type mv struct{ cut, until, at int }
 	var got []mv
-	for _, m := range injectMoves(ev, offers) {
+	for _, m := range injectMoves(ev, offers, 100) {
 		got = append(got, mv{m.cut, m.until, m.at})
 	}
 	assert.Equal(t, []mv{
@@ -53,7 +53,7 @@ func TestInjectMovesTradeAStretchForAnOffer(t *testing.T) {
 		// not the second timer round: its two deliveries (a timer firing
 		// is one) are no more than a write and its delivery add
 	}, got)
-	assert.Len(t, injectMoves(ev, map[int][]record.Event{2: {w, record.RestartEvent("a")}}), 2*3,
+	assert.Len(t, injectMoves(ev, map[int][]record.Event{2: {w, record.RestartEvent("a")}}, 100), 2*3,
 		"two offers at the first cut, none elsewhere: the three stretches from it")
 }
 

@@ -2,20 +2,18 @@
 // trace that still triggers the same violation (same violation fingerprint)
 // with as few external events, deliveries and message contents as can be
 // found within a step budget. It implements the DEMi paper's §3 and
-// Appendix A, and goes further (see docs/minimization.md).
+// Appendix A, and goes further (docs/minimization.md says how and why).
 //
-// A minimization is one search. The input is replayed exactly first
-// (initial; on traces of 5,000 deliveries or more a short window of it
-// before the violation is the proof instead, window.go), and the result is
-// replayed exactly last (final). In between, a driver (driver.go) runs the
-// passes of one table (passes.go). Removals take events away, moves change
-// the route and descend from there, searches look further, cleanup runs
-// once at the end. The driver runs the removal tier to a fixpoint, then the
-// moves until one helps, then the searches until one helps, and goes back
-// to the removals after any success; within a tier, passes run in the
-// order of their measured gain, ties in table order. A pass is not called
-// again on a trace it left unchanged, or changed in contents alone. The passes, in table order (passes.go
-// says what each does; docs/minimization.md how and why):
+// A minimization is one search over candidate traces, each checked by
+// running it (package dpor): every best trace is the run of a successful
+// check, exact and replayable. The input is replayed exactly first
+// (initial; on traces of 5,000 deliveries or more a short window of it,
+// window.go) and the result last (final). In between, one driver
+// (driver.go) runs the passes of one table (passes.go) in four tiers:
+// removals take events away, moves change the route and descend from
+// there, searches look further, cleanup runs once at the end. The removals
+// run to a fixpoint, then the moves until one helps, then the searches;
+// any success goes back to the removals. The passes, in table order:
 //
 //   - provenance (removal): deliveries outside the violation's causal past.
 //   - ddmin-externals (removal): delta debugging over the external events.
@@ -37,22 +35,18 @@
 //   - insert (search; needs optimal.Forks): the exact search, one event inserted.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
-// Every move is checked and followed by a descent that removes what the
-// new route no longer needs, and kept only when that ends smaller. Every
-// successful check's own run is the new trace, so every intermediate best
-// is exact and replayable. Candidates are checked on Workers goroutines,
-// and the first success in candidate order wins, as in a sequential scan.
 // Work is counted in steps (one event of one schedule a check runs), never
 // in time: Config.Steps bounds all of it, each call of a pass may use its
 // share of what remains, and the run stops on stall (driver.go). So the
 // result depends on the input and the step budget alone, not on Workers or
 // the machine's load; the wall-clock Config.Budget is only a hard outer
-// cap (a run that hits it returns the best trace so far).
+// cap. Checks fork from snapshots (package dpor) and a bounded cache
+// answers candidates checked before (cache.go): both make a step cheaper
+// without changing any result. A run, given a system and a trace of it
+// that records a violation:
 //
-// A check forks its runs from snapshots of the check before it (package
-// dpor), and a candidate checked without success before is answered from a
-// bounded cache (cache.go). Both give a full run's outcome and count its
-// steps, so they make a step cheaper without changing any result.
+//	res, err := minimize.Run(ctx, sys, trace, minimize.Config{})
+//	// res.Trace: the smallest trace found; res.Passes: what each pass did.
 package minimize
 
 import (
@@ -179,15 +173,18 @@ func modeOf(strategy string) (dpor.Mode, bool) {
 // ValidStrategy reports whether s is an accepted strategy name.
 func ValidStrategy(s string) bool { _, ok := modeOf(s); return ok }
 
-type minimizer struct {
+// shared is the state of a run that its forks (beam.go) share with it:
+// the system and the violation, the pass table, the workers' checkers,
+// and what Run reads off the input.
+type shared struct {
 	sys      *record.System
 	opts     record.Options
 	resolved record.Options
 	seed     uint64
 	target   string
-	cfg      Config
 	mode     dpor.Mode
 	fp       *fingerprint.Fingerprinter
+	table    []pass
 	checks   []*dpor.Checker
 	// tallies holds each checker's schedule count in a scan (firstIn).
 	tallies map[*dpor.Checker]*tally
@@ -195,11 +192,20 @@ type minimizer struct {
 	checked *checked
 	// maxComponents is, per Shrinkable message type, the most components
 	// a message of the input had; dropped holds the input's external
-	// events that moves may re-insert (reinsertable).
+	// events that moves may re-insert (reinsertable); memberNames are the
+	// members, longest first (beam.go).
 	maxComponents map[string]int
 	dropped       []record.Event
+	memberNames   []string
+	start         time.Time
+}
 
-	start     time.Time
+// minimizer is one run, or a fork of one (beam.go): its configuration,
+// its count of the work, the driver's state and the best trace.
+type minimizer struct {
+	*shared
+	cfg Config
+
 	schedules atomic.Int64
 	// steps is the work done so far, counted deterministically (see
 	// firstTrace); limit is where the running stage must end.
@@ -232,14 +238,13 @@ type minimizer struct {
 	stallCap int64
 	// routes keeps, for each route of the violation the best trace left,
 	// that route's last best trace; tried marks the beam's starts already
-	// descended from; memberNames are the members, longest first (beam.go).
+	// descended from (beam.go).
 	routes map[string]*record.Trace
 	tried  map[*record.Trace]bool
 	// descending: the best trace's own descent has begun; before, the
 	// beam keeps its result aside in kept (beam.go).
-	descending  bool
-	kept        *record.Trace
-	memberNames []string
+	descending bool
+	kept       *record.Trace
 	// route, when set (a beam fork from a route's trace), is the only
 	// route whose traces count as a check's success.
 	route string
@@ -262,54 +267,13 @@ type minimizer struct {
 // Run minimizes t, a trace of sys that records a violation. When ctx is
 // cancelled Run returns the best trace found so far with Interrupted set.
 func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (*Result, error) {
-	if t == nil || t.Header.Violation == nil || t.Header.Violation.Fingerprint == "" {
-		return nil, errors.New("minimize: the trace records no violation")
+	m, err := newMinimizer(sys, t, cfg)
+	if err != nil {
+		return nil, err
 	}
-	mode, ok := modeOf(cfg.Strategy)
-	if !ok {
-		return nil, fmt.Errorf("minimize: unknown strategy %q (want tfb, sts or nodiverge)", cfg.Strategy)
-	}
-	if cfg.Budget <= 0 {
-		cfg.Budget = DefaultBudget
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.NumCPU()
-	}
-	// The checks are CPU-bound: workers beyond a few per core add memory,
-	// not speed, and the result does not depend on their number (so the
-	// cap is no bound on the work, which steps count).
-	cfg.Workers = min(cfg.Workers, 4*runtime.NumCPU())
-	if cfg.MaxSchedules <= 0 {
-		cfg.MaxSchedules = defaultMaxSchedules
-	}
-	if cfg.TFBScale <= 0 {
-		cfg.TFBScale = defaultTFBScale
-	}
-	if cfg.Steps <= 0 {
-		cfg.Steps = DefaultStepsFor(t)
-	}
-	var err error
-	m := &minimizer{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed,
-		target: t.Header.Violation.Fingerprint, cfg: cfg, mode: mode,
-		fp: fingerprint.For(sys, cfg.Fingerprint), start: time.Now()}
+	cfg = m.cfg
 	m.noStall = true // the initial window search is bounded by its share alone
 	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
-	m.calls, m.left, m.passStats = map[string]int{}, map[string]*record.Trace{}, map[string]*PassStats{}
-	m.skip = map[string]bool{}
-	for _, name := range cfg.Skip {
-		if lookupPass(name) == nil {
-			return nil, fmt.Errorf("minimize: unknown pass %q", name)
-		}
-		m.skip[name] = true
-	}
-	if m.resolved, err = sys.Resolve(m.opts); err != nil {
-		return nil, fmt.Errorf("minimize: %w", err)
-	}
-	m.routes, m.tried = map[string]*record.Trace{}, map[*record.Trace]bool{}
-	for _, id := range sys.Members(m.resolved) {
-		m.memberNames = append(m.memberNames, string(id))
-	}
-	slices.SortStableFunc(m.memberNames, func(a, b string) int { return len(b) - len(a) })
 
 	// Stage "initial": the input must reproduce its violation exactly. On
 	// a long trace a short window of it that reproduces the violation is
@@ -348,14 +312,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		m.best.Events = append([]record.Event(nil), m.best.Events...)
 		replayed = m.best
 	}
-	m.maxComponents = map[string]int{}
-	for _, e := range m.best.Events {
-		if sh, ok := e.Msg.(record.Shrinkable); ok && e.Kind == record.Send {
-			name := record.TypeName(e.Msg)
-			m.maxComponents[name] = max(m.maxComponents[name], sh.Components())
-		}
-	}
-	m.dropped = reinsertable(m.best.Events)
+	m.readInput(m.best.Events)
 	m.recordPace()
 	m.endStage()
 	if win != nil {
@@ -406,6 +363,70 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	res.Passes = m.passResults()
 	res.Final = res.Stages[len(res.Stages)-1]
 	return res, nil
+}
+
+// newMinimizer sets up a run of cfg on t, a trace of sys that records a
+// violation: cfg's defaults filled in, the passes it leaves out known.
+func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, error) {
+	if t == nil || t.Header.Violation == nil || t.Header.Violation.Fingerprint == "" {
+		return nil, errors.New("minimize: the trace records no violation")
+	}
+	mode, ok := modeOf(cfg.Strategy)
+	if !ok {
+		return nil, fmt.Errorf("minimize: unknown strategy %q (want tfb, sts or nodiverge)", cfg.Strategy)
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	// The checks are CPU-bound: workers beyond a few per core add memory,
+	// not speed, and the result does not depend on their number (so the
+	// cap is no bound on the work, which steps count).
+	cfg.Workers = min(cfg.Workers, 4*runtime.NumCPU())
+	if cfg.MaxSchedules <= 0 {
+		cfg.MaxSchedules = defaultMaxSchedules
+	}
+	if cfg.TFBScale <= 0 {
+		cfg.TFBScale = defaultTFBScale
+	}
+	if cfg.Steps <= 0 {
+		cfg.Steps = DefaultStepsFor(t)
+	}
+	sh := &shared{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed, target: t.Header.Violation.Fingerprint,
+		mode: mode, fp: fingerprint.For(sys, cfg.Fingerprint), table: passTable(), start: time.Now()}
+	var err error
+	if sh.resolved, err = sys.Resolve(sh.opts); err != nil {
+		return nil, fmt.Errorf("minimize: %w", err)
+	}
+	for _, id := range sys.Members(sh.resolved) {
+		sh.memberNames = append(sh.memberNames, string(id))
+	}
+	slices.SortStableFunc(sh.memberNames, func(a, b string) int { return len(b) - len(a) })
+	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
+		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{},
+		routes: map[string]*record.Trace{}, tried: map[*record.Trace]bool{}}
+	for _, name := range cfg.Skip {
+		if passNamed(sh.table, name) == nil {
+			return nil, fmt.Errorf("minimize: unknown pass %q", name)
+		}
+		m.skip[name] = true
+	}
+	return m, nil
+}
+
+// readInput notes what the passes read off the input's events: the most
+// components of each Shrinkable message type, the events to re-insert.
+func (m *minimizer) readInput(events []record.Event) {
+	m.maxComponents = map[string]int{}
+	for _, e := range events {
+		if sh, ok := e.Msg.(record.Shrinkable); ok && e.Kind == record.Send {
+			name := record.TypeName(e.Msg)
+			m.maxComponents[name] = max(m.maxComponents[name], sh.Components())
+		}
+	}
+	m.dropped = reinsertable(events)
 }
 
 // newChecks makes the workers' checkers, once.

@@ -49,86 +49,104 @@ type PassInfo struct {
 	Doc string
 }
 
-// pass is a row of the pass table: its description, whether it applies
-// to the best trace, and how it runs on the minimizer.
+// pass is a row of the pass table: its description, its own bounds,
+// whether it applies to the best trace, and how it runs on the minimizer.
 type pass struct {
 	PassInfo
+	limits
 	applies func(m *minimizer, ctx context.Context) bool // nil: always
 	run     func(m *minimizer, ctx context.Context) error
+}
+
+// limits are a pass's own bounds on its work besides its share (0 where
+// a bound does not concern the pass).
+type limits struct {
+	// items: the most of what the pass enumerates: the external units
+	// one-at-a-time pairs, the members gather permutes, the moves
+	// retarget and inject list per trace, the starts of a beam call.
+	items int
+	// deliveries: the pass's moves (retarget's reroutes, which are
+	// quadratic) or the pass itself (insert) apply to traces of at most
+	// that many deliveries.
+	deliveries int
+	// schedules: the schedules of one check (round-form).
+	schedules int
+	// The searches: states per search, four times as many in each later
+	// round (rounds in all); identStates from the best trace unedited (one
+	// round); cost bounds the continuation a search looks for.
+	states, rounds, identStates, cost int
 }
 
 // passTable returns every pass, by tier, in the order that breaks ties
 // between passes of the same measured gain (a pass not called yet, or that
 // has removed nothing): within a tier, the passes that cost least first,
-// but a move that pays far more per step ahead of cheaper ones (steps a
-// call and events removed per million steps over 152 dev and shipped runs,
-// c59a810: trade-round 2 k and 184, fire-timer 3 k and 2.3, retarget 402 k
-// and 5.3, add-event 33 k and 1.7, inject 152 k and 0.3), so that after a
-// success the cheap moves run before the ones that rarely pay; the beam
-// (whose first result, kept aside, costs nothing to offer) and
-// shrink-search (99 k and 2.2) ahead of insert (393 k and 0.1). It is the
-// one place that names the passes, their capabilities and their budgets.
-// It is a function, not a variable, since passes that fork a minimizer run
-// the driver, which reads the table.
+// but a move that pays far more per step ahead of cheaper ones, so that
+// after a success the cheap moves run before the ones that rarely pay; the
+// beam (whose first result, kept aside, costs nothing to offer) and
+// shrink-search ahead of insert, the dearest (docs/minimization.md gives
+// the measured costs). It is the one place that names the passes, their
+// capabilities and their budgets. A run builds it once (shared.table); it
+// is a function, not a variable, since its rows refer to the minimizer's
+// methods, which run the driver, which reads the table.
 func passTable() []pass {
 	return []pass{
 		{PassInfo{StageProvenance, Removal, "", 0.05, true, false,
 			"drops deliveries outside the violation's causal past"},
-			nil, (*minimizer).provenance},
+			limits{}, nil, (*minimizer).provenance},
 		{PassInfo{StageDdminExternals, Removal, "", 0.4, false, false,
 			"delta-debugs the external events: STSSched on the first call (the paper's STSSched column), then wildcards and type-fingerprint backtracks"},
-			nil, (*minimizer).ddminExternalsPass},
+			limits{}, nil, (*minimizer).ddminExternalsPass},
 		{PassInfo{StageDdminExternalsWild, Removal, "", 0.3, true, false,
 			"delta-debugs the external events with every delivery a wildcard"},
-			nil, (*minimizer).ddminExternalsWild},
+			limits{}, nil, (*minimizer).ddminExternalsWild},
 		{PassInfo{StageClockClusters, Removal, "record.Clocked", 0.3, false, false,
 			"removes whole clusters of deliveries that share a logical clock value"},
-			nil, (*minimizer).clockClusters},
+			limits{}, nil, (*minimizer).clockClusters},
 		{PassInfo{StageDdminInternals, Removal, "", 0.5, false, false,
 			"delta-debugs the deliveries, with wildcards and type-fingerprint backtracks"},
-			nil, (*minimizer).ddminInternals},
+			limits{}, nil, (*minimizer).ddminInternals},
 		{PassInfo{StageFifoInternals, Removal, "", 0.2, false, false,
 			"leaves the last delivery of each sender-receiver queue pending, one at a time"},
-			nil, (*minimizer).fifoInternals},
+			limits{}, nil, (*minimizer).fifoInternals},
 		{PassInfo{StageShrinkContents, Removal, "", 0.3, false, false,
 			"shrinks the contents of external messages"},
-			nil, (*minimizer).shrinkContents},
+			limits{}, nil, (*minimizer).shrinkContents},
 		{PassInfo{StageOneAtATime, Removal, "", 1, false, false,
 			"tries removing every causal cone, delivery and external event once more"},
-			nil, (*minimizer).oneAtATime},
+			limits{items: 24}, nil, (*minimizer).oneAtATime},
 
 		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
-			(*minimizer).gathers, (*minimizer).gatherStage},
+			limits{items: 6}, (*minimizer).gathers, (*minimizer).gatherStage},
 		{PassInfo{StageFireTimer, Move, "", 0.1, false, false,
 			"fires a timer of an actor in place of a message delivered to it, or after its next delivery with the message left out, each move followed by a descent"},
-			(*minimizer).firesTimers, (*minimizer).fireTimer},
+			limits{}, (*minimizer).firesTimers, (*minimizer).fireTimer},
 		{PassInfo{StageTradeRound, Move, "", 0.1, false, false,
 			"fires a timer at another started actor instead, the two trading places in the timer's causal cone, each move followed by a descent"},
-			(*minimizer).firesTimers, (*minimizer).tradeRound},
+			limits{}, (*minimizer).firesTimers, (*minimizer).tradeRound},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
 			"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
-			nil, (*minimizer).retarget},
+			limits{items: 4000, deliveries: 40}, nil, (*minimizer).retarget},
 		{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
 			"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
-			(*minimizer).injects, (*minimizer).addEvent},
+			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 		{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 			"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
-			(*minimizer).injects, (*minimizer).inject},
+			limits{items: 8000}, (*minimizer).injects, (*minimizer).inject},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
 			"runs the removals and moves again on other starts, in a fork: the trace after provenance with internal events removed first, and the last best trace of each route of the violation (its detail with names and numbers masked) that the best trace left; its result replaces the best trace when smaller"},
-			(*minimizer).hasStarts, (*minimizer).beam},
+			limits{items: 3}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
-			(*minimizer).searches, (*minimizer).shrinkSearch},
+			limits{states: 1000, rounds: 3, identStates: 250}, (*minimizer).searches, (*minimizer).shrinkSearch},
 		{PassInfo{StageInsert, Search, "optimal.Forks", 0.1, false, false,
 			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, with one copy of an external event of the trace inserted anywhere"},
-			(*minimizer).inserts, (*minimizer).insert},
+			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, (*minimizer).inserts, (*minimizer).insert},
 
 		{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
 			"rewrites the schedule into lockstep rounds where it still reproduces the violation"},
-			nil, (*minimizer).roundForm},
+			limits{schedules: 8}, nil, (*minimizer).roundForm},
 	}
 }
 
@@ -185,49 +203,28 @@ const (
 	scanChunk    = 16
 	reorderChunk = 4
 	// A move: one check of reorderSchedules schedules, then a descent of
-	// at most descentChecks checks (an insertion's too); at most
-	// maxReorderMoves moves per trace; reroutes only on traces of at most
-	// maxRerouteDeliveries deliveries (they are quadratic).
-	reorderSchedules     = 8
-	descentChecks        = 400
-	maxReorderMoves      = 4000
-	maxRerouteDeliveries = 40
-	// insert: traces of at most maxInsertDeliveries deliveries, suffixes
-	// of cost at most maxInsertCost.
-	maxInsertDeliveries = 64
-	maxInsertCost       = 6
-	// Enumeration bounds: pairs of external units in one-at-a-time, shrink
-	// variants per message, members permuted by gather, schedules per
-	// round-form check.
-	maxPairUnits       = 24
-	maxPermMembers     = 6
-	roundFormSchedules = 8
-	// inject: at most maxInjectMoves moves per trace, checked
-	// injectChunk at a time between two looks at the budget.
-	maxInjectMoves = 8000
-	injectChunk    = 8
+	// at most descentChecks checks (an insertion's too).
+	reorderSchedules = 8
+	descentChecks    = 400
+	// The moves of inject and add-event are checked injectChunk at a time
+	// between two looks at the budget.
+	injectChunk = 8
 	// A move leaves out deliveries and adds an event, so the run it plans
 	// often needs a delivery of another type where the old route had its
 	// own: its check takes backtracks on any message type (dpor's Broad),
 	// at most injectSchedules schedules.
 	injectSchedules = 32
-	// The searches (shrink-search, insert): searches capped at
-	// shrinkSearchStates distinct states, four times as many in each later
-	// round (shrinkSearchRounds in all), identSearchStates from the best
-	// trace unedited (one round), insertSearchStates with an inserted event
-	// (one round); a forked step counts searchStepCost steps.
-	shrinkSearchStates = 1000
-	identSearchStates  = 250
-	insertSearchStates = 16000
-	shrinkSearchRounds = 3
-	searchStepCost     = 10
-	// beam: at most beamWidth starts per call (beam.go).
-	beamWidth = 3
+	// In the searches (shrink-search, insert) a forked step counts
+	// searchStepCost steps.
+	searchStepCost = 10
 	// Content shrinking and renaming walk a message's values (exported
 	// fields, slice elements, pointers) to depth maxValueDepth: deeper
 	// values are neither shrunk, renamed nor weighed (rename.go, shrink.go).
 	maxValueDepth = 4
 )
+
+// limitsOf returns the limits of the pass named name.
+func (m *minimizer) limitsOf(name string) limits { return passNamed(m.table, name).limits }
 
 // Passes returns the pass table's rows, in table order.
 func Passes() []PassInfo {
@@ -264,7 +261,7 @@ func ParsePasses(s string) (map[string]bool, error) {
 		if !ok {
 			return nil, fmt.Errorf("pass %q: write -NAME to leave a pass out", f)
 		}
-		if lookupPass(name) == nil {
+		if passNamed(passTable(), name) == nil {
 			return nil, fmt.Errorf("unknown pass %q (demi minimize --help lists them)", name)
 		}
 		out[name] = true

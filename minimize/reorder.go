@@ -169,11 +169,9 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 			out = append(out, insertAt(x, p))
 		}
 	}
-	out = append(out, rerouteEdits(ev)...)
-	if len(out) > maxReorderMoves {
-		out = out[:maxReorderMoves]
-	}
-	return out
+	lim := m.limitsOf(StageRetarget)
+	out = append(out, rerouteEdits(ev, lim.deliveries)...)
+	return out[:min(len(out), lim.items)]
 }
 
 // shape is what identifies an external event for re-insertion: its kind,
@@ -260,10 +258,11 @@ func insertAt(x record.Event, at int) edit {
 // consecutive deliveries left out (externals between them stay), shortest
 // first, from the end, the later deliveries free to take a message of
 // their type from another sender or to another receiver when nothing on
-// their own link matches (dpor.Step.Reroute).
-func rerouteEdits(events []record.Event) []edit {
+// their own link matches (dpor.Step.Reroute); none on traces of more than
+// most deliveries (the moves are quadratic).
+func rerouteEdits(events []record.Event, most int) []edit {
 	dels := deliveryIndices(events)
-	if len(dels) > maxRerouteDeliveries {
+	if len(dels) > most {
 		return nil
 	}
 	var out []edit

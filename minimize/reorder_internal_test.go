@@ -18,7 +18,7 @@ func TestRerouteEditsDropWindowsAndRerouteTheRest(t *testing.T) {
 	for i := range ev {
 		ev[i].Actor = record.ActorID(rune('0' + i)) // to tell the events apart below
 	}
-	edits := rerouteEdits(ev)
+	edits := rerouteEdits(ev, 40)
 	// Windows of 1, 2 and 3 of the 4 deliveries: 4 + 3 + 2.
 	require.Len(t, edits, 9)
 	bp := dpor.FromEvents(fingerprint.New(nil), ev)
@@ -45,7 +45,8 @@ func TestRerouteEditsDropWindowsAndRerouteTheRest(t *testing.T) {
 }
 
 func TestRerouteEditsSkipLongTraces(t *testing.T) {
-	causes := make([]int, maxRerouteDeliveries+1)
-	assert.Empty(t, rerouteEdits(chain(1, causes, nil)))
-	assert.Len(t, rerouteEdits(chain(1, causes[:maxRerouteDeliveries], nil)), maxRerouteDeliveries*(maxRerouteDeliveries+1)/2-1)
+	most := passNamed(passTable(), StageRetarget).deliveries
+	causes := make([]int, most+1)
+	assert.Empty(t, rerouteEdits(chain(1, causes, nil), most))
+	assert.Len(t, rerouteEdits(chain(1, causes[:most], nil), most), most*(most+1)/2-1)
 }

@@ -17,7 +17,7 @@ func TestComponentOrderTriesNamedMembersLast(t *testing.T) {
 	sys := raft.System()
 	resolved, err := sys.Resolve(record.Options{})
 	require.NoError(t, err)
-	m := &minimizer{sys: sys, resolved: resolved}
+	m := &minimizer{shared: &shared{sys: sys, resolved: resolved}}
 	boot := raft.Bootstrap{Members: []record.ActorID{"raft-1", "raft-2", "raft-3", "raft-4"}}
 	trace := func(fingerprint, detail string) *record.Trace {
 		return &record.Trace{Header: record.Header{Violation: &record.Violation{Fingerprint: fingerprint, Detail: detail}}}

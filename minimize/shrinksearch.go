@@ -15,15 +15,16 @@ import (
 // engine, searchCuts: from cuts of a prefix, exact searches over forked
 // runs (optimal.SearchFrom) ask for the cheapest continuation below the
 // best trace's size, any subsequence of the trace's external events after
-// the cut applied, shrinkSearchStates states each, four times as many in
-// each later round; the first trace found becomes the best. Cuts run from
+// the cut applied, up to the pass's limit of states each (limits), four
+// times as many in each later round; the first trace found becomes the
+// best. Cuts run from
 // the end back (the cheapest searches first), one search after the other
 // on one walker.
 //
 // shrink-search searches, for every group edit (groupEdits), the prefix
 // the edited plan runs while every delivery finds its message, and the
 // best trace itself, unedited, in the first round only and
-// identSearchStates states each: the removal tier keeps the order of the
+// limits.identStates states each: the removal tier keeps the order of the
 // events it leaves, and a cheaper route can leave the trace's early on
 // (another member times out first).
 //
@@ -40,18 +41,18 @@ func (m *minimizer) searches(ctx context.Context) bool {
 }
 
 // inserts reports whether the insert pass applies: the search passes do,
-// the best trace has at most maxInsertDeliveries deliveries, and events to
-// insert.
+// the best trace has at most the pass's limit of deliveries, and events
+// to insert.
 func (m *minimizer) inserts(ctx context.Context) bool {
 	t := m.snapshotBest()
-	return t.Header.Deliveries <= maxInsertDeliveries && len(insertable(m.dropped, t.Events)) > 0 && m.searches(ctx)
+	return t.Header.Deliveries <= m.limitsOf(StageInsert).deliveries && len(insertable(m.dropped, t.Events)) > 0 && m.searches(ctx)
 }
 
 // shrinkSearch runs one call of the shrink-search pass on the best trace.
 func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	base := m.snapshotBest()
 	edits, _ := m.groupEdits(base, true)
-	_, err := m.searchCuts(ctx, base, edits, nil)
+	_, err := m.searchCuts(ctx, base, edits, nil, m.limitsOf(StageShrinkSearch))
 	return err
 }
 
@@ -59,7 +60,7 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 // follows a trace found.
 func (m *minimizer) insert(ctx context.Context) error {
 	base := m.snapshotBest()
-	tr, err := m.searchCuts(ctx, base, nil, insertable(m.dropped, base.Events))
+	tr, err := m.searchCuts(ctx, base, nil, insertable(m.dropped, base.Events), m.limitsOf(StageInsert))
 	if err != nil || tr == nil {
 		return err
 	}
@@ -74,8 +75,9 @@ func (m *minimizer) insert(ctx context.Context) error {
 
 // searchCuts searches from the cuts of the prefixes of base's edited
 // plans, and of base itself (searched with insert inserted, or else in the
-// first round only), and offers and returns the first trace found.
-func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event) (*record.Trace, error) {
+// first round only), within lim, and offers and returns the first trace
+// found.
+func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event, lim limits) (*record.Trace, error) {
 	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	bp := dpor.FromEvents(m.fp, base.Events)
 	type search struct {
@@ -92,12 +94,12 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		for first < len(pre) && pre[first].Kind.IsExternal() {
 			first++
 		}
-		states, rounds, most := shrinkSearchStates, shrinkSearchRounds, total(base)
+		states, rounds, most := lim.states, lim.rounds, total(base)
 		switch {
 		case insert != nil:
-			states, rounds, most = insertSearchStates, 1, maxInsertCost
+			most = lim.cost
 		case k == len(edits)-1:
-			states, rounds = identSearchStates, 1
+			states, rounds = lim.identStates, 1
 		}
 		for cut := len(pre); cut >= max(first, 1); cut-- {
 			if bound := min(total(base)-cut-1, most); bound >= 1 {
@@ -107,7 +109,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 	}
 	slices.SortStableFunc(order, func(a, b search) int { return a.bound - b.bound })
 	exhausted := make([]bool, len(order))
-	for round := 0; round < shrinkSearchRounds; round++ {
+	for round := 0; round < lim.rounds; round++ {
 		for i, s := range order {
 			if exhausted[i] || round >= s.rounds {
 				continue

@@ -27,7 +27,7 @@ type scanOutcome struct {
 func scanWith(t *testing.T, workers int, outcomes []any) scanOutcome {
 	t.Helper()
 	sys, tr := tokenTrace(t)
-	m, err := newStageMinimizer(sys, tr, tr, tr.Header.OptionMap(), workers)
+	m, err := newStageMinimizer(sys, tr, tr, workers)
 	require.NoError(t, err)
 	m.limit.Store(1 << 40)
 	i, got, err := m.firstTrace(context.Background(), len(outcomes), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
