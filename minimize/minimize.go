@@ -24,7 +24,6 @@
 //   - shrink-contents (removal): components of external messages.
 //   - one-at-a-time (removal): every causal cone, delivery and external.
 //   - gather (move; needs record.Symmetry): a round takes a later message.
-//   - fire-timer (move): a timer fires where a message was delivered.
 //   - trade-round (move): a timer fires at another actor instead.
 //   - retarget (move): events addressed, ordered and placed otherwise.
 //   - add-event (move; needs record.System.Injections): one sending nothing.

@@ -118,9 +118,6 @@ func passTable() []pass {
 		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
 			limits{items: 6}, (*minimizer).gathers, (*minimizer).gatherStage},
-		{PassInfo{StageFireTimer, Move, "", 0.1, false, false,
-			"fires a timer of an actor in place of a message delivered to it, or after its next delivery with the message left out, each move followed by a descent"},
-			limits{}, (*minimizer).firesTimers, (*minimizer).fireTimer},
 		{PassInfo{StageTradeRound, Move, "", 0.1, false, false,
 			"fires a timer at another started actor instead, the two trading places in the timer's causal cone, each move followed by a descent"},
 			limits{}, (*minimizer).firesTimers, (*minimizer).tradeRound},
@@ -170,8 +167,9 @@ const finalReplayTimeout = time.Minute
 // of one core.
 const DefaultSteps = 20_000_000
 
-// The budget: every constant that bounds the work of a run or of a pass,
-// besides the shares of the table's rows.
+// The budget: every constant that bounds the work of a run, or of a way
+// of checking that several passes share (scans, moves and their descents,
+// forked searches); a pass's own bounds are its row's share and limits.
 const (
 	// The run stalls once the steps since the last improvement exceed
 	// stallRatio times the steps up to it, and at least the floor:

@@ -110,15 +110,15 @@ func tokenInput(t *testing.T, sys *record.System) *record.Trace {
 // timer fires. The retarget stage's timer move fires the timer at b and
 // swaps a and b in its causal cone (b asks, a grants): 3 deliveries and
 // the 2 starts, where the stages before it stop at 5 and 3. The moves
-// that run ahead of retarget (fire-timer, trade-round: trade-round finds
-// the same) are left out.
+// that run ahead of retarget (trade-round, which finds the same) are left
+// out.
 func TestRetargetFiresATimerAtAnotherActor(t *testing.T) {
 	sys := tokenSystem()
 	in := tokenInput(t, sys)
 	require.Equal(t, 5, in.Header.Deliveries)
 	require.Equal(t, 3, in.Header.Externals)
 
-	cfg := minimize.Config{Budget: time.Minute, Workers: 2, Skip: []string{minimize.StageFireTimer, minimize.StageTradeRound}}
+	cfg := minimize.Config{Budget: time.Minute, Workers: 2, Skip: []string{minimize.StageTradeRound}}
 	res, err := minimize.Run(context.Background(), sys, in, cfg)
 	require.NoError(t, err)
 	var before, at minimize.StageStats

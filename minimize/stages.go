@@ -23,7 +23,6 @@ const (
 	StageRetarget           = "retarget"
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
-	StageFireTimer          = "fire-timer"
 	StageTradeRound         = "trade-round"
 	StageInsert             = "insert"
 	StageShrinkSearch       = "shrink-search"

@@ -84,16 +84,31 @@ func quorumInput(t *testing.T, sys *record.System) *record.Trace {
 	return sim.Trace(v)
 }
 
-// TestFireTimerEndsAStepOnItsTimer minimizes the quorum input without the
-// exhaustive searches (insert and shrink-search, which find the same route
-// on so small a trace): the fire-timer pass fires c's timer in place of d's vote, and
-// the descent drops d's timer and a's vote. Without the pass the result
-// stays at 4 deliveries.
-func TestFireTimerEndsAStepOnItsTimer(t *testing.T) {
+// TestSearchesEndAStepOnATimer minimizes the quorum input: no removal nor
+// move fires c's timer in place of d's vote, and the exhaustive searches
+// (shrink-search, insert) find that route: a's or b's vote and c's timer.
+// Without them the result stays at 4 deliveries.
+func TestSearchesEndAStepOnATimer(t *testing.T) {
 	sys := quorumSystem()
 	in := quorumInput(t, sys)
 	require.Equal(t, 4, in.Header.Deliveries)
-	assertPassReaches(t, sys, in, minimize.StageFireTimer, 4, []string{"b>c qVote", "c>c qTick"})
+	run := func(skip ...string) *record.Trace {
+		res, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: 2, Skip: skip})
+		require.NoError(t, err)
+		return res.Trace
+	}
+	assert.Equal(t, 4, run(minimize.StageInsert, minimize.StageShrinkSearch).Header.Deliveries)
+	got := run()
+	var dels []string
+	for _, e := range got.Events {
+		if e.Kind == record.Deliver {
+			dels = append(dels, string(e.From)+">"+string(e.To)+" "+record.TypeName(e.Msg))
+		}
+	}
+	assert.Equal(t, []string{"a>c qVote", "c>c qTick"}, dels)
+	rep, err := replay.Run(context.Background(), sys, got)
+	require.NoError(t, err)
+	assert.True(t, rep.Reproduced)
 }
 
 // assertPassReaches minimizes in without the exhaustive searches (insert
