@@ -69,8 +69,9 @@ func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event,
 	}
 	moves := movesOf(base.Events, offers)
 	bp := dpor.FromEvents(m.fp, base.Events)
+	seen := newDescended()
 	_, tr, err := m.firstTrace(ctx, len(moves), injectChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-		return m.tryPlan(ctx, c, base, moves[i].plan(c.Fingerprinter(), bp), injectSchedules, true)
+		return m.tryPlan(ctx, c, base, moves[i].plan(c.Fingerprinter(), bp), injectSchedules, true, seen, i/injectChunk)
 	})
 	if err != nil || tr == nil {
 		return err

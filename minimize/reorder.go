@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"sync"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
@@ -28,8 +29,9 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 		base := m.snapshotBest()
 		moves := gen(base)
 		bp := dpor.FromEvents(m.fp, base.Events)
+		seen := newDescended()
 		_, tr, err := m.firstTrace(ctx, len(moves), reorderChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-			return m.tryPlan(ctx, c, base, moves[i](c.Fingerprinter(), bp), reorderSchedules, false)
+			return m.tryPlan(ctx, c, base, moves[i](c.Fingerprinter(), bp), reorderSchedules, false, seen, i/reorderChunk)
 		})
 		if err != nil {
 			return err
@@ -44,8 +46,9 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 // broad takes backtracks on any message type, and keeps a checked trace
 // that is already smaller than base without a descent. Otherwise it
 // descends from the checked trace. It returns a trace smaller than base,
-// or nil, and the steps it ran.
-func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, maxSched int, broad bool) (*record.Trace, int64, error) {
+// or nil, and the steps it ran. The descent shares seen with the other
+// moves of the scan (chunk is the move's chunk of the scan).
+func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, maxSched int, broad bool, seen *descended, chunk int) (*record.Trace, int64, error) {
 	tr, steps, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: maxSched, broad: broad}, plan)
 	if err != nil || tr == nil {
 		return nil, steps, err
@@ -53,12 +56,75 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 	if broad && smaller(tr, base) {
 		return tr, steps, nil
 	}
-	cur, more, err := m.descent(ctx, c, tr, false)
+	var path []passed
+	cur, more, err := m.descend1(ctx, c, tr, false, func(key checkKey, left int) bool {
+		path = append(path, passed{key, chunk, left})
+		return seen.ends(key, chunk, left)
+	})
 	steps += more
-	if err != nil || !smaller(cur, base) {
+	if err != nil {
 		return nil, steps, err
 	}
+	if !smaller(cur, base) {
+		seen.note(path)
+		return nil, steps, nil
+	}
 	return cur, steps, nil
+}
+
+// descended remembers, for one scan of moves on one base, the traces the
+// descents of the scan passed through on their way to a trace not smaller
+// than the base, with the checks each had left there. A descent is a
+// function of its trace and of the checks it has left, and fewer checks
+// walk a prefix of the same path: a later descent that reaches one of
+// those traces with no more checks left ends not smaller than the base
+// too, and stops there, without its checks. Only what the descents of
+// earlier chunks learnt counts (firstTrace checks a chunk's moves at
+// once), so what a move skips, and its steps, depend on neither the
+// workers nor their timing.
+type descended struct {
+	mu   sync.Mutex
+	seen map[checkKey][]passed
+}
+
+// passed is a trace a descent passed through: its key, the chunk of the
+// move whose descent it was, and the checks the descent had left there.
+type passed struct {
+	key         checkKey
+	chunk, left int
+}
+
+func newDescended() *descended { return &descended{seen: map[checkKey][]passed{}} }
+
+// ends reports whether a descent of a move of chunk that reaches the
+// trace of key with left checks left is known to end not smaller than
+// the base: a descent of an earlier chunk passed it with as many checks
+// left or more.
+func (d *descended) ends(key checkKey, chunk, left int) bool {
+	if d == nil {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range d.seen[key] {
+		if p.chunk < chunk && p.left >= left {
+			return true
+		}
+	}
+	return false
+}
+
+// note remembers the traces of a descent that ended not smaller than the
+// base.
+func (d *descended) note(path []passed) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range path {
+		d.seen[p.key] = append(d.seen[p.key], p)
+	}
 }
 
 // descent is the descent after a move: it removes events from cur, one
@@ -69,6 +135,13 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 // FIFO queue: an inserted crash drops what was queued, so a delivery in
 // the middle of a queue may go.
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool) (*record.Trace, int64, error) {
+	return m.descend1(ctx, c, cur, alone, nil)
+}
+
+// descend1 is descent; at every trace it reaches (before its first check,
+// after each removal that went), stop, when set, is given the trace's key
+// and the checks left, and the descent ends there when it returns true.
+func (m *minimizer) descend1(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {
 		if !alone {
@@ -89,6 +162,11 @@ func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Tr
 	for improved := true; improved && checks < maxChecks; {
 		improved = false
 		cp := dpor.FromEvents(c.Fingerprinter(), cur.Events)
+		if stop != nil {
+			if key, ok := keyOf(checkSettings{}, cp); ok && stop(key, maxChecks-checks) {
+				break
+			}
+		}
 		for _, drop := range cands(cur.Events) {
 			if checks >= maxChecks {
 				break
