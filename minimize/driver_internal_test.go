@@ -3,6 +3,7 @@ package minimize
 import (
 	"testing"
 
+	"github.com/demi-project/demi/record"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,4 +32,23 @@ func TestLateCallsStillGetTheirSteps(t *testing.T) {
 
 	m.limit.Store(120_000) // the call's share of the budget, when earlier
 	require.Equal(t, int64(120_000), m.end())
+}
+
+// TestStallCountsFromFewerEventsOnly: a best trace with fewer events, or
+// as many with fewer deliveries, moves the stall rule's last improvement;
+// one lighter in contents alone adds a pace point but does not.
+func TestStallCountsFromFewerEventsOnly(t *testing.T) {
+	sized := func(d, e int) *record.Trace { return &record.Trace{Header: record.Header{Deliveries: d, Externals: e}} }
+	m := &minimizer{best: sized(10, 4)}
+	always := func(*record.Trace) bool { return true }
+	m.steps.Store(1000)
+	require.True(t, m.replaceBest(sized(9, 4), always))
+	require.Equal(t, int64(1000), m.lastImprovement.Load())
+	m.steps.Store(2000)
+	require.True(t, m.replaceBest(sized(9, 4), always), "lighter contents alone")
+	require.Equal(t, int64(1000), m.lastImprovement.Load())
+	require.Len(t, m.pace, 2)
+	m.steps.Store(3000)
+	require.True(t, m.replaceBest(sized(8, 5), always), "as many events, fewer deliveries")
+	require.Equal(t, int64(3000), m.lastImprovement.Load())
 }

@@ -210,8 +210,9 @@ type minimizer struct {
 	// firstTrace); limit is where the running stage must end.
 	steps atomic.Int64
 	limit atomic.Int64
-	// lastImprovement is the step count at the last improvement; the run
-	// stalls (driver.go) when the steps since pass a share of it. noStall
+	// lastImprovement is the step count at the last improvement (fewer
+	// events or deliveries, recordPace); the run stalls (driver.go) when
+	// the steps since pass a share of it. noStall
 	// lifts that bound (the initial window, the cleanup tier, forks).
 	lastImprovement atomic.Int64
 	// uncounted is the steps of the beam's second start, left out of the
@@ -312,7 +313,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		replayed = m.best
 	}
 	m.readInput(m.best.Events)
-	m.recordPace()
+	m.recordPace(true)
 	m.endStage()
 	if win != nil {
 		m.offer(win)
@@ -515,20 +516,27 @@ func (m *minimizer) offer(tr *record.Trace) bool {
 func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) bool) bool {
 	m.mu.Lock()
 	ok := take(m.best)
+	fewer := false
 	if ok {
+		fewer = total(tr) < total(m.best) || tr.Header.Deliveries < m.best.Header.Deliveries
 		m.noteRoute(m.best, tr)
 		m.best = tr
 	}
 	m.mu.Unlock()
 	if ok {
-		m.recordPace()
+		m.recordPace(fewer)
 	}
 	return ok
 }
 
-func (m *minimizer) recordPace() {
+// recordPace notes a pace point; fewer: the best trace has fewer events
+// (or deliveries) than before, and the stall rule counts from here (a
+// trace lighter in contents alone does not move it).
+func (m *minimizer) recordPace(fewer bool) {
 	m.mu.Lock()
-	m.lastImprovement.Store(m.steps.Load() - m.uncounted.Load())
+	if fewer {
+		m.lastImprovement.Store(m.steps.Load() - m.uncounted.Load())
+	}
 	m.pace = append(m.pace, PacePoint{Schedules: m.schedules.Load(), Steps: m.steps.Load(), Deliveries: m.best.Header.Deliveries, Externals: m.best.Header.Externals})
 	m.mu.Unlock()
 }
