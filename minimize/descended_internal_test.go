@@ -12,7 +12,7 @@ import (
 func TestDescendedCountsEarlierChunksWithAsManyChecksLeft(t *testing.T) {
 	d := newDescended()
 	x, y := checkKey{1}, checkKey{2}
-	d.note([]passed{{x, 2, 10}, {y, 2, 7}})
+	d.note([]passed{{x, reached{2, 10}}, {y, reached{2, 7}}})
 	assert.False(t, d.ends(x, 2, 10), "a descent of the same chunk is not counted: its moves run at once")
 	assert.True(t, d.ends(x, 3, 10), "a later chunk with as many checks left")
 	assert.True(t, d.ends(x, 3, 4), "fewer checks left walk a prefix of the same path")

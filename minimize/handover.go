@@ -145,19 +145,7 @@ func (m *minimizer) tradeRound(ctx context.Context) error {
 
 // firesTimers reports whether the best trace fires a timer.
 func (m *minimizer) firesTimers(context.Context) bool {
-	return len(firedTimers(m.snapshotBest().Events)) > 0
-}
-
-// firedTimers returns the first firing of each timer key and message type
-// in events, in trace order.
-func firedTimers(events []record.Event) []record.Event {
-	var out []record.Event
-	seen := map[[2]string]bool{}
-	for _, e := range events {
-		if k := [2]string{e.Timer, record.TypeName(e.Msg)}; e.Kind == record.Deliver && e.Timer != "" && !seen[k] {
-			seen[k] = true
-			out = append(out, e)
-		}
-	}
-	return out
+	return slices.ContainsFunc(m.snapshotBest().Events, func(e record.Event) bool {
+		return e.Kind == record.Deliver && e.Timer != ""
+	})
 }

@@ -58,7 +58,7 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 	}
 	var path []passed
 	cur, more, err := m.descend1(ctx, c, tr, false, func(key checkKey, left int) bool {
-		path = append(path, passed{key, chunk, left})
+		path = append(path, passed{key, reached{chunk, left}})
 		return seen.ends(key, chunk, left)
 	})
 	steps += more
@@ -84,17 +84,20 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 // workers nor their timing.
 type descended struct {
 	mu   sync.Mutex
-	seen map[checkKey][]passed
+	seen map[checkKey][]reached
 }
 
-// passed is a trace a descent passed through: its key, the chunk of the
-// move whose descent it was, and the checks the descent had left there.
+// reached is a descent at a trace: the chunk of the move whose descent it
+// was, and the checks the descent had left there.
+type reached struct{ chunk, left int }
+
+// passed is a trace a descent passed through (its key) and how.
 type passed struct {
-	key         checkKey
-	chunk, left int
+	key checkKey
+	reached
 }
 
-func newDescended() *descended { return &descended{seen: map[checkKey][]passed{}} }
+func newDescended() *descended { return &descended{seen: map[checkKey][]reached{}} }
 
 // ends reports whether a descent of a move of chunk that reaches the
 // trace of key with left checks left is known to end not smaller than
@@ -123,7 +126,7 @@ func (d *descended) note(path []passed) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, p := range path {
-		d.seen[p.key] = append(d.seen[p.key], p)
+		d.seen[p.key] = append(d.seen[p.key], p.reached)
 	}
 }
 

@@ -27,12 +27,13 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 	if err != nil || !lay.Rounded {
 		return err // a system without rounds has nothing to do here
 	}
+	settings := checkSettings{mode: dpor.TFB, maxSched: m.limitsOf(StageRoundForm).schedules}
 	for _, step := range []func(*record.Trace, *rounds.Layout) [][]int{roundRemovals, m.lateRemovals} {
 		if err := m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
 			drops := step(base, lay)
 			bp := dpor.FromEvents(m.fp, base.Events)
 			_, tr, err := m.firstTrace(ctx, len(drops), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-				r, steps, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: m.limitsOf(StageRoundForm).schedules}, removal(drops[i], -1)(c.Fingerprinter(), bp))
+				r, steps, err := m.check(ctx, c, settings, removal(drops[i], -1)(c.Fingerprinter(), bp))
 				if err != nil || r == nil || !smaller(r, base) {
 					return nil, steps, err
 				}
@@ -47,7 +48,7 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 		moves := lockstepMoves(base, lay)
 		residue := lay.Totals().Residue
 		_, tr, err := m.firstTrace(ctx, len(moves), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-			r, steps, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: m.limitsOf(StageRoundForm).schedules}, dpor.FromEvents(c.Fingerprinter(), moves[i]))
+			r, steps, err := m.check(ctx, c, settings, dpor.FromEvents(c.Fingerprinter(), moves[i]))
 			if err != nil || r == nil || smaller(base, r) {
 				return nil, steps, err
 			}
