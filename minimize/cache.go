@@ -89,13 +89,11 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 		b = appendString(b, string(e.To))
 		b = appendString(b, e.Timer)
 		b = appendString(b, string(e.Actor))
-		b = binary.AppendUvarint(b, uint64(len(e.A)))
-		for _, a := range e.A {
-			b = appendString(b, string(a))
-		}
-		b = binary.AppendUvarint(b, uint64(len(e.B)))
-		for _, a := range e.B {
-			b = appendString(b, string(a))
+		for _, side := range [2][]record.ActorID{e.A, e.B} {
+			b = binary.AppendUvarint(b, uint64(len(side)))
+			for _, a := range side {
+				b = appendString(b, string(a))
+			}
 		}
 		b = appendString(b, e.Cond)
 		b = binary.AppendVarint(b, int64(e.Limit))

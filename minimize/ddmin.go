@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -92,13 +93,7 @@ type setTest func(ctx context.Context, cands [][]int) (int, error)
 // one batch (checked in parallel); failing sets are memoized.
 func ddmin(ctx context.Context, items []int, test setTest) ([]int, error) {
 	memo := map[string]bool{}
-	key := func(s []int) string {
-		b := make([]byte, 0, 4*len(s))
-		for _, x := range s {
-			b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
-		}
-		return string(b)
-	}
+	key := func(s []int) string { return fmt.Sprint(s) }
 	// try tests the candidates not known to fail; returns the first success.
 	try := func(cands [][]int) (int, error) {
 		var live [][]int

@@ -40,10 +40,10 @@ func TestDescendedSkipsOnlyDescentsThatFail(t *testing.T) {
 	var plain, memo int64
 	smallerMoves := 0
 	for k, e := range moves {
-		a, n, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), reorderSchedules, false, nil, 0)
+		a, n, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), false, nil, 0)
 		require.NoError(t, err)
 		plain += n
-		b, n, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), reorderSchedules, false, seen, k)
+		b, n, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), false, seen, k)
 		require.NoError(t, err)
 		memo += n
 		require.Equal(t, a == nil, b == nil, "move %d", k)

@@ -3,6 +3,8 @@ package minimize
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -79,24 +81,17 @@ func (m *minimizer) drive(ctx context.Context) error {
 // searches finds nothing.
 func (m *minimizer) descend(ctx context.Context) error {
 	for {
-		if err := m.removals(ctx); err != nil {
-			return err
+		for again := true; again; { // the removals to a fixpoint
+			var err error
+			if again, err = m.round(ctx, Removal, false); err != nil {
+				return err
+			}
 		}
 		improved, err := m.round(ctx, Move, true)
 		if err == nil && !improved {
 			improved, err = m.round(ctx, Search, true)
 		}
 		if err != nil || !improved {
-			return err
-		}
-	}
-}
-
-// removals runs the removal tier to a fixpoint.
-func (m *minimizer) removals(ctx context.Context) error {
-	for {
-		again, err := m.round(ctx, Removal, false)
-		if err != nil || !again {
 			return err
 		}
 	}
@@ -141,21 +136,27 @@ func (m *minimizer) order(tier Tier) []string {
 
 // call runs one call of the pass named name on the best trace, when it
 // applies and is not left out, and reports whether the best trace got
-// smaller.
+// smaller. Strategy nodiverge (the paper's NoDiverge) runs the removals
+// only: the other passes build schedules outside the checks, which would
+// diverge. The call may use its share of the steps that remain before the
+// budget's end, less the cleanup tier's part for the other tiers.
 func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
 	p := passNamed(m.table, name)
 	best := m.snapshotBest()
-	if m.skip[name] || p.Once && m.calls[name] > 0 || m.leftAlike(name, best) || !m.modeRuns(p) {
+	if m.skip[name] || p.Once && m.calls[name] > 0 || m.leftAlike(name, best) || m.mode == dpor.NoDiverge && p.Tier != Removal {
 		return false, nil
 	}
 	if p.applies != nil && !p.applies(m, ctx) {
 		m.left[name] = best
 		return false, nil
 	}
-	end := m.budgetEnd()
+	end := m.cfg.Steps
+	if !m.noStall {
+		end -= m.cfg.Steps / cleanupShare
+	}
 	done := m.steps.Load()
 	if done >= end {
 		return false, nil
@@ -166,8 +167,21 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	if n := m.calls[name]; n > 1 {
 		stage = RoundStage(name, n)
 	}
-	err := m.runStage(ctx, stage, m.shareOf(p.Share, end), func(ctx context.Context) error { return p.run(m, ctx) })
-	return m.leftBy(name, best), err
+	m.setStage(stage)
+	m.limit.Store(m.shareOf(p.Share, end))
+	err := p.run(m, ctx)
+	m.endStage()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		err = ctx.Err()
+	case errors.Is(err, errStepBudget):
+		err = nil
+	case err != nil:
+		err = fmt.Errorf("minimize: stage %s: %w", stage, err)
+	}
+	after := m.snapshotBest()
+	m.left[name] = after
+	return smaller(after, best), err
 }
 
 // leftAlike reports whether the pass named name left best, or a trace
@@ -199,43 +213,14 @@ func sameButContents(a, b *record.Trace) bool {
 	return true
 }
 
-// leftBy notes the best trace the pass named name left, and reports
-// whether it is smaller than best, the best trace before the call.
-func (m *minimizer) leftBy(name string, best *record.Trace) bool {
-	after := m.snapshotBest()
-	m.left[name] = after
-	return smaller(after, best)
-}
-
-// modeRuns reports whether the strategy runs p: nodiverge (the paper's
-// NoDiverge) runs the removals only, since the other passes build
-// schedules outside the checks, which would diverge.
-func (m *minimizer) modeRuns(p *pass) bool {
-	return m.mode != dpor.NoDiverge || p.Tier == Removal
-}
-
-// budgetEnd is the step count at which the running tier must end: the
-// step budget, less the cleanup tier's part for the other tiers.
-func (m *minimizer) budgetEnd() int64 {
-	if m.noStall {
-		return m.cfg.Steps
-	}
-	return m.cfg.Steps - m.cfg.Steps/cleanupShare
-}
-
-// stallAllowance is the steps the run may go without
-// improvement: stallRatio times the steps up to the last improvement,
-// at least stallFloor.
-func (m *minimizer) stallAllowance() int64 {
-	return max(m.stallFloor, int64(stallRatio*float64(m.lastImprovement.Load())))
-}
-
 // stallPoint is the step count at which the running pass call stalls:
-// the run's stall point (the allowance past the last improvement), but
-// never less than minCallSteps past the call's start, so that a pass that
-// starts late still gets its call on the best trace.
+// the run's stall point (past the last improvement, stallRatio times the
+// steps up to it, at least stallFloor), but never less than minCallSteps
+// past the call's start, so that a pass that starts late still gets its
+// call on the best trace.
 func (m *minimizer) stallPoint() int64 {
-	return max(m.lastImprovement.Load()+m.stallAllowance()+m.uncounted.Load(), m.callStart+minCallSteps)
+	last := m.lastImprovement.Load()
+	return max(last+max(m.stallFloor, int64(stallRatio*float64(last)))+m.uncounted.Load(), m.callStart+minCallSteps)
 }
 
 // end is the step count at which the running pass must end: its limit,

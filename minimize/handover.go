@@ -113,9 +113,6 @@ func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 			}
 			p[k].Wildcard = true
 		}
-		if len(drop) == 0 {
-			return p
-		}
 		out := p[:0]
 		for k, st := range p {
 			if !drop[k] {

@@ -3,7 +3,6 @@ package minimize
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -67,17 +66,15 @@ func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event,
 	if err != nil {
 		return err
 	}
-	moves := movesOf(base.Events, offers)
-	bp := dpor.FromEvents(m.fp, base.Events)
-	seen := newDescended()
-	_, tr, err := m.firstTrace(ctx, len(moves), injectChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-		return m.tryPlan(ctx, c, base, moves[i].plan(c.Fingerprinter(), bp), injectSchedules, true, seen, i/injectChunk)
-	})
-	if err != nil || tr == nil {
-		return err
+	var moves []edit
+	for _, mv := range movesOf(base.Events, offers) {
+		moves = append(moves, mv.plan)
 	}
-	m.offer(tr)
-	return nil
+	tr, err := m.tryMoves(ctx, base, moves, injectChunk, true)
+	if tr != nil {
+		m.offer(tr)
+	}
+	return err
 }
 
 // offers replays base once and returns, for every cut position of base,
@@ -118,7 +115,7 @@ func (m *minimizer) offers(ctx context.Context, base *record.Trace) (map[int][]r
 // else the first after it. Offers that end up the same are listed once.
 func ownContents(offers, events []record.Event, p int) []record.Event {
 	var out []record.Event
-	seen := map[string]bool{}
+	seen := map[record.Shape]bool{}
 	for _, x := range offers {
 		if x.Kind == record.Send && x.Msg != nil {
 			name := record.TypeName(x.Msg)
@@ -132,7 +129,7 @@ func ownContents(offers, events []record.Event, p int) []record.Event {
 				x.Msg = events[own].Msg
 			}
 		}
-		if k := fmt.Sprint(shapeOf(x), x.A, x.B); !seen[k] {
+		if k := record.ShapeOf(x); !seen[k] {
 			seen[k] = true
 			out = append(out, x)
 		}

@@ -468,24 +468,6 @@ func (m *minimizer) shareOf(share float64, end int64) int64 {
 	return done + int64(float64(max(end-done, 0))*share)
 }
 
-// runStage runs one stage until it ends or the step count reaches limit.
-func (m *minimizer) runStage(ctx context.Context, name string, limit int64, run func(ctx context.Context) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	m.setStage(name)
-	m.limit.Store(limit)
-	err := run(ctx)
-	m.endStage()
-	if err != nil && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil && !errors.Is(err, errStepBudget) {
-		return fmt.Errorf("minimize: stage %s: %w", name, err)
-	}
-	return nil
-}
-
 // ---- best trace, stages, progress ----
 
 func (m *minimizer) snapshotBest() *record.Trace {

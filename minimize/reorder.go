@@ -27,28 +27,37 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 			return err
 		}
 		base := m.snapshotBest()
-		moves := gen(base)
-		bp := dpor.FromEvents(m.fp, base.Events)
-		seen := newDescended()
-		_, tr, err := m.firstTrace(ctx, len(moves), reorderChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-			return m.tryPlan(ctx, c, base, moves[i](c.Fingerprinter(), bp), reorderSchedules, false, seen, i/reorderChunk)
-		})
-		if err != nil {
+		tr, err := m.tryMoves(ctx, base, gen(base), reorderChunk, false)
+		if err != nil || tr == nil || !m.offer(tr) {
 			return err
-		}
-		if tr == nil || !m.offer(tr) {
-			return nil
 		}
 	}
 }
 
-// tryPlan checks plan with at most maxSched type-fingerprint schedules;
-// broad takes backtracks on any message type, and keeps a checked trace
-// that is already smaller than base without a descent. Otherwise it
-// descends from the checked trace. It returns a trace smaller than base,
-// or nil, and the steps it ran. The descent shares seen with the other
-// moves of the scan (chunk is the move's chunk of the scan).
-func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, maxSched int, broad bool, seen *descended, chunk int) (*record.Trace, int64, error) {
+// tryMoves checks the moves of base in order, chunk at a time (firstTrace),
+// each with tryPlan, and returns the first trace smaller than base that one
+// ends with, or nil. The descents of the scan share what they learn.
+func (m *minimizer) tryMoves(ctx context.Context, base *record.Trace, moves []edit, chunk int, broad bool) (*record.Trace, error) {
+	bp := dpor.FromEvents(m.fp, base.Events)
+	seen := newDescended()
+	_, tr, err := m.firstTrace(ctx, len(moves), chunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
+		return m.tryPlan(ctx, c, base, moves[i](c.Fingerprinter(), bp), broad, seen, i/chunk)
+	})
+	return tr, err
+}
+
+// tryPlan checks plan with at most reorderSchedules type-fingerprint
+// schedules; broad (an inserted event's plan) takes at most
+// injectSchedules with backtracks on any message type, and keeps a
+// checked trace that is already smaller than base without a descent.
+// Otherwise it descends from the checked trace. It returns a trace smaller
+// than base, or nil, and the steps it ran. The descent shares seen with
+// the other moves of the scan (chunk is the move's chunk of the scan).
+func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, broad bool, seen *descended, chunk int) (*record.Trace, int64, error) {
+	maxSched := reorderSchedules
+	if broad {
+		maxSched = injectSchedules
+	}
 	tr, steps, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: maxSched, broad: broad}, plan)
 	if err != nil || tr == nil {
 		return nil, steps, err
@@ -236,14 +245,14 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 	}
 	// Re-inserted externals: one of each shape the input had and the best
 	// trace lacks, at every position after the first event.
-	have := map[shape]bool{}
+	have := map[record.Shape]bool{}
 	for _, e := range ev {
 		if e.Kind.IsExternal() {
-			have[shapeOf(e)] = true
+			have[record.ShapeOf(e)] = true
 		}
 	}
 	for _, x := range m.dropped {
-		if have[shapeOf(x)] {
+		if have[record.ShapeOf(x)] {
 			continue
 		}
 		for p := 1; p <= len(ev); p++ {
@@ -255,27 +264,12 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 	return out[:min(len(out), lim.items)]
 }
 
-// shape is what identifies an external event for re-insertion: its kind,
-// actor, receiver and message type.
-type shape struct {
-	kind      record.Kind
-	actor, to record.ActorID
-	msg       string
-}
-
-func shapeOf(e record.Event) shape {
-	s := shape{kind: e.Kind, actor: e.Actor, to: e.To}
-	if e.Msg != nil {
-		s.msg = record.TypeName(e.Msg)
-	}
-	return s
-}
-
 // reinsertable returns, in input order, the first external event of each
-// shape of the input that can be re-inserted alone: a start, a send, a
-// kill or a restart (a partition needs its heal, a wait marker its event).
+// shape (record.Shape) of the input that can be re-inserted alone: a
+// start, a send, a kill or a restart (a partition needs its heal, a wait
+// marker its event).
 func reinsertable(events []record.Event) []record.Event {
-	seen := map[shape]bool{}
+	seen := map[record.Shape]bool{}
 	var out []record.Event
 	for _, e := range events {
 		switch e.Kind {
@@ -283,7 +277,7 @@ func reinsertable(events []record.Event) []record.Event {
 		default:
 			continue
 		}
-		if s := shapeOf(e); !seen[s] {
+		if s := record.ShapeOf(e); !seen[s] {
 			seen[s] = true
 			out = append(out, e)
 		}

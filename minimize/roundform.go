@@ -87,7 +87,7 @@ func (m *minimizer) adopt(tr *record.Trace) bool {
 // roundRemovals lists, as sorted event indices to drop, every round's
 // deliveries, then every phase's.
 func roundRemovals(_ *record.Trace, lay *rounds.Layout) [][]int {
-	var out [][]int
+	var out, phases [][]int
 	byRound := map[int][]int{}
 	for _, d := range lay.Residue {
 		byRound[d.Round] = append(byRound[d.Round], d.Step)
@@ -95,24 +95,18 @@ func roundRemovals(_ *record.Trace, lay *rounds.Layout) [][]int {
 	for _, r := range lay.Rounds {
 		var all []int
 		for _, ph := range r.Phases {
+			var steps []int
 			for _, d := range ph.Deliveries {
-				all = append(all, d.Step)
+				steps = append(steps, d.Step)
 			}
+			phases = append(phases, steps)
+			all = append(all, steps...)
 		}
 		all = append(all, byRound[r.Number]...)
 		slices.Sort(all)
 		out = append(out, all)
 	}
-	for _, r := range lay.Rounds {
-		for _, ph := range r.Phases {
-			var steps []int
-			for _, d := range ph.Deliveries {
-				steps = append(steps, d.Step)
-			}
-			out = append(out, steps)
-		}
-	}
-	return out
+	return append(out, phases...)
 }
 
 // lateRemovals lists, for each late delivery, the indices to drop to lose

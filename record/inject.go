@@ -18,12 +18,12 @@ import "math/rand/v2"
 // minimizer only tries them.
 func (s *System) Injections(v View) []Event {
 	var out []Event
-	seen := map[injectionShape]bool{}
+	seen := map[Shape]bool{}
 	add := func(e Event) {
 		if !e.Kind.IsExternal() {
 			return
 		}
-		k := shapeOfInjection(e)
+		k := ShapeOf(e)
 		if seen[k] {
 			return
 		}
@@ -39,7 +39,7 @@ func (s *System) Injections(v View) []Event {
 			for _, e := range g.Each(v) {
 				if e.Kind.IsExternal() {
 					e.Cause = -1
-					seen[shapeOfInjection(e)] = true
+					seen[ShapeOf(e)] = true
 					out = append(out, e)
 				}
 			}
@@ -59,17 +59,19 @@ func (s *System) Injections(v View) []Event {
 // that does not list its events.
 const injectionDraws = 256
 
-// injectionShape is what tells two injections apart: kind, actor,
+// Shape is what tells two external events apart when their contents do
+// not matter (two injections, two events to re-insert): kind, actor,
 // receiver, message type and, for partitions, the sides.
-type injectionShape struct {
+type Shape struct {
 	kind      Kind
 	actor, to ActorID
 	msg       string
 	sides     string
 }
 
-func shapeOfInjection(e Event) injectionShape {
-	k := injectionShape{kind: e.Kind, actor: e.Actor, to: e.To}
+// ShapeOf returns e's Shape.
+func ShapeOf(e Event) Shape {
+	k := Shape{kind: e.Kind, actor: e.Actor, to: e.To}
 	if e.Msg != nil {
 		k.msg = TypeName(e.Msg)
 	}
