@@ -105,7 +105,7 @@ func (m *minimizer) starts() []beamStart {
 	for _, t := range routes {
 		out = append(out, beamStart{t: t, route: routeOf(t.Header.Violation, m.memberNames)})
 	}
-	return out[:min(len(out), m.limitsOf(StageBeam).items)]
+	return out[:min(len(out), m.limitsOf(StageBeam).starts)]
 }
 
 func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || len(m.starts()) > 0 }

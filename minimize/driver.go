@@ -195,22 +195,13 @@ func (m *minimizer) leftAlike(name string, best *record.Trace) bool {
 }
 
 // sameButContents reports whether a and b have the same events but for
-// the contents of their messages (the same kinds, actors, links, timers
-// and message types).
+// the contents of their messages (the same shapes, senders, links, timers
+// and wait markers).
 func sameButContents(a, b *record.Trace) bool {
-	if len(a.Events) != len(b.Events) {
-		return false
-	}
-	for i, x := range a.Events {
-		y := b.Events[i]
-		if x.Kind != y.Kind || x.From != y.From || x.To != y.To || x.Timer != y.Timer || x.Cause != y.Cause ||
-			x.Actor != y.Actor || x.Cond != y.Cond || x.Limit != y.Limit ||
-			!slices.Equal(x.A, y.A) || !slices.Equal(x.B, y.B) || (x.Msg == nil) != (y.Msg == nil) ||
-			x.Msg != nil && record.TypeName(x.Msg) != record.TypeName(y.Msg) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a.Events, b.Events, func(x, y record.Event) bool {
+		return record.ShapeOf(x) == record.ShapeOf(y) && x.From == y.From && x.Timer == y.Timer && x.Cause == y.Cause &&
+			x.Cond == y.Cond && x.Limit == y.Limit
+	})
 }
 
 // stallPoint is the step count at which the running pass call stalls:

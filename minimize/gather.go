@@ -273,7 +273,7 @@ func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk i
 func (m *minimizer) gatherPerms(events []record.Event, members []record.ActorID) []record.Perm {
 	out := []record.Perm{nil}
 	sym := m.sys.Symmetry
-	if sym == nil || len(members) > m.limitsOf(StageGather).items {
+	if sym == nil || len(members) > m.limitsOf(StageGather).members {
 		return out
 	}
 	for _, order := range perm.Orders(len(members))[1:] { // the identity is first

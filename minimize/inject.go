@@ -37,7 +37,7 @@ func (m *minimizer) injects(context.Context) bool { return len(m.sys.Externals) 
 // move in order replaces it.
 func (m *minimizer) inject(ctx context.Context) error {
 	return m.injectWith(ctx, func(events []record.Event, offers map[int][]record.Event) []injectMove {
-		return injectMoves(events, offers, m.limitsOf(StageInject).items)
+		return injectMoves(events, offers, m.limitsOf(StageInject).moves)
 	})
 }
 

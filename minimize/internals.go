@@ -307,7 +307,7 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 			}
 		}
 		// Pairs: two events only needed together.
-		if len(units) <= m.limitsOf(StageOneAtATime).items {
+		if len(units) <= m.limitsOf(StageOneAtATime).units {
 			for a := range units {
 				for b := a + 1; b < len(units); b++ {
 					drop := union(units[a], units[b])

@@ -279,7 +279,6 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	// a long trace a short window of it that reproduces the violation is
 	// the proof, and the input is not replayed in full (window.go). The
 	// budget counts from here.
-	m.stageT0 = m.start
 	m.setStage(StageInitial)
 	deadline, cancel := context.WithDeadline(ctx, m.start.Add(cfg.Budget))
 	defer cancel()

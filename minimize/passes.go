@@ -61,10 +61,11 @@ type pass struct {
 // limits are a pass's own bounds on its work besides its share (0 where
 // a bound does not concern the pass).
 type limits struct {
-	// items: the most of what the pass enumerates: the external units
-	// one-at-a-time pairs, the members gather permutes, the moves
-	// retarget and inject list per trace, the starts of a beam call.
-	items int
+	// The most of what a pass enumerates: the external units on which
+	// one-at-a-time still tries pairs, the members whose permutations
+	// gather tries, the moves retarget and inject list per trace, the
+	// starts of a beam call.
+	units, members, moves, starts int
 	// deliveries: the pass's moves (retarget's reroutes, which are
 	// quadratic) or the pass itself (insert) apply to traces of at most
 	// that many deliveries.
@@ -113,27 +114,27 @@ func passTable() []pass {
 			limits{}, nil, (*minimizer).shrinkContents},
 		{PassInfo{StageOneAtATime, Removal, "", 1, false, false,
 			"tries removing every causal cone, delivery and external event once more"},
-			limits{items: 24}, nil, (*minimizer).oneAtATime},
+			limits{units: 24}, nil, (*minimizer).oneAtATime},
 
 		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
-			limits{items: 6}, (*minimizer).gathers, (*minimizer).gatherStage},
+			limits{members: 6}, (*minimizer).gathers, (*minimizer).gatherStage},
 		{PassInfo{StageTradeRound, Move, "", 0.1, false, false,
 			"fires a timer at another started actor instead, the two trading places in the timer's causal cone, each move followed by a descent"},
 			limits{}, (*minimizer).firesTimers, (*minimizer).tradeRound},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
 			"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
-			limits{items: 4000, deliveries: 40}, nil, (*minimizer).retarget},
+			limits{moves: 4000, deliveries: 40}, nil, (*minimizer).retarget},
 		{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
 			"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 		{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 			"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
-			limits{items: 8000}, (*minimizer).injects, (*minimizer).inject},
+			limits{moves: 8000}, (*minimizer).injects, (*minimizer).inject},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
 			"runs the removals and moves again on other starts, in a fork: the trace after provenance with internal events removed first, and the last best trace of each route of the violation (its detail with names and numbers masked) that the best trace left; its result replaces the best trace when smaller"},
-			limits{items: 3}, (*minimizer).hasStarts, (*minimizer).beam},
+			limits{starts: 3}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
 			limits{states: 1000, rounds: 3, identStates: 250}, (*minimizer).searches, (*minimizer).shrinkSearch},
@@ -237,10 +238,8 @@ func Passes() []PassInfo {
 // PassOf returns the pass a stage row belongs to: its name without the
 // call number ("ddmin-internals-3" is a call of "ddmin-internals").
 func PassOf(stage string) string {
-	if i := strings.LastIndexByte(stage, '-'); i > 0 {
-		if _, err := fmt.Sscanf(stage[i+1:], "%d", new(int)); err == nil && !strings.ContainsAny(stage[i+1:], "+-") {
-			return stage[:i]
-		}
+	if i := strings.LastIndexByte(stage, '-'); i > 0 && i+1 < len(stage) && strings.Trim(stage[i+1:], "0123456789") == "" {
+		return stage[:i]
 	}
 	return stage
 }

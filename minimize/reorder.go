@@ -261,7 +261,7 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 	}
 	lim := m.limitsOf(StageRetarget)
 	out = append(out, rerouteEdits(ev, lim.deliveries)...)
-	return out[:min(len(out), lim.items)]
+	return out[:min(len(out), lim.moves)]
 }
 
 // reinsertable returns, in input order, the first external event of each
