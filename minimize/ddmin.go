@@ -27,8 +27,8 @@ func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mod
 		if n == 0 {
 			n = m.budgetFor()
 		}
-		i, tr, err := m.first(ctx, len(cands), mode, n, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-			return planOf(bp, idx[k], wildFrom), true
+		i, tr, err := m.first(ctx, len(cands), mode, n, func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
+			return planOf(bp, idx[k], wildFrom)
 		})
 		if tr != nil {
 			m.offer(tr)
@@ -76,12 +76,9 @@ func ddminSets(events []record.Event, internals bool) (items []int, indices func
 	}
 }
 
-// setTest checks candidate sets in order and returns the index of the first
-// that reproduces the violation, or -1.
-type setTest func(ctx context.Context, cands [][]int) (int, error)
-
 // ddmin is delta debugging (the paper's Appendix A, Figure 3) over items,
-// assuming test(items) reproduces:
+// assuming test(items) reproduces (test checks candidate sets in order and
+// returns the index of the first that reproduces the violation, or -1):
 //
 //	ddmin2(E, R) = E                               if |E| = 1
 //	             = ddmin2(E1, R)                   if test(E1 ∪ R)
@@ -91,7 +88,7 @@ type setTest func(ctx context.Context, cands [][]int) (int, error)
 // The interference case minimizes E2 against the minimized E1', so every
 // returned set, with its R, has been seen to reproduce. The two halves are
 // one batch (checked in parallel); failing sets are memoized.
-func ddmin(ctx context.Context, items []int, test setTest) ([]int, error) {
+func ddmin(ctx context.Context, items []int, test func(ctx context.Context, cands [][]int) (int, error)) ([]int, error) {
 	memo := map[string]bool{}
 	key := func(s []int) string { return fmt.Sprint(s) }
 	// try tests the candidates not known to fail; returns the first success.

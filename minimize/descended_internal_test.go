@@ -19,7 +19,6 @@ func TestDescendedCountsEarlierChunksWithAsManyChecksLeft(t *testing.T) {
 	assert.False(t, d.ends(x, 3, 11), "more checks left may go further")
 	assert.True(t, d.ends(y, 5, 7))
 	assert.False(t, d.ends(checkKey{3}, 5, 1), "a trace no descent passed")
-	assert.False(t, (*descended)(nil).ends(x, 3, 1), "no memory: nothing is known")
 }
 
 // TestDescendedSkipsOnlyDescentsThatFail scans the retarget pass's moves on
@@ -40,7 +39,7 @@ func TestDescendedSkipsOnlyDescentsThatFail(t *testing.T) {
 	var plain, memo int64
 	smallerMoves := 0
 	for k, e := range moves {
-		a, n, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), false, nil, 0)
+		a, n, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), false, newDescended(), 0)
 		require.NoError(t, err)
 		plain += n
 		b, n, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), false, seen, k)

@@ -110,7 +110,7 @@ func firstMove(t *testing.T, m *minimizer, c *dpor.Checker, tr *record.Trace, ed
 	t.Helper()
 	bp := dpor.FromEvents(c.Fingerprinter(), tr.Events)
 	for k, e := range edits {
-		nt, _, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), false, nil, 0)
+		nt, _, err := m.tryPlan(context.Background(), c, tr, e(c.Fingerprinter(), bp), false, newDescended(), 0)
 		require.NoError(t, err)
 		if nt != nil {
 			return k, nt

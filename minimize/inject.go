@@ -174,8 +174,8 @@ func injectMoves(events []record.Event, offers map[int][]record.Event, most int)
 			}
 			for _, p := range at {
 				for _, x := range offers[p] {
-					if n <= injectCost(x) {
-						continue // no trade: the plan would not be smaller
+					if n <= 1 || x.Kind == record.Send && n <= 2 {
+						continue // no trade: the plan would not be smaller (a client message adds its delivery)
 					}
 					out = append(out, injectMove{cut: c, until: end, at: p, offer: x})
 					if len(out) == most {
@@ -186,15 +186,6 @@ func injectMoves(events []record.Event, offers map[int][]record.Event, most int)
 		}
 	}
 	return out
-}
-
-// injectCost is what inserting x adds to a trace: a client message and
-// its delivery, or one event.
-func injectCost(x record.Event) int {
-	if x.Kind == record.Send {
-		return 2
-	}
-	return 1
 }
 
 // deliveriesIn counts the deliveries between actors of events[from:to].

@@ -46,8 +46,8 @@ func (m *minimizer) provenance(ctx context.Context) error {
 		}
 	}
 	bp := dpor.FromEvents(m.fp, base.Events)
-	_, tr, err := m.first(ctx, len(cands), dpor.STS, 1, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-		return planOf(bp, cands[k], -1), true
+	_, tr, err := m.first(ctx, len(cands), dpor.STS, 1, func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
+		return planOf(bp, cands[k], -1)
 	})
 	if tr != nil {
 		m.offer(tr)
@@ -109,9 +109,8 @@ func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, ed
 		}
 		bp := dpor.FromEvents(m.fp, base.Events)
 		from := pos
-		i, tr, err := m.first(ctx, len(es)-from, mode, maxSched, func(fp *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
-			p := es[from+k](fp, bp)
-			return p, p != nil // nil: an edit with nothing to try
+		i, tr, err := m.first(ctx, len(es)-from, mode, maxSched, func(fp *fingerprint.Fingerprinter, k int) dpor.Plan {
+			return es[from+k](fp, bp) // nil: an edit with nothing to try
 		})
 		if err != nil {
 			return err

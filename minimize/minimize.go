@@ -589,15 +589,16 @@ func (m *minimizer) startProgress() func() {
 
 // ---- parallel candidate checks ----
 
-// candidate builds the plan of candidate i; ok=false skips it.
-type candidate func(fp *fingerprint.Fingerprinter, i int) (plan dpor.Plan, ok bool)
+// candidate builds the plan of candidate i; nil skips it.
+type candidate func(fp *fingerprint.Fingerprinter, i int) dpor.Plan
 
 // attempt checks candidate i on c and returns the trace it found (or nil)
 // and its steps: the events of the schedules it ran.
 type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err error)
 
 // first is firstTrace over candidates checked in mode with at most
-// maxSched schedules each.
+// maxSched schedules each, a trace of another route no success of a fork
+// (beam.go).
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
 	if mode == dpor.STS {
 		maxSched = 1
@@ -608,14 +609,20 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 		// as it makes a transition the original run never made.
 		mode = dpor.NoDiverge
 	}
+	return m.firstKept(ctx, n, checkSettings{mode: mode, maxSched: maxSched}, gen, m.onRoute)
+}
+
+// firstKept is firstTrace over candidates checked with settings s, a
+// check's trace a success when keep holds for it.
+func (m *minimizer) firstKept(ctx context.Context, n int, s checkSettings, gen candidate, keep func(*record.Trace) bool) (int, *record.Trace, error) {
 	return m.firstTrace(ctx, n, scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-		plan, ok := gen(c.Fingerprinter(), i)
-		if !ok {
+		plan := gen(c.Fingerprinter(), i)
+		if plan == nil {
 			return nil, 0, nil
 		}
-		tr, steps, err := m.check(ctx, c, checkSettings{mode: mode, maxSched: maxSched}, plan)
-		if tr != nil && !m.onRoute(tr) {
-			tr = nil // another route: not a success of this fork (beam.go)
+		tr, steps, err := m.check(ctx, c, s, plan)
+		if tr != nil && !keep(tr) {
+			tr = nil
 		}
 		return tr, steps, err
 	})

@@ -113,9 +113,6 @@ func newDescended() *descended { return &descended{seen: map[checkKey][]reached{
 // the base: a descent of an earlier chunk passed it with as many checks
 // left or more.
 func (d *descended) ends(key checkKey, chunk, left int) bool {
-	if d == nil {
-		return false
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, p := range d.seen[key] {
@@ -129,9 +126,6 @@ func (d *descended) ends(key checkKey, chunk, left int) bool {
 // note remembers the traces of a descent that ended not smaller than the
 // base.
 func (d *descended) note(path []passed) {
-	if d == nil {
-		return
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, p := range path {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/rounds"
 )
@@ -32,13 +33,9 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 		if err := m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
 			drops := step(base, lay)
 			bp := dpor.FromEvents(m.fp, base.Events)
-			_, tr, err := m.firstTrace(ctx, len(drops), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-				r, steps, err := m.check(ctx, c, settings, removal(drops[i], -1)(c.Fingerprinter(), bp))
-				if err != nil || r == nil || !smaller(r, base) {
-					return nil, steps, err
-				}
-				return r, steps, nil
-			})
+			_, tr, err := m.firstKept(ctx, len(drops), settings, func(fp *fingerprint.Fingerprinter, i int) dpor.Plan {
+				return removal(drops[i], -1)(fp, bp)
+			}, func(r *record.Trace) bool { return smaller(r, base) })
 			return tr, err
 		}); err != nil {
 			return err
@@ -47,22 +44,22 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 	return m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
 		moves := lockstepMoves(base, lay)
 		residue := lay.Totals().Residue
-		_, tr, err := m.firstTrace(ctx, len(moves), scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
-			r, steps, err := m.check(ctx, c, settings, dpor.FromEvents(c.Fingerprinter(), moves[i]))
-			if err != nil || r == nil || smaller(base, r) {
-				return nil, steps, err
+		_, tr, err := m.firstKept(ctx, len(moves), settings, func(fp *fingerprint.Fingerprinter, i int) dpor.Plan {
+			return dpor.FromEvents(fp, moves[i])
+		}, func(r *record.Trace) bool {
+			if smaller(base, r) {
+				return false
 			}
-			l, err := rounds.Build(ctx, m.sys, r)
-			if err != nil || l.Totals().Residue >= residue {
-				return nil, steps, nil // not better in round form (or not laid out)
-			}
-			return r, steps, nil
+			l, err := rounds.Build(ctx, m.sys, r) // not better in round form, or not laid out: no success
+			return err == nil && l.Totals().Residue < residue
 		})
 		return tr, err
 	})
 }
 
-// untilNoGain applies step to the best trace until it returns nil.
+// untilNoGain applies step to the best trace until it returns nil, and
+// makes what it returns the best trace unless it is larger (offer takes
+// only smaller traces; the lockstep moves keep the size).
 func (m *minimizer) untilNoGain(ctx context.Context, step func(*record.Trace, *rounds.Layout) (*record.Trace, error)) error {
 	for ctx.Err() == nil {
 		base := m.snapshotBest()
@@ -71,17 +68,11 @@ func (m *minimizer) untilNoGain(ctx context.Context, step func(*record.Trace, *r
 			return err
 		}
 		tr, err := step(base, lay)
-		if err != nil || tr == nil || !m.adopt(tr) {
+		if err != nil || tr == nil || !m.replaceBest(tr, func(best *record.Trace) bool { return !smaller(best, tr) }) {
 			return err
 		}
 	}
 	return ctx.Err()
-}
-
-// adopt makes tr the best trace unless it is larger; it reports whether it
-// did. (offer takes only smaller traces; the lockstep moves keep the size.)
-func (m *minimizer) adopt(tr *record.Trace) bool {
-	return m.replaceBest(tr, func(best *record.Trace) bool { return !smaller(best, tr) })
 }
 
 // roundRemovals lists, as sorted event indices to drop, every round's

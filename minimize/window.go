@@ -33,13 +33,13 @@ func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*
 	// The plan of the whole input is built once and shared by the
 	// workers; a candidate copies only its own steps.
 	bp := dpor.FromEvents(m.fp, t.Events)
-	_, tr, err := m.first(budget, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) (dpor.Plan, bool) {
+	_, tr, err := m.first(budget, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
 		c := cands[k]
 		p := make(dpor.Plan, 0, len(c.setup)+c.end-c.start)
 		for _, i := range c.setup {
 			p = append(p, bp[i])
 		}
-		return wildcards(append(p, bp[c.start:c.end]...), len(c.setup)), true
+		return wildcards(append(p, bp[c.start:c.end]...), len(c.setup))
 	})
 	switch {
 	case ctx.Err() != nil:
