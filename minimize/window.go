@@ -35,11 +35,7 @@ func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*
 	bp := dpor.FromEvents(m.fp, t.Events)
 	_, tr, err := m.first(budget, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
 		c := cands[k]
-		p := make(dpor.Plan, 0, len(c.setup)+c.end-c.start)
-		for _, i := range c.setup {
-			p = append(p, bp[i])
-		}
-		return wildcards(append(p, bp[c.start:c.end]...), len(c.setup))
+		return wildcards(append(planOf(bp, c.setup, -1), bp[c.start:c.end]...), len(c.setup))
 	})
 	switch {
 	case ctx.Err() != nil:
