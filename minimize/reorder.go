@@ -66,7 +66,7 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 		return tr, steps, nil
 	}
 	var path []passed
-	cur, more, err := m.descend1(ctx, c, tr, false, func(key checkKey, left int) bool {
+	cur, more, err := m.descent(ctx, c, tr, false, func(key checkKey, left int) bool {
 		path = append(path, passed{key, reached{chunk, left}})
 		return seen.ends(key, chunk, left)
 	})
@@ -139,15 +139,11 @@ func (d *descended) note(path []passed) {
 // each, and returns the result and the steps it ran. After an insertion
 // (alone) every delivery is tried alone first, then with the rest of its
 // FIFO queue: an inserted crash drops what was queued, so a delivery in
-// the middle of a queue may go.
-func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool) (*record.Trace, int64, error) {
-	return m.descend1(ctx, c, cur, alone, nil)
-}
-
-// descend1 is descent; at every trace it reaches (before its first check,
-// after each removal that went), stop, when set, is given the trace's key
-// and the checks left, and the descent ends there when it returns true.
-func (m *minimizer) descend1(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
+// the middle of a queue may go. At every trace it reaches (before its
+// first check, after each removal that went), stop, when set, is given the
+// trace's key and the checks left, and the descent ends there when it
+// returns true.
+func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {
 		if !alone {

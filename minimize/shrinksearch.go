@@ -64,7 +64,7 @@ func (m *minimizer) insert(ctx context.Context) error {
 	if err != nil || tr == nil {
 		return err
 	}
-	small, steps, err := m.descent(ctx, m.checks[0], tr, true)
+	small, steps, err := m.descent(ctx, m.checks[0], tr, true, nil)
 	m.steps.Add(steps)
 	if err != nil {
 		return err
