@@ -24,10 +24,10 @@
 //   - shrink-contents (removal): components of external messages.
 //   - one-at-a-time (removal): every causal cone, delivery and external.
 //   - gather (move; needs record.Symmetry): a round takes a later message.
-//   - trade-round (move): a timer fires at another actor instead.
 //   - retarget (move): events addressed, ordered and placed otherwise.
-//   - add-event (move; needs record.System.Injections): one sending nothing.
 //   - inject (move; needs record.System.Injections): an offered event.
+//   - add-event (move; needs record.System.Injections): one sending nothing.
+//   - trade-round (move): a timer fires at another actor instead.
 //   - beam (search): the descent again from other starts: internal
 //     events first, and each route of the violation the best trace left.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.

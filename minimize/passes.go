@@ -81,8 +81,10 @@ type limits struct {
 // passTable returns every pass, by tier, in the order that breaks ties
 // between passes of the same measured gain (a pass not called yet, or that
 // has removed nothing): within a tier, the passes that cost least first,
-// but a move that pays far more per step ahead of cheaper ones, so that
-// after a success the cheap moves run before the ones that rarely pay; the
+// but in the move tier the moves that can leave out many deliveries at
+// once (retarget, inject) ahead of those that trade one event for another
+// (add-event, trade-round), since the trace a small trade leaves decides
+// which large ones are still there to take (docs/minimization.md); the
 // beam (whose first result, kept aside, costs nothing to offer) and
 // shrink-search ahead of insert, the dearest (docs/minimization.md gives
 // the measured costs). It is the one place that names the passes, their
@@ -119,18 +121,18 @@ func passTable() []pass {
 		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
 			limits{members: 6}, (*minimizer).gathers, (*minimizer).gatherStage},
-		{PassInfo{StageTradeRound, Move, "", 0.1, false, false,
-			"fires a timer at another started actor instead, the two trading places in the timer's causal cone, each move followed by a descent"},
-			limits{}, (*minimizer).firesTimers, (*minimizer).tradeRound},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
 			"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
 			limits{moves: 4000, deliveries: 40}, nil, (*minimizer).retarget},
-		{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
-			"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
-			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 		{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 			"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
 			limits{moves: 8000}, (*minimizer).injects, (*minimizer).inject},
+		{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
+			"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
+			limits{}, (*minimizer).injects, (*minimizer).addEvent},
+		{PassInfo{StageTradeRound, Move, "", 0.1, false, false,
+			"fires a timer at another started actor instead, the two trading places in the timer's causal cone, each move followed by a descent"},
+			limits{}, (*minimizer).firesTimers, (*minimizer).tradeRound},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
 			"runs the removals and moves again on other starts, in a fork: the trace after provenance with internal events removed first, and the last best trace of each route of the violation (its detail with names and numbers masked) that the best trace left; its result replaces the best trace when smaller"},
