@@ -18,7 +18,9 @@ import (
 // ticks ever starts an election. Elections start only when demi fires a
 // member's Campaign timer. The library draws each follower's randomized
 // election timeout from crypto/rand, but the draw decides nothing when the
-// timeout is never reached, so runs stay deterministic.
+// timeout is never reached, so runs stay deterministic; the member sets it
+// back to electionTick after every call into raft (settleTimeout), so that
+// its state does not hold the draw either.
 const electionTick = 1 << 20
 
 // Timer keys.
@@ -173,6 +175,7 @@ func (n *Member) Receive(ctx *record.Context, from record.ActorID, msg record.Me
 // snapshot and the committed entries to the state machine; then Advance.
 // Each bug switch breaks one step of that contract.
 func (n *Member) ready(ctx *record.Context) {
+	defer settleTimeout(n.rn)
 	for n.rn.HasReady() {
 		rd := n.rn.Ready()
 		if rd.SoftState != nil {
