@@ -597,8 +597,8 @@ type candidate func(fp *fingerprint.Fingerprinter, i int) dpor.Plan
 type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err error)
 
 // first is firstTrace over candidates checked in mode with at most
-// maxSched schedules each, a trace of another route no success of a fork
-// (beam.go).
+// maxSched schedules each; in a fork that keeps to a route, a check that
+// reaches the violation by another route is no success (beam.go).
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
 	if mode == dpor.STS {
 		maxSched = 1
