@@ -1,7 +1,7 @@
 // Package realbugstest holds the checks the nested modules of
 // examples/realbugs share in their tests: which library release a module
-// builds, and the blocks of docs/real-bugs.md that show a command's
-// output. It is internal to examples/realbugs: the modules there may
+// builds, the blocks of docs/real-bugs.md that show a command's output,
+// and how close default minimization gets to a hand-built reference. It is internal to examples/realbugs: the modules there may
 // import it (their paths are below it), nothing else.
 package realbugstest
 
@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/demi-project/demi/cli"
+	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
 )
 
@@ -66,4 +67,25 @@ func FuzzFindsNothing(t testing.TB, sys *record.System, args ...string) {
 	code := cli.Run(context.Background(), record.NewCatalog(sys), args, &stdout, &stderr)
 	require.Equal(t, 1, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
 	require.Contains(t, stderr.String(), "no violation", stderr.String())
+}
+
+// MinimizeWithinTarget minimizes the fuzz trace at fuzzPath on sys with
+// default settings and fails t unless the result breaks the same invariant
+// (the fuzz trace's fingerprint) with at most 1.25 times the deliveries
+// and the events of the reference trace at refPath. It returns the
+// result's header for the caller's own checks.
+func MinimizeWithinTarget(t testing.TB, sys *record.System, fuzzPath, refPath string) record.Header {
+	t.Helper()
+	cat := record.NewCatalog(sys)
+	tr, sys, err := record.ReadFile(fuzzPath, cat)
+	require.NoError(t, err)
+	ref, _, err := record.ReadFile(refPath, cat)
+	require.NoError(t, err)
+	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{})
+	require.NoError(t, err)
+	got := res.Trace.Header
+	require.Equal(t, tr.Header.Violation.Fingerprint, got.Violation.Fingerprint)
+	require.LessOrEqual(t, 4*got.Deliveries, 5*ref.Header.Deliveries, "more than 1.25 times the reference's deliveries")
+	require.LessOrEqual(t, 4*len(res.Trace.Events), 5*len(ref.Events), "more than 1.25 times the reference's events")
+	return got
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/demi-project/demi/cli"
 	"github.com/demi-project/demi/examples/realbugs/internal/realbugstest"
-	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
 
 	"github.com/demi-project/demi/examples/realbugs/prevote/etcdraft33"
@@ -81,15 +80,6 @@ func TestShippedTracesReplay(t *testing.T) {
 // deliveries and events (issue 31's target; the shipped minimized trace
 // is 69 deliveries and 4 externals, as the reference).
 func TestMinimizeWithinTarget(t *testing.T) {
-	cat := record.NewCatalog(etcdraft33.System())
-	tr, sys, err := record.ReadFile(fuzzTrace, cat)
-	require.NoError(t, err)
-	ref, _, err := record.ReadFile(referenceTrace, cat)
-	require.NoError(t, err)
-	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{})
-	require.NoError(t, err)
-	got := res.Trace.Header
+	got := realbugstest.MinimizeWithinTarget(t, etcdraft33.System(), fuzzTrace, referenceTrace)
 	require.Equal(t, "Liveness(leader)", got.Violation.Fingerprint)
-	require.LessOrEqual(t, 4*got.Deliveries, 5*ref.Header.Deliveries, "more than 1.25 times the reference's deliveries")
-	require.LessOrEqual(t, 4*len(res.Trace.Events), 5*len(ref.Events), "more than 1.25 times the reference's events")
 }

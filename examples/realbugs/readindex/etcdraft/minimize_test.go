@@ -1,13 +1,9 @@
 package etcdraft_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/demi-project/demi/minimize"
-	"github.com/demi-project/demi/record"
+	"github.com/demi-project/demi/examples/realbugs/internal/realbugstest"
 
 	"github.com/demi-project/demi/examples/realbugs/readindex/etcdraft"
 )
@@ -23,15 +19,5 @@ func TestMinimizeWithinTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("minimizes a 534-delivery trace (about 10 M steps)")
 	}
-	cat := record.NewCatalog(etcdraft.System())
-	tr, sys, err := record.ReadFile("../traces/etcdraft-stale-read-index.trace", cat)
-	require.NoError(t, err)
-	ref, _, err := record.ReadFile(referenceTrace, cat)
-	require.NoError(t, err)
-	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{})
-	require.NoError(t, err)
-	got := res.Trace.Header
-	require.Equal(t, tr.Header.Violation.Fingerprint, got.Violation.Fingerprint)
-	require.LessOrEqual(t, 4*got.Deliveries, 5*ref.Header.Deliveries, "more than 1.25 times the reference's deliveries")
-	require.LessOrEqual(t, 4*len(res.Trace.Events), 5*len(ref.Events), "more than 1.25 times the reference's events")
+	realbugstest.MinimizeWithinTarget(t, etcdraft.System(), "../traces/etcdraft-stale-read-index.trace", referenceTrace)
 }
