@@ -58,31 +58,3 @@ func (s *System) Injections(v View) []Event {
 // injectionDraws is how many events Injections draws from a generator
 // that does not list its events.
 const injectionDraws = 256
-
-// Shape is what tells two external events apart when their contents do
-// not matter (two injections, two events to re-insert): kind, actor,
-// receiver, message type and, for partitions, the sides.
-type Shape struct {
-	kind      Kind
-	actor, to ActorID
-	msg       string
-	sides     string
-}
-
-// ShapeOf returns e's Shape.
-func ShapeOf(e Event) Shape {
-	k := Shape{kind: e.Kind, actor: e.Actor, to: e.To}
-	if e.Msg != nil {
-		k.msg = TypeName(e.Msg)
-	}
-	if e.Kind == Partition || e.Kind == Heal {
-		for _, a := range e.A {
-			k.sides += string(a) + ","
-		}
-		k.sides += "|"
-		for _, b := range e.B {
-			k.sides += string(b) + ","
-		}
-	}
-	return k
-}
