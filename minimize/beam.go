@@ -8,26 +8,12 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The beam: the removal tier is greedy, so the route it commits to early
-// decides the local minimum the other tiers descend to, and no move undoes
-// it. The run therefore keeps a small beam of distinct starts besides the
-// best trace, and the beam pass runs the driver's tiers (the removals to a
-// fixpoint, then the moves, descend) on each start not tried yet, in a
-// fork, offering each result with fewer deliveries plus externals than the
-// best trace. A fork leaves the search tier out: a result the beam offers
-// becomes the best trace, which the searches then take on from there. The
-// starts are distinct by route, not by bytes:
-//
-//   - the trace after provenance, with the passes that remove groups of
-//     deliveries (clock-clusters, ddmin-internals) ahead of the others in
-//     every removal round: internal events first, where the best trace
-//     took external events first;
-//   - for each route of the violation the best trace left (a removal can
-//     make the violation occur by another route: the detail reads
-//     otherwise, another rule of the invariant breaks), that route's last
-//     best trace, in a fork that keeps to the route (a check that reaches
-//     the violation by another route is no success there: the same
-//     removals would switch again).
+// The beam (docs/minimization.md, "The searches"): the removal tier is
+// greedy, so the route it commits to early decides the local minimum. The
+// beam pass runs the removals and moves (descend) in a fork from each start
+// not tried yet: the trace after provenance with internal events removed
+// first, and the last best trace of each route of the violation the best
+// trace left, in a fork that keeps to that route.
 
 // beamStart is one start of the beam: a trace, the route its fork keeps
 // to ("" for any) and the passes its fork runs ahead of their tier.
@@ -116,17 +102,11 @@ func (m *minimizer) onRoute(tr *record.Trace) bool {
 	return m.route == "" || routeOf(tr.Header.Violation, m.memberNames) == m.route
 }
 
-// beam runs the driver's tiers on each start (starts) in a fork. Its
-// first call, right after provenance and before the best trace's own
-// descent, keeps its result aside (kept), so that the second start's work
-// comes before the other tiers' improvements rather than after the result
-// is final; the next call offers it (and goes on to the other starts when
-// it is not smaller): offered at once, a second start smaller than the
-// first fixpoint but larger than what the moves make of it would take the
-// moves' place. Later calls offer each result at once. Only a result with
-// fewer deliveries plus externals than the best trace is offered (not one
-// lighter in contents alone, so that a trace both starts minimize equally
-// well keeps the first's result).
+// beam runs the driver's tiers on each start (starts) in a fork. Its first
+// call, before the best trace's own descent, keeps its result aside (kept)
+// for the next call to offer: offered at once, it could take the moves'
+// place. Only a result with fewer deliveries plus externals than the best
+// trace is offered (so a tie keeps the first start's result).
 func (m *minimizer) beam(ctx context.Context) error {
 	if t := m.kept; m.descending && t != nil {
 		m.kept = nil
@@ -156,11 +136,11 @@ func (m *minimizer) beam(ctx context.Context) error {
 }
 
 // fork returns a minimizer that starts from best and shares m's system,
-// configuration and checkers (m waits while it runs). Its step budget is
-// what m's running call may still use. It leaves out the passes m leaves
-// out, the search tier (the beam with it), and provenance and
-// ddmin-externals as well: a fork starts after provenance, and
-// ddmin-externals-wild does ddmin-externals' work there.
+// configuration and checkers (m waits while it runs), with the step budget
+// m's running call may still use. It leaves out what m leaves out, the
+// search tier, provenance and ddmin-externals (ddmin-externals-wild does
+// its work after provenance).
+
 func (m *minimizer) fork(best *record.Trace) *minimizer {
 	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true}
 	for _, p := range m.table {

@@ -12,34 +12,13 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The driver: one loop over the pass table (passes.go). The removal tier
-// runs to a fixpoint (its passes in turn, again while one makes the best
-// trace smaller); then the move tier's passes run in turn until one makes
-// it smaller, and when none does the search tier's the same way; after any
-// success the driver goes back to the removals. The run ends when a whole
-// round of moves and searches finds nothing; the cleanup tier runs last.
-// Within a tier, passes run in the order of their measured gain so far
-// (events removed per step), ties in table order, so the order depends on
-// the input and the budget alone. A pass is not called again on a best
-// trace it left unchanged, nor (but shrink-contents) on one whose contents
-// alone changed since (leftAlike): it would find what it found. The beam's
-// second start (beam.go) runs right after provenance, before the best
-// trace's descent; its steps are left out of the stall rule
-// (minimizer.uncounted) and its result is kept aside until the search tier
-// reaches the beam.
-//
-// One budget: every call of a pass may use its share (PassInfo.Share) of
-// the steps that remain of Config.Steps, less a twentieth kept for the
-// cleanup tier; nothing runs beyond Config.Steps. And the run stops on
-// stall, as Hypothesis's shrinker does: once the steps since the last
-// improvement exceed stallRatio times the steps it took to reach it (at
-// least a floor proportional to the input), a running pass ends at its
-// next look at the budget. Yet every pass still gets its call on the best
-// trace, of at least minCallSteps steps from its start, so that the passes
-// that run first do not use up the allowance of those after them; a Whole
-// pass's call (PassInfo.Whole) ignores the stall point. Steps are counted
-// the way a sequential scan counts them (firstTrace): where a call ends
-// depends on neither Workers nor the machine's load.
+// The driver (docs/minimization.md, "The driver and its passes" and
+// "Budgets and determinism"): the removals to a fixpoint, then the moves
+// until one helps, else the searches, back to the removals after any
+// success; within a tier, passes run by measured gain so far (events
+// removed per step), ties in table order. Every call may use its share of
+// the steps that remain, and ends at the run's stall point (stallPoint),
+// but for minCallSteps from its start and a Whole pass's call.
 
 // drive runs the pass table on the best trace.
 func (m *minimizer) drive(ctx context.Context) error {
@@ -75,10 +54,8 @@ func (m *minimizer) drive(ctx context.Context) error {
 	return nil
 }
 
-// descend runs the removal tier to a fixpoint, then the moves until one
-// makes the best trace smaller, else the searches the same way, and again
-// from the removals after any success, until a round of moves and
-// searches finds nothing.
+// descend runs the tiers (removals, moves, searches) until a round of
+// moves and searches finds nothing.
 func (m *minimizer) descend(ctx context.Context) error {
 	for {
 		for again := true; again; { // the removals to a fixpoint
@@ -136,10 +113,8 @@ func (m *minimizer) order(tier Tier) []string {
 
 // call runs one call of the pass named name on the best trace, when it
 // applies and is not left out, and reports whether the best trace got
-// smaller. Strategy nodiverge (the paper's NoDiverge) runs the removals
-// only: the other passes build schedules outside the checks, which would
-// diverge. The call may use its share of the steps that remain before the
-// budget's end, less the cleanup tier's part for the other tiers.
+// smaller. Strategy nodiverge runs the removals only: the other passes
+// build schedules outside the checks, which would diverge.
 func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -184,11 +159,9 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	return smaller(after, best), err
 }
 
-// leftAlike reports whether the pass named name left best, or a trace
-// that differs from it in the contents of external messages alone (a
-// content shrinking since): a pass that does not shrink contents would
-// find what it found (issue 26), so only shrink-contents runs again on a
-// trace whose contents alone changed.
+// leftAlike reports whether the pass named name left best, or (but for
+// shrink-contents) a trace differing from it in contents alone: the pass
+// would find what it found.
 func (m *minimizer) leftAlike(name string, best *record.Trace) bool {
 	l := m.left[name]
 	return l == best || l != nil && name != StageShrinkContents && sameButContents(l, best)
@@ -205,18 +178,15 @@ func sameButContents(a, b *record.Trace) bool {
 }
 
 // stallPoint is the step count at which the running pass call stalls:
-// the run's stall point (past the last improvement, stallRatio times the
-// steps up to it, at least stallFloor), but never less than minCallSteps
-// past the call's start, so that a pass that starts late still gets its
-// call on the best trace.
+// stallRatio times the steps up to the last improvement past it (at least
+// stallFloor), but never less than minCallSteps past the call's start.
 func (m *minimizer) stallPoint() int64 {
 	last := m.lastImprovement.Load()
 	return max(last+max(m.stallFloor, int64(stallRatio*float64(last)))+m.uncounted.Load(), m.callStart+minCallSteps)
 }
 
-// end is the step count at which the running pass must end: its limit,
-// or the stall point when earlier (not in the cleanup tier nor a Whole
-// pass's call).
+// end is the step count at which the running pass must end.
+
 func (m *minimizer) end() int64 {
 	e := m.limit.Load()
 	if !m.noStall && !m.whole {

@@ -149,10 +149,3 @@ func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
 	}
 	return m.ddminPass(ctx, false, dpor.TFB, m.budgetFor(), 0)
 }
-
-// ddminExternalsWild runs the ddmin-externals-wild pass: STSSched with
-// every delivery a wildcard (once external messages are gone, what
-// replicates them changes).
-func (m *minimizer) ddminExternalsWild(ctx context.Context) error {
-	return m.ddminPass(ctx, false, dpor.STS, 1, 0)
-}

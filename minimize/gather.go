@@ -11,12 +11,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Gather moves make one round do what two rounds did: an actor's round (a
-// timer firing and the external messages the actor then handles) takes one
-// request, a later round a second one of the same type, and a third member
-// is kept out of the first by a detour. No single removal or move undoes
-// that. A gather move, for a timer firing i at actor x after which x
-// handles an external message (first delivered at d), a later external
+// Gather moves make one round do what two rounds did (docs/minimization.md,
+// "The moves"). A gather move, for a timer firing i at actor x after which
+// x handles an external message (first delivered at d), a later external
 // send k of that type delivered after d (to y), and another member v (the
 // "late" member), builds the plan:
 //
@@ -29,12 +26,10 @@ import (
 //   - the deliveries of the causal cone of k's delivery (timers left out),
 //     x and y trading places, each one sent by x preceded by a copy to v.
 //
-// The rest of the trace is left out. The deliveries from v's old start on
-// are wildcards. For systems with interchangeable actors (record.Symmetry)
-// the plan is also tried relabelled by every permutation of the members
-// that is a symmetry of it, the identity first, so that the roles can
-// land on the actors the target violation names. The pass then tries its
-// stand-in moves (standIns).
+// The rest of the trace is left out; the deliveries from v's old start on
+// are wildcards. The plan is also tried relabelled by every symmetry of it
+// (record.Symmetry), so that the roles can land on the actors the
+// violation names; then the pass tries its stand-in moves (standIns).
 
 // gatherPlan is the plan of one gather move before relabelling: the
 // events, and the index from which its deliveries are wildcards.
@@ -59,15 +54,10 @@ func (m *minimizer) gatherEdits(events []record.Event) []edit {
 
 // standIns lists the stand-in moves of events: for a system with a
 // record.Symmetry, every exchange of two members (the first with each
-// later one, then the second, ...) applied to the contents of the
-// external messages only, when it changes one. The run keeps its actors
-// (who starts, who gets which message, who sends what to whom) while the
-// configuration it is given names one actor in the other's place: a
-// member listed but never started, or playing no part, gives its place to
-// an actor the run starts outside the list. A relabelling by a symmetry
-// (as of a gather plan) renames run and configuration together; this
-// changes the configuration under the same run. Each move is checked and followed by
-// a descent, like every gather move.
+// later one, then the second, ...) applied to the contents of the external
+// messages only, when it changes one: the configuration changes under the
+// same run (a member never started gives its place to an outsider).
+
 func (m *minimizer) standIns(events []record.Event, members []record.ActorID) []edit {
 	sym := m.sys.Symmetry
 	if sym == nil {

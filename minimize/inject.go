@@ -11,16 +11,10 @@ import (
 )
 
 // The inject pass trades deliveries for an external event the best trace
-// lacks (a client write where the run filled a log through elections, a
-// restart that drops what was queued), drawn from the system's own fuzz
-// generators (record.System.Injections), so it stays inside the run's
-// fault model and knows nothing of the protocol. A move cuts the trace at
-// a stretch boundary (injectCuts), leaves out the deliveries between
-// actors up to a later boundary or the end, and inserts one offered event
-// (an offered client message with the trace's own contents, ownContents),
-// leaving out more than it adds. The deliveries after the cut are
-// wildcards, checked with backtracks on any message type. A run smaller
-// than the best trace wins as it is; one that is not gets a descent.
+// lacks, drawn from the system's own fuzz generators
+// (record.System.Injections; docs/minimization.md, "The moves"): a move
+// leaves out the deliveries between actors of a stretch (injectCuts) and
+// inserts one offered event, leaving out more than it adds.
 
 // injectMove is one move: the deliveries of [cut, until) left out, offer
 // inserted at position at (a boundary: cut, until or later).
@@ -41,11 +35,9 @@ func (m *minimizer) inject(ctx context.Context) error {
 	})
 }
 
-// addEvent runs the add-event pass once on the best trace: the moves that
-// leave nothing out, an offered event that sends no message (a
-// crash-restart dropping what was queued for a member) inserted before
-// any event after the leading starts, in trace order; a move is kept only
-// when the descent after it ends smaller.
+// addEvent runs the add-event pass once on the best trace: an offered
+// event that sends no message (a crash-restart) inserted before any event
+// after the leading starts, nothing left out.
 func (m *minimizer) addEvent(ctx context.Context) error {
 	return m.injectWith(ctx, func(events []record.Event, offers map[int][]record.Event) []injectMove {
 		var out []injectMove
@@ -77,11 +69,10 @@ func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event,
 	return err
 }
 
-// offers replays base once and returns, for every cut position of base,
-// the events the system offers in the state before it, with the trace's
-// own contents for message types it sends, and for every other position
-// after the leading starts those that send no message (add-event's). The
-// replay counts as steps.
+// offers replays base once (counted as steps) and returns, for every cut
+// position of base, the events the system offers in the state before it
+// (ownContents), and for every other position after the leading starts
+// those that send no message (add-event's).
 func (m *minimizer) offers(ctx context.Context, base *record.Trace) (map[int][]record.Event, error) {
 	cuts := injectCuts(base.Events)
 	out := make(map[int][]record.Event, len(base.Events))
@@ -200,10 +191,10 @@ func deliveriesIn(events []record.Event, from, to int) int {
 }
 
 // plan builds the move's plan from the best trace's plan bp: the
-// deliveries of the stretch between actors left out (a client message's
-// delivery stays with its send), the offer inserted at its position (a
-// client message with its delivery), every delivery after the cut a
+// stretch's deliveries between actors left out, the offer (a client
+// message with its delivery) inserted, every delivery after the cut a
 // wildcard.
+
 func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 	p := make(dpor.Plan, 0, len(bp)+2)
 	p = append(p, bp[:mv.cut]...)

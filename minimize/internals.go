@@ -226,12 +226,6 @@ func (m *minimizer) clockClusters(ctx context.Context) error {
 	})
 }
 
-// ddminInternals is delta debugging over the deliveries of the best trace,
-// all wildcards, checked with type-fingerprint backtracks.
-func (m *minimizer) ddminInternals(ctx context.Context) error {
-	return m.ddminPass(ctx, true, dpor.TFB, 0, 0)
-}
-
 // budgetFor returns the schedules of a TFB check of the best trace:
 // Config.MaxSchedules, proportionally fewer (at least one) beyond TFBScale
 // deliveries.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/demi-project/demi/dpor"
 )
 
 // Tier is the group a pass belongs to: when the driver (driver.go) calls
@@ -79,18 +81,11 @@ type limits struct {
 }
 
 // passTable returns every pass, by tier, in the order that breaks ties
-// between passes of the same measured gain (a pass not called yet, or that
-// has removed nothing): within a tier, the passes that cost least first,
-// but in the move tier the moves that can leave out many deliveries at
-// once (retarget, inject) ahead of those that trade one event for another
-// (add-event, trade-round), since the trace a small trade leaves decides
-// which large ones are still there to take (docs/minimization.md); the
-// beam (whose first result, kept aside, costs nothing to offer) and
-// shrink-search ahead of insert, the dearest (docs/minimization.md gives
-// the measured costs). It is the one place that names the passes, their
-// capabilities and their budgets. A run builds it once (shared.table); it
-// is a function, not a variable, since its rows refer to the minimizer's
-// methods, which run the driver, which reads the table.
+// between passes of the same measured gain: the cheapest first, but moves
+// that leave out many deliveries at once ahead of those that trade one
+// event for another (docs/minimization.md, "Move order"). It is the one
+// place that names the passes, their capabilities and their budgets; a
+// function, not a variable, since its rows refer to methods that read it.
 func passTable() []pass {
 	return []pass{
 		{PassInfo{StageProvenance, Removal, "", 0.05, true, false,
@@ -101,13 +96,13 @@ func passTable() []pass {
 			limits{}, nil, (*minimizer).ddminExternalsPass},
 		{PassInfo{StageDdminExternalsWild, Removal, "", 0.3, true, false,
 			"delta-debugs the external events with every delivery a wildcard"},
-			limits{}, nil, (*minimizer).ddminExternalsWild},
+			limits{}, nil, func(m *minimizer, ctx context.Context) error { return m.ddminPass(ctx, false, dpor.STS, 1, 0) }},
 		{PassInfo{StageClockClusters, Removal, "record.Clocked", 0.3, false, false,
 			"removes whole clusters of deliveries that share a logical clock value"},
 			limits{}, nil, (*minimizer).clockClusters},
 		{PassInfo{StageDdminInternals, Removal, "", 0.5, false, false,
 			"delta-debugs the deliveries, with wildcards and type-fingerprint backtracks"},
-			limits{}, nil, (*minimizer).ddminInternals},
+			limits{}, nil, func(m *minimizer, ctx context.Context) error { return m.ddminPass(ctx, true, dpor.TFB, 0, 0) }},
 		{PassInfo{StageFifoInternals, Removal, "", 0.2, false, false,
 			"leaves the last delivery of each sender-receiver queue pending, one at a time"},
 			limits{}, nil, (*minimizer).fifoInternals},
@@ -150,24 +145,19 @@ func passTable() []pass {
 	}
 }
 
-// DefaultBudget is the wall-clock budget when Config.Budget is 0. It is a
-// hard outer cap, three times what a run needs: on an idle 2-core machine
-// a run of a trace of a few thousand deliveries ends on its step budget
-// (DefaultSteps) within a minute, and a machine slowed down up to three
-// times by other work still gives the same result (Result.OutOfTime says
-// when the cap ended a run instead).
+// DefaultBudget is the wall-clock budget when Config.Budget is 0: a hard
+// outer cap, three times what a run of a few thousand deliveries needs on
+// an idle 2-core machine (Result.OutOfTime says when it ended a run).
 const DefaultBudget = 3 * time.Minute
 
-// finalReplayTimeout bounds the wall-clock time of the final exact replay
-// of the result (one schedule, outside the step budget and Config.Budget,
-// so that an interrupted run still verifies what it writes).
+// finalReplayTimeout bounds the final exact replay of the result, which
+// is outside the step budget and Config.Budget.
 const finalReplayTimeout = time.Minute
 
 // DefaultSteps is the work budget of a trace of fewer than 5,000
-// deliveries when Config.Steps is 0, counted in steps: one step is one
-// event of one schedule a check runs (a schedule of a 40-event candidate
-// costs 40 steps, whatever the machine's load). A step costs about 2-3 µs
-// of one core.
+// deliveries when Config.Steps is 0, in steps: one step is one event of
+// one schedule a check runs (about 2-3 µs of one core).
+
 const DefaultSteps = 20_000_000
 
 // The budget: every constant that bounds the work of a run, or of a way

@@ -6,15 +6,13 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// shrink-contents renames the integers and strings of external messages
-// rather than shrinking each on its own, which would make values that
-// differed equal (two commands one). A rename replaces a value x of one
-// domain (message type and field path; a slice's elements share one) by a
-// smaller y the domain does not hold, in every external message that holds
-// x there, so the equalities among a domain's values stay the input's.
-// The values of a Shrinkable message (a configuration's member names, a
-// job's preferences) are renamed to their type's zero value only ("no
-// preference"): a smaller name would name another member.
+// shrink-contents renames the integers and strings of external messages:
+// a value x of one domain (message type and field path; a slice's elements
+// share one) becomes a smaller y the domain does not hold, in every
+// external message, so the equalities among a domain's values stay the
+// input's. A Shrinkable message's values are renamed to zero only (a
+// smaller member name would name another member).
+
 
 // renamer lists the renames of one trace's external messages.
 type renamer struct {

@@ -9,13 +9,10 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Moves reach what removals cannot: the removals keep the order of what
-// stays, so a smaller execution with another interleaving, route or target
-// is out of their reach. A move changes the best trace without making it
-// smaller; its plan (the deliveries after the change wildcards) is checked
-// with type-fingerprint backtracks, and a descent then removes events one
-// at a time while they go. The move is kept when the descent ends smaller
-// than the best trace.
+// A move changes the best trace without making it smaller (another
+// interleaving, route or target: out of the removals' reach); its plan is
+// checked, a descent then removes events one at a time while they go, and
+// the move is kept when the descent ends smaller (docs/minimization.md).
 
 // reorderWith tries the moves that gen lists for the best trace, in order,
 // each with its descent; the first that ends smaller than the best trace
@@ -47,12 +44,10 @@ func (m *minimizer) tryMoves(ctx context.Context, base *record.Trace, moves []ed
 }
 
 // tryPlan checks plan with at most reorderSchedules type-fingerprint
-// schedules; broad (an inserted event's plan) takes at most
-// injectSchedules with backtracks on any message type, and keeps a
-// checked trace that is already smaller than base without a descent.
-// Otherwise it descends from the checked trace. It returns a trace smaller
-// than base, or nil, and the steps it ran. The descent shares seen with
-// the other moves of the scan (chunk is the move's chunk of the scan).
+// schedules (broad: injectSchedules with backtracks on any message type,
+// and a checked trace smaller than base is kept as it is), then descends
+// from the checked trace (sharing seen with the scan's other moves). It
+// returns a trace smaller than base, or nil, and the steps it ran.
 func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, broad bool, seen *descended, chunk int) (*record.Trace, int64, error) {
 	maxSched := reorderSchedules
 	if broad {
@@ -82,15 +77,11 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 }
 
 // descended remembers, for one scan of moves on one base, the traces the
-// descents of the scan passed through on their way to a trace not smaller
-// than the base, with the checks each had left there. A descent is a
-// function of its trace and of the checks it has left, and fewer checks
-// walk a prefix of the same path: a later descent that reaches one of
-// those traces with no more checks left ends not smaller than the base
-// too, and stops there, without its checks. Only what the descents of
-// earlier chunks learnt counts (firstTrace checks a chunk's moves at
-// once), so what a move skips, and its steps, depend on neither the
-// workers nor their timing.
+// failed descents of the scan passed through, with the checks each had
+// left there. A descent is a function of its trace and of the checks it
+// has left, so a later descent that reaches one of them with no more
+// checks left fails too, and stops there. Only earlier chunks count, so
+// what a move skips depends on neither the workers nor their timing.
 type descended struct {
 	mu   sync.Mutex
 	seen map[checkKey][]reached
@@ -138,11 +129,9 @@ func (d *descended) note(path []passed) {
 // most descentChecks checks of reorderSchedules type-fingerprint schedules
 // each, and returns the result and the steps it ran. After an insertion
 // (alone) every delivery is tried alone first, then with the rest of its
-// FIFO queue: an inserted crash drops what was queued, so a delivery in
-// the middle of a queue may go. At every trace it reaches (before its
-// first check, after each removal that went), stop, when set, is given the
-// trace's key and the checks left, and the descent ends there when it
-// returns true.
+// FIFO queue (an inserted crash drops what was queued). At every trace it
+// reaches, stop (when set) given its key and the checks left may end it.
+
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {

@@ -10,19 +10,12 @@ import (
 	"github.com/demi-project/demi/rounds"
 )
 
-// roundForm runs the round-form pass: for a system whose messages carry a
-// round (record.Rounded) it makes the trace read like a lossy synchronous
-// execution, rounds in lockstep, in three steps, each candidate checked
-// with a few TFB schedules:
-//
-//  1. whole rounds, then whole phases, are removed (kept when smaller);
-//  2. each late delivery (its receiver had moved on) is dropped, the
-//     message lost (kept when smaller);
-//  3. each delivery out of lockstep order moves just before the first
-//     delivery of a later round or phase after its send (kept when no
-//     larger and fewer deliveries are out of round form).
-//
-// What stays out of round form is what rounds.Totals calls the residue.
+// roundForm runs the round-form pass (docs/minimization.md): for a system
+// whose messages carry a round (record.Rounded) it removes whole rounds
+// and phases, then late deliveries (kept when smaller), then moves each
+// delivery out of lockstep order earlier (kept when no larger and less
+// residue, rounds.Totals).
+
 func (m *minimizer) roundForm(ctx context.Context) error {
 	lay, err := rounds.Build(ctx, m.sys, m.snapshotBest())
 	if err != nil || !lay.Rounded {

@@ -14,25 +14,9 @@ import (
 // The search passes (docs/minimization.md, "The searches") share one
 // engine, searchCuts: from cuts of a prefix, exact searches over forked
 // runs (optimal.SearchFrom) ask for the cheapest continuation below the
-// best trace's size, any subsequence of the trace's external events after
-// the cut applied, up to the pass's limit of states each (limits), four
-// times as many in each later round; the first trace found becomes the
-// best. Cuts run from
-// the end back (the cheapest searches first), one search after the other
-// on one walker.
-//
-// shrink-search searches, for every group edit (groupEdits), the prefix
-// the edited plan runs while every delivery finds its message, and the
-// best trace itself, unedited, in the first round only and
-// limits.identStates states each: the removal tier keeps the order of the
-// events it leaves, and a cheaper route can leave the trace's early on
-// (another member times out first).
-//
-// insert searches the best trace with one external event inserted
-// anywhere besides (optimal.Config.Insert: a copy of one of the trace's,
-// insertable): it reaches routes that need events the best trace lacks
-// (a second crash-restart that drops what was queued, and a round sent
-// only because of it).
+// best trace's size. shrink-search searches the prefixes of group edits
+// (groupEdits) and the best trace itself; insert searches the best trace
+// with one external event inserted anywhere besides (insertable).
 
 // searches reports whether the search passes apply: the best trace's runs
 // fork.
@@ -74,9 +58,11 @@ func (m *minimizer) insert(ctx context.Context) error {
 }
 
 // searchCuts searches from the cuts of the prefixes of base's edited
-// plans, and of base itself (searched with insert inserted, or else in the
-// first round only), within lim, and offers and returns the first trace
-// found.
+// plans, and of base itself (with insert inserted, or else in the first
+// round only with lim.identStates states), cheapest bound first, each
+// search's states four times as many each later round, within lim; it
+// offers and returns the first trace found.
+
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event, lim limits) (*record.Trace, error) {
 	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	bp := dpor.FromEvents(m.fp, base.Events)

@@ -10,15 +10,12 @@ import (
 )
 
 // windowFirst is the initial check of a long trace (longTrace deliveries or
-// more), whose every full replay is expensive: it tries the trace's setup
-// (the external events before the first delivery) followed by only its
-// last events before the violation, in windows of 32, 64, 128, ... events
-// up to half the trace, each starting where it can at a quiescent point
-// (no message of the cut-off part in flight), deliveries wildcards. The
-// first window that reproduces is returned: its run is an exact trace of
-// the violation, and the input is never replayed in full. It returns nil
-// when none does or budget (the run's deadline) ends first; an error when
-// ctx is cancelled. Strategy nodiverge has no window.
+// more; docs/minimization.md, "Long traces"): the trace's setup followed by
+// its last events before the violation (windowCandidates), deliveries
+// wildcards. The first window that reproduces is returned, an exact trace
+// of the violation; nil when none does or budget (the run's deadline) ends
+// first; an error when ctx is cancelled. Strategy nodiverge has no window.
+
 func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*record.Trace, error) {
 	if m.mode == dpor.NoDiverge || t.Header.Deliveries < longTrace {
 		return nil, nil
