@@ -1,19 +1,17 @@
 // Package minimize turns a failing trace into a minimal causal sequence: a
 // trace that still triggers the same violation (same violation fingerprint)
 // with as few external events, deliveries and message contents as can be
-// found within a step budget. It implements the DEMi paper's §3 and
-// Appendix A, and goes further (docs/minimization.md says how and why).
+// found within a step budget: the DEMi paper's §3 and Appendix A, and
+// more (docs/minimization.md says how and why).
 //
-// A minimization is one search over candidate traces, each checked by
-// running it (package dpor): every best trace is the run of a successful
-// check, exact and replayable. The input is replayed exactly first
-// (initial; on traces of 5,000 deliveries or more a short window of it,
-// window.go) and the result last (final). In between, one driver
-// (driver.go) runs the passes of one table (passes.go) in four tiers:
-// removals take events away, moves change the route and descend from
-// there, searches look further, cleanup runs once at the end. The removals
-// run to a fixpoint, then the moves until one helps, then the searches;
-// any success goes back to the removals. The passes, in table order:
+// Every candidate trace is checked by running it (package dpor), so every
+// best trace is exact and replayable. The input is replayed exactly first
+// (initial; on long traces a short window of it, window.go) and the result
+// last (final). In between, one driver (driver.go) runs the passes of one
+// table (passes.go) in four tiers: removals take events away, moves change
+// the route and descend from there, searches look further, cleanup runs
+// once at the end. The removals run to a fixpoint, then the moves until one
+// helps, then the searches; any success goes back to the removals:
 //
 //   - provenance (removal): deliveries outside the violation's causal past.
 //   - ddmin-externals (removal): delta debugging over the external events.
@@ -35,14 +33,13 @@
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Work is counted in steps (one event of one schedule a check runs), never
-// in time: Config.Steps bounds all of it, each call of a pass may use its
-// share of what remains, and the run stops on stall (driver.go). So the
-// result depends on the input and the step budget alone, not on Workers or
-// the machine's load; the wall-clock Config.Budget is only a hard outer
-// cap. Checks fork from snapshots (package dpor) and a bounded cache
-// answers candidates checked before (cache.go): both make a step cheaper
-// without changing any result. A run, given a system and a trace of it
-// that records a violation:
+// in time: Config.Steps bounds all of it, each pass call may use its share
+// of what remains, and the run stops on stall (driver.go), so the result
+// depends on the input and the step budget alone, not on Workers or the
+// machine's load (Config.Budget is only a hard outer cap). Forked checks
+// and a cache of checked candidates (cache.go) make steps cheaper without
+// changing any result. A run, given a system and a trace that records a
+// violation:
 //
 //	res, err := minimize.Run(ctx, sys, trace, minimize.Config{})
 //	// res.Trace: the smallest trace found; res.Passes: what each pass did.
@@ -172,9 +169,7 @@ func modeOf(strategy string) (dpor.Mode, bool) {
 // ValidStrategy reports whether s is an accepted strategy name.
 func ValidStrategy(s string) bool { _, ok := modeOf(s); return ok }
 
-// shared is the state of a run that its forks (beam.go) share with it:
-// the system and the violation, the pass table, the workers' checkers,
-// and what Run reads off the input.
+// shared is the state of a run that its forks (beam.go) share with it.
 type shared struct {
 	sys      *record.System
 	opts     record.Options
@@ -189,18 +184,16 @@ type shared struct {
 	tallies map[*dpor.Checker]*tally
 	// checked remembers the candidates checked without success (cache.go).
 	checked *checked
-	// maxComponents is, per Shrinkable message type, the most components
-	// a message of the input had; dropped holds the input's external
-	// events that moves may re-insert (reinsertable); memberNames are the
-	// members, longest first (beam.go).
+	// Read off the input: per Shrinkable message type the most components
+	// a message had; the external events moves may re-insert
+	// (reinsertable); the members, longest name first (routeOf).
 	maxComponents map[string]int
 	dropped       []record.Event
 	memberNames   []string
 	start         time.Time
 }
 
-// minimizer is one run, or a fork of one (beam.go): its configuration,
-// its count of the work, the driver's state and the best trace.
+// minimizer is one run, or a fork of one (beam.go).
 type minimizer struct {
 	*shared
 	cfg Config
@@ -210,25 +203,21 @@ type minimizer struct {
 	// firstTrace); limit is where the running stage must end.
 	steps atomic.Int64
 	limit atomic.Int64
-	// lastImprovement is the step count at the last improvement (fewer
-	// events or deliveries, recordPace); the run stalls (driver.go) when
-	// the steps since pass a share of it. noStall
-	// lifts that bound (the initial window, the cleanup tier, forks).
+	// The stall rule (driver.go): the step count at the last improvement
+	// (fewer events or deliveries, recordPace), the beam's second start's
+	// steps (left out), no stall at all (the initial window, the cleanup
+	// tier, forks), the floor, the running call's start and whether it is
+	// a Whole pass's.
 	lastImprovement atomic.Int64
-	// uncounted is the steps of the beam's second start, left out of the
-	// stall rule (driver.go).
-	uncounted  atomic.Int64
-	noStall    bool
-	stallFloor int64
-	// callStart is the step count at which the running pass call
-	// started (driver.go).
-	callStart int64
-	// whole: the running call is a Whole pass's (not stopped on stall).
-	whole bool
+	uncounted       atomic.Int64
+	noStall         bool
+	stallFloor      int64
+	callStart       int64
+	whole           bool
 
 	// The driver's state (driver.go): calls, the best trace last left and
-	// statistics per pass, the passes left out, the trace after provenance
-	// (the beam's second start).
+	// statistics per pass, the passes left out, the trace after provenance.
+
 	calls           map[string]int
 	left            map[string]*record.Trace
 	passStats       map[string]*PassStats
@@ -236,21 +225,17 @@ type minimizer struct {
 	afterProvenance *record.Trace
 	// stallCap, when set, bounds a fork's work: its parent's stall point.
 	stallCap int64
-	// routes keeps, for each route of the violation the best trace left,
-	// that route's last best trace; tried marks the beam's starts already
-	// descended from (beam.go).
-	routes map[string]*record.Trace
-	tried  map[*record.Trace]bool
-	// descending: the best trace's own descent has begun; before, the
-	// beam keeps its result aside in kept (beam.go).
+	// The beam (beam.go): each route's last best trace, the starts
+	// descended from, whether the best trace's own descent has begun
+	// (before, the beam's result is kept aside in kept); in a fork, the
+	// only route whose traces count as a success ("" for any) and the
+	// passes run ahead of their tier.
+	routes     map[string]*record.Trace
+	tried      map[*record.Trace]bool
 	descending bool
 	kept       *record.Trace
-	// route, when set (a beam fork from a route's trace), is the only
-	// route whose traces count as a check's success.
-	route string
-	// ahead, in a fork, holds passes the driver runs before the rest of
-	// their tier (the second start's: those that remove deliveries).
-	ahead map[string]bool
+	route      string
+	ahead      map[string]bool
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace
@@ -275,10 +260,8 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.noStall = true // the initial window search is bounded by its share alone
 	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
 
-	// Stage "initial": the input must reproduce its violation exactly. On
-	// a long trace a short window of it that reproduces the violation is
-	// the proof, and the input is not replayed in full (window.go). The
-	// budget counts from here.
+	// Stage "initial": the input, or on a long trace a short window of it
+	// (window.go), must reproduce its violation exactly.
 	m.setStage(StageInitial)
 	deadline, cancel := context.WithDeadline(ctx, m.start.Add(cfg.Budget))
 	defer cancel()
@@ -333,10 +316,9 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if runErr != nil && !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
 		return nil, runErr
 	}
-	// Stage "final": verification by exact replay, with a fresh context so
-	// that an interrupted run still verifies what it writes. The input's
-	// own replay, when nothing smaller was found, is verified already (on
-	// a long trace a second replay would take as long as the first).
+	// Stage "final": exact replay, with a fresh context so that an
+	// interrupted run still verifies what it writes (the input's own
+	// replay is verified already).
 	m.setStage(StageFinal)
 	best := m.snapshotBest()
 	if best != replayed {
@@ -380,10 +362,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
-	// The checks are CPU-bound: workers beyond a few per core add memory,
-	// not speed, and the result does not depend on their number (so the
-	// cap is no bound on the work, which steps count).
-	cfg.Workers = min(cfg.Workers, 4*runtime.NumCPU())
+	cfg.Workers = min(cfg.Workers, 4*runtime.NumCPU()) // more add memory, not speed
 	if cfg.MaxSchedules <= 0 {
 		cfg.MaxSchedules = defaultMaxSchedules
 	}
@@ -466,8 +445,6 @@ func (m *minimizer) shareOf(share float64, end int64) int64 {
 	done := m.steps.Load()
 	return done + int64(float64(max(end-done, 0))*share)
 }
-
-// ---- best trace, stages, progress ----
 
 func (m *minimizer) snapshotBest() *record.Trace {
 	m.mu.Lock()
@@ -587,8 +564,6 @@ func (m *minimizer) startProgress() func() {
 	return func() { close(done); wg.Wait() }
 }
 
-// ---- parallel candidate checks ----
-
 // candidate builds the plan of candidate i; nil skips it.
 type candidate func(fp *fingerprint.Fingerprinter, i int) dpor.Plan
 
@@ -604,11 +579,9 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 		maxSched = 1
 	}
 	if m.mode == dpor.NoDiverge {
-		// Every check of the nodiverge strategy (the paper's NoDiverge):
-		// the same schedules, backtracks included, each aborted as soon
-		// as it makes a transition the original run never made.
-		mode = dpor.NoDiverge
+		mode = dpor.NoDiverge // every check aborts at a transition the input never made
 	}
+
 	return m.firstKept(ctx, n, checkSettings{mode: mode, maxSched: maxSched}, gen, m.onRoute)
 }
 

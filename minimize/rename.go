@@ -13,7 +13,6 @@ import (
 // input's. A Shrinkable message's values are renamed to zero only (a
 // smaller member name would name another member).
 
-
 // renamer lists the renames of one trace's external messages.
 type renamer struct {
 	base *record.Trace
