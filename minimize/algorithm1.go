@@ -9,17 +9,16 @@ import (
 )
 
 // Check is how DDMin checks one candidate plan: the reproducing trace, or
-// nil. A study passes a dpor.Checker's Check configured as it wants to
-// measure (mode, schedule budget, Broad, order).
+// nil (a study passes a dpor.Checker's Check configured as it measures).
 type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
 
-// DDMin runs delta debugging alone on t, the DEMi paper's Algorithm 1, for
-// studies of the checks (demi-eval's DPOR study): over t's external units,
-// every delivery kept (as ddmin-externals), or over its deliveries when
-// internals, every external event kept (as ddmin-internals); every
-// delivery a wildcard when wild. Candidates are checked one at a time by
-// check. It returns the smallest reproducing trace found (t when none) and
-// the candidates checked; on an error, the best so far and the error.
+// DDMin runs delta debugging alone on t (the DEMi paper's Algorithm 1), for
+// studies of the checks: over t's external units (as ddmin-externals), or
+// its deliveries when internals (as ddmin-internals), every delivery a
+// wildcard when wild, candidates checked one at a time. It returns the
+// smallest reproducing trace found (t when none) and the candidates
+// checked; on an error, the best so far and the error.
+
 func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
 	bp := dpor.FromEvents(fp, t.Events)
 	items, indices := ddminSets(t.Events, internals)

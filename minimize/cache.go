@@ -12,29 +12,23 @@ import (
 )
 
 // checked remembers candidates whose check found nothing, with the
-// schedules it ran. A check is a deterministic function of its plan and
-// settings, so a remembered answer is the check's own, and its schedules
-// count toward the step budget as if it ran again: the cache changes the
-// time a run takes, never its result. Candidates are keyed by a SHA-256
-// digest of the settings and of everything the check reads of the plan.
-// Memory is bounded: two generations of at most checkedCap keys each.
+// schedules it ran: a check is a deterministic function of its plan and
+// settings, and its schedules count as if it ran again, so the cache
+// changes the time a run takes, never its result. Two generations of at
+// most checkedCap keys each bound its memory.
 type checked struct {
 	mu       sync.Mutex
 	cur, old map[checkKey]int32 // key → schedules the check ran
 	hits     atomic.Int64
 }
 
-// checkedCap is the number of keys a generation of the cache holds
-// (about 3 MB). It bounds memory, not work: a check the cache forgot runs
-// again and counts the same steps.
+// checkedCap is the number of keys a generation of the cache holds (about 3 MB).
 const checkedCap = 1 << 15
 
 // checkKey is the digest of a check's settings and plan.
 type checkKey [sha256.Size]byte
 
-// checkSettings are the settings a check's outcome depends on besides
-// its plan (the checker's system, options, seed and target are the
-// minimization's own).
+// checkSettings are the settings a check's outcome depends on besides its plan.
 type checkSettings struct {
 	mode     dpor.Mode
 	maxSched int
@@ -69,9 +63,8 @@ func (c *checked) remember(key checkKey, schedules int) {
 	c.cur[key] = int32(schedules)
 }
 
-// keyOf digests the check of plan with settings s into a key; ok is false
-// when an external message cannot be encoded (the check is then not
-// remembered).
+// keyOf digests (SHA-256) what the check of plan with settings s reads;
+// ok is false when an external message cannot be encoded.
 func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 	h := sha256.New()
 	b := make([]byte, 0, 2*keyChunk)
@@ -121,8 +114,7 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 	return key, true
 }
 
-// keyChunk is how many bytes keyOf encodes before it hashes them: a
-// buffer size, which changes no key.
+// keyChunk is how many bytes keyOf encodes before it hashes them.
 const keyChunk = 4096
 
 func appendString(b []byte, s string) []byte {
@@ -137,10 +129,9 @@ func boolBit(b bool) uint64 {
 	return 0
 }
 
-// check checks plan on c with settings s (cachedCheck) and counts its
-// schedules (ran); it returns the trace found, or nil, and the steps: the
-// events of the schedules it ran. Every check of the passes goes through
-// it.
+// check checks plan on c with settings s (cachedCheck), counts its
+// schedules (ran), and returns the trace found, or nil, and its steps.
+
 func (m *minimizer) check(ctx context.Context, c *dpor.Checker, s checkSettings, plan dpor.Plan) (*record.Trace, int64, error) {
 	r, err := m.cachedCheck(ctx, c, s, plan)
 	m.ran(c, r.Schedules)

@@ -10,10 +10,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// ddminPass is delta debugging (ddmin) over the external units of the best
-// trace, or over its deliveries when internals (ddminSets), candidates
-// checked in mode with at most maxSched schedules (0: budgetFor at each
-// check), the deliveries from wildFrom on wildcards (-1: none).
+// ddminPass is ddmin over the best trace's external units, or deliveries
+// when internals, checked in mode with at most maxSched schedules (0:
+// budgetFor), the deliveries from wildFrom on wildcards (-1: none).
 func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mode, maxSched, wildFrom int) error {
 	base := m.snapshotBest()
 	bp := dpor.FromEvents(m.fp, base.Events)
@@ -38,11 +37,10 @@ func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mod
 	return err
 }
 
-// ddminSets returns what delta debugging over events works on: the items,
-// numbers of units it keeps or removes together (the external units, or
-// every delivery alone when internals), and the sorted event indices of a
-// set of items, every event of the other kind kept (but the external
-// events that cannot take effect without a removed one, validExternals).
+// ddminSets returns the items of ddmin over events (the external units, or
+// every delivery when internals) and the sorted event indices of a set of
+// items, every event of the other kind kept (but validExternals).
+
 func ddminSets(events []record.Event, internals bool) (items []int, indices func(set []int) []int) {
 	dels := deliveryIndices(events)
 	var units [][]int

@@ -8,10 +8,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// externalUnits groups the external events of events (by index) into the
-// units that delta debugging keeps or removes together: a partition with
-// the heal that undoes it, a wait marker with the external event before it
-// (what it waits for). Every other external event is a unit of its own.
+// externalUnits groups the external events' indices into the units removed
+// together: a partition with its heal, a wait marker with the external
+// event before it; every other external event alone.
 func externalUnits(events []record.Event) [][]int {
 	var units [][]int
 	unitOf := map[int]int{} // event index → unit
@@ -64,10 +63,8 @@ func sameSides(p, h record.Event) bool {
 	return same(p.A, h.A) && same(p.B, h.B) || same(p.A, h.B) && same(p.B, h.A)
 }
 
-// validExternals drops, from a sorted selection of external event indices,
-// the events that cannot take effect without an event that was removed: a
-// kill or restart of an actor that no kept event started, a heal with no
-// kept partition before it.
+// validExternals drops from sel the kills and restarts of actors no kept
+// event started and the heals with no kept partition before them.
 func validExternals(events []record.Event, sel []int) []int {
 	started := map[record.ActorID]bool{}
 	cuts := 0
@@ -107,8 +104,7 @@ func planOf(bp dpor.Plan, idx []int, wildFrom int) dpor.Plan {
 	return p
 }
 
-// startedActors lists the actors events start, in the order of their first
-// starts.
+// startedActors lists the actors events start, in order.
 func startedActors(events []record.Event) []record.ActorID {
 	var out []record.ActorID
 	for _, e := range events {
@@ -119,8 +115,7 @@ func startedActors(events []record.Event) []record.ActorID {
 	return out
 }
 
-// afterStarts returns the index of the first event after the leading
-// starts.
+// afterStarts returns the index of the first event after the leading starts.
 func afterStarts(events []record.Event) int {
 	first := 0
 	for first < len(events) && events[first].Kind == record.Start {
@@ -139,10 +134,9 @@ func deliveryIndices(events []record.Event) []int {
 	return out
 }
 
-// ddminExternalsPass runs the ddmin-externals pass: its first call (every
-// call under strategy sts) checks each subsequence with STSSched (the
-// paper's column), later calls with wildcards and type-fingerprint
-// backtracks.
+// ddminExternalsPass runs ddmin-externals: STSSched on the first call (every
+// call under sts), later calls with wildcards and TFB backtracks.
+
 func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
 	if m.calls[StageDdminExternals] == 1 || m.mode == dpor.STS {
 		return m.ddminPass(ctx, false, dpor.STS, 1, -1)

@@ -31,16 +31,14 @@ import (
 // (record.Symmetry), so that the roles can land on the actors the
 // violation names; then the pass tries its stand-in moves (standIns).
 
-// gatherPlan is the plan of one gather move before relabelling: the
-// events, and the index from which its deliveries are wildcards.
+// gatherPlan is one gather move's plan before relabelling, wildcards from wild.
 type gatherPlan struct {
 	events []record.Event
 	wild   int
 }
 
-// gatherEdits lists the gather moves of events, each plan (gatherPlans)
-// relabelled by every symmetry of it, the identity first, then the
-// stand-in moves of events (standIns).
+// gatherEdits lists the gather moves of events (gatherPlans, gatherPerms),
+// then the stand-in moves (standIns).
 func (m *minimizer) gatherEdits(events []record.Event) []edit {
 	members := m.sys.Members(m.resolved)
 	var out []edit
@@ -83,9 +81,8 @@ func (m *minimizer) standIns(events []record.Event, members []record.ActorID) []
 	return out
 }
 
-// gatherPlans lists the plans of the gather moves of events, before
-// relabelling: those of the rounds as they are, then those of each round
-// first handed over to every other started actor (swapRound's fullRound).
+// gatherPlans lists the gather plans of the rounds as they are, then of
+// each round first handed over to every other started actor (swapRound).
 func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 	started := startedActors(events)
 	late := slices.Clone(started)
@@ -120,10 +117,8 @@ func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 	return append(out, handed...)
 }
 
-// roundPlans lists the plans of the gather moves of the round of the
-// timer at i, whose actor x handles the messages of the sends: every later
-// send of the first one's type, with every late member; deliveries from
-// index wild on are wildcards.
+// roundPlans lists the gather plans of the round of the timer at i at x:
+// every later send of the type of sends[0], with every late member.
 func roundPlans(events []record.Event, started, late []record.ActorID, i int, sends []int, x record.ActorID, wild int) []gatherPlan {
 	var out []gatherPlan
 	d := deliveryOf(events, sends[0], i)
@@ -148,8 +143,7 @@ func roundPlans(events []record.Event, started, late []record.ActorID, i int, se
 	return out
 }
 
-// deliveryOf returns the index of the delivery of the message of the send
-// event at s, after index after, or -1.
+// deliveryOf returns the index after after of the delivery of send s, or -1.
 func deliveryOf(events []record.Event, s, after int) int {
 	for k := after + 1; k < len(events); k++ {
 		if f := events[k]; f.Kind == record.Deliver && f.Timer == "" && f.From == record.External && f.Cause == s {
@@ -159,9 +153,8 @@ func deliveryOf(events []record.Event, s, after int) int {
 	return -1
 }
 
-// startUnit returns the sorted indices of v's first start and of the
-// external sends to v before index before, with their deliveries; nil
-// when v does not start before before.
+// startUnit returns the sorted indices of v's first start and the external
+// sends to v before before, with their deliveries; nil when v has no start.
 func startUnit(events []record.Event, v record.ActorID, before int) []int {
 	start := slices.IndexFunc(events[:before], func(e record.Event) bool { return e.Kind == record.Start && e.Actor == v })
 	if start < 0 {
@@ -179,10 +172,8 @@ func startUnit(events []record.Event, v record.ActorID, before int) []int {
 	return unit
 }
 
-// gatherPlanOf builds the plan of one gather move (see the top): the round
-// of the timer at i, whose actor x handles its first external message at
-// d, takes the message sent at k (delivered at dk), and v starts after d.
-// It reports false when v has no start unit to move or copy.
+// gatherPlanOf builds the plan of one gather move (see the top); false
+// when v has no start unit to move or copy.
 func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk int, x, v record.ActorID, wildFrom int) (gatherPlan, bool) {
 	// v's own start unit moves; a member never started gets a copy of
 	// the first other started member's.
@@ -256,10 +247,9 @@ func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk i
 	return gatherPlan{events: p, wild: wild}, true
 }
 
-// gatherPerms returns the relabellings a gather plan is tried with: the
-// identity (nil), then every other permutation of members (in
-// lexicographic order, none beyond the pass's limit of members) that is a
-// symmetry of the plan's events.
+// gatherPerms returns the identity (nil), then every other permutation of
+// members that is a symmetry of events (none beyond the limit of members).
+
 func (m *minimizer) gatherPerms(events []record.Event, members []record.ActorID) []record.Perm {
 	out := []record.Perm{nil}
 	sym := m.sys.Symmetry

@@ -9,10 +9,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// provenance drops the deliveries outside the violation's causal past: that
-// of the violating event v first, then (an invariant reads every actor's
-// state) also that of the last event before v of each actor the violation
-// names. The first candidate that reproduces is kept.
+// provenance drops the deliveries outside the causal past of the violating
+// event v, else outside that of v and of the last event before v of each
+// actor the violation names (an invariant reads every actor's state).
 func (m *minimizer) provenance(ctx context.Context) error {
 	base := m.snapshotBest()
 	v := base.Header.Violation.Event
@@ -66,9 +65,7 @@ func removal(drop []int, wildFrom int) edit {
 	}
 }
 
-// dropped is bp without the events at the sorted indices drop; deliveries at
-// or after wildFrom (wildFrom < 0: none) become wildcards, reroutable if
-// reroute.
+// dropped is removal's plan, its wildcards reroutable if reroute.
 func dropped(bp dpor.Plan, drop []int, wildFrom int, reroute bool) dpor.Plan {
 	p := make(dpor.Plan, 0, len(bp))
 	k := 0
@@ -89,9 +86,8 @@ func dropped(bp dpor.Plan, drop []int, wildFrom int, reroute bool) dpor.Plan {
 }
 
 // greedy tries the edits of the best trace in order; the first that
-// reproduces with a smaller trace makes it the best, and the scan resumes
-// at the same position of the edits regenerated from it. It wraps around
-// until a full scan finds nothing (or the budget ends it).
+// reproduces smaller makes it the best, and the scan resumes at the same
+// position of the new edits, wrapping around until a full scan finds none.
 func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, edits func(base *record.Trace) []edit) error {
 	pos, improvedThisPass := 0, false
 	for {
@@ -154,8 +150,8 @@ func (m *minimizer) fifoInternals(ctx context.Context) error {
 	})
 }
 
-// clockOf returns a delivery's logical clock, or -1 when its message has
-// none; and whether its message advances the receiver's clock.
+// clockOf returns a delivery's logical clock (-1: none) and whether its
+// message advances the receiver's clock.
 func clockOf(e record.Event) (int, bool) {
 	c := -1
 	if cl, ok := e.Msg.(record.Clocked); ok {
@@ -168,11 +164,9 @@ func clockOf(e record.Event) (int, bool) {
 	return c, adv
 }
 
-// clockClusters removes whole clock clusters (the deliveries whose messages
-// carry one logical clock value), oldest first, the deliveries after it
-// wildcards (their clocks shift). The clock-advancing timers since the
-// previous clock go with the cluster: all of them, then each alone, then
-// none (under FIFO a message sent but left pending blocks its queue).
+// clockClusters removes the deliveries of one logical clock value, oldest
+// first, later deliveries wildcards, with the clock-advancing timers since
+// the previous clock: all of them, then each alone, then none.
 func (m *minimizer) clockClusters(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		clusters := map[int][]int{}
@@ -227,16 +221,14 @@ func (m *minimizer) clockClusters(ctx context.Context) error {
 }
 
 // budgetFor returns the schedules of a TFB check of the best trace:
-// Config.MaxSchedules, proportionally fewer (at least one) beyond TFBScale
-// deliveries.
+// MaxSchedules, proportionally fewer (at least one) beyond TFBScale.
 func (m *minimizer) budgetFor() int {
 	d := m.snapshotBest().Header.Deliveries
 	n := m.cfg.MaxSchedules
 	return max(1, min(n, n*m.cfg.TFBScale/max(d, 1)))
 }
 
-// causalCone returns the sorted indices of delivery i and of every delivery
-// it caused, directly or not: what disappears when i does not happen.
+// causalCone returns delivery i and every delivery it caused, sorted.
 func causalCone(events []record.Event, i int) []int {
 	in := map[int]bool{i: true}
 	out := []int{i}
@@ -249,19 +241,16 @@ func causalCone(events []record.Event, i int) []int {
 	return out
 }
 
-// oneAtATime tries, once more and with type-fingerprint backtracks, the
-// removal of: every causal cone (of a timer firing, or of any delivery
-// under an unordered network), every delivery (under FIFO with the rest of
-// its queue), every external unit and each event of a unit alone, and on
-// short traces every pair of units. The deliveries after a removal are
-// wildcards.
+// oneAtATime tries, with type-fingerprint backtracks, removing every causal
+// cone (of a timer firing, or of any delivery off FIFO), every delivery
+// (queueSuffix), every external unit and each event of one, and on short
+// traces every pair of units; later deliveries wildcards.
 func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.fifo()
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
-		// add adds the removal of the events drop returns, when at least
-		// fewest, the deliveries from i on wildcards. On a long trace drop
-		// runs when the candidate is checked, not all up front.
+		// add adds the removal of drop() when at least fewest, wildcards
+		// from i on; on a long trace drop runs when checked.
 		add := func(i, fewest int, drop func() []int) {
 			if base.Header.Deliveries >= longTrace {
 				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
@@ -313,8 +302,8 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 }
 
 // queueSuffix returns delivery i and, under FIFO unless i is a timer
-// firing, the later deliveries of its sender-receiver queue: what leaving i
-// pending takes away.
+// firing, the later deliveries of its queue: what leaving i pending takes.
+
 func queueSuffix(events []record.Event, i int, fifo bool) []int {
 	drop := []int{i}
 	if e := events[i]; fifo && e.Timer == "" {

@@ -153,21 +153,11 @@ type Result struct {
 // own violation, so there is nothing to minimize.
 var ErrNotReproduced = errors.New("the trace does not reproduce its violation")
 
-// modeOf maps a Config.Strategy to the checks' mode.
-func modeOf(strategy string) (dpor.Mode, bool) {
-	switch strategy {
-	case "", "tfb":
-		return dpor.TFB, true
-	case "sts":
-		return dpor.STS, true
-	case "nodiverge":
-		return dpor.NoDiverge, true
-	}
-	return 0, false
-}
+// modes maps a Config.Strategy to the checks' mode.
+var modes = map[string]dpor.Mode{"": dpor.TFB, "tfb": dpor.TFB, "sts": dpor.STS, "nodiverge": dpor.NoDiverge}
 
 // ValidStrategy reports whether s is an accepted strategy name.
-func ValidStrategy(s string) bool { _, ok := modeOf(s); return ok }
+func ValidStrategy(s string) bool { _, ok := modes[s]; return ok }
 
 // shared is the state of a run that its forks (beam.go) share with it.
 type shared struct {
@@ -352,7 +342,8 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	if t == nil || t.Header.Violation == nil || t.Header.Violation.Fingerprint == "" {
 		return nil, errors.New("minimize: the trace records no violation")
 	}
-	mode, ok := modeOf(cfg.Strategy)
+	mode, ok := modes[cfg.Strategy]
+
 	if !ok {
 		return nil, fmt.Errorf("minimize: unknown strategy %q (want tfb, sts or nodiverge)", cfg.Strategy)
 	}

@@ -14,10 +14,8 @@ import (
 // checked, a descent then removes events one at a time while they go, and
 // the move is kept when the descent ends smaller (docs/minimization.md).
 
-// reorderWith tries the moves that gen lists for the best trace, in order,
-// each with its descent; the first that ends smaller than the best trace
-// replaces it, and the moves are listed again from the new best, until no
-// move improves it.
+// reorderWith tries the moves gen lists for the best trace, each with its
+// descent; the first that ends smaller replaces it, and so on until none.
 func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace) []edit) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -31,9 +29,8 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 	}
 }
 
-// tryMoves checks the moves of base in order, chunk at a time (firstTrace),
-// each with tryPlan, and returns the first trace smaller than base that one
-// ends with, or nil. The descents of the scan share what they learn.
+// tryMoves checks the moves of base in order, chunk at a time, each with
+// tryPlan, and returns the first trace smaller than base found, or nil.
 func (m *minimizer) tryMoves(ctx context.Context, base *record.Trace, moves []edit, chunk int, broad bool) (*record.Trace, error) {
 	bp := dpor.FromEvents(m.fp, base.Events)
 	seen := newDescended()
@@ -87,8 +84,7 @@ type descended struct {
 	seen map[checkKey][]reached
 }
 
-// reached is a descent at a trace: the chunk of the move whose descent it
-// was, and the checks the descent had left there.
+// reached is a descent at a trace: its move's chunk and its checks left.
 type reached struct{ chunk, left int }
 
 // passed is a trace a descent passed through (its key) and how.
@@ -99,10 +95,9 @@ type passed struct {
 
 func newDescended() *descended { return &descended{seen: map[checkKey][]reached{}} }
 
-// ends reports whether a descent of a move of chunk that reaches the
-// trace of key with left checks left is known to end not smaller than
-// the base: a descent of an earlier chunk passed it with as many checks
-// left or more.
+// ends reports whether a descent of a move of chunk that reaches key with
+// left checks left is known to fail: one of an earlier chunk passed it
+// with as many checks left or more.
 func (d *descended) ends(key checkKey, chunk, left int) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -114,8 +109,7 @@ func (d *descended) ends(key checkKey, chunk, left int) bool {
 	return false
 }
 
-// note remembers the traces of a descent that ended not smaller than the
-// base.
+// note remembers the traces of a failed descent.
 func (d *descended) note(path []passed) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -182,9 +176,8 @@ func (m *minimizer) fifo() bool {
 	return m.sys.Network == nil || m.sys.Network(m.resolved) == record.FIFO
 }
 
-// removals lists the single removals of a descent, in order: every external
-// unit, then every delivery from the last (under FIFO with the later
-// deliveries of its queue; a timer firing alone).
+// removals lists the single removals of a descent: every external unit,
+// then every delivery from the last (queueSuffix).
 func removals(events []record.Event, fifo bool) [][]int {
 	var out [][]int
 	out = append(out, externalUnits(events)...)
@@ -222,8 +215,8 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 			}
 		}
 	}
-	// Re-inserted externals: one of each shape the input had and the best
-	// trace lacks, at every position after the first event.
+	// Re-inserted externals: each shape the input had and base lacks.
+
 	have := map[record.Shape]bool{}
 	for _, e := range ev {
 		if e.Kind.IsExternal() {
@@ -243,10 +236,8 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 	return out[:min(len(out), lim.moves)]
 }
 
-// reinsertable returns, in input order, the first external event of each
-// shape (record.Shape) of the input that can be re-inserted alone: a
-// start, a send, a kill or a restart (a partition needs its heal, a wait
-// marker its event).
+// reinsertable returns the first start, send, kill or restart of each
+// shape (record.Shape) of events: those that can be re-inserted alone.
 func reinsertable(events []record.Event) []record.Event {
 	seen := map[record.Shape]bool{}
 	var out []record.Event
@@ -265,8 +256,7 @@ func reinsertable(events []record.Event) []record.Event {
 }
 
 // moveTo moves the event at from to position to (counted in the original
-// plan, before removing from); the deliveries from the earlier of the two
-// positions on are wildcards.
+// plan); the deliveries from the earlier of the two on are wildcards.
 func moveTo(from, to int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := make(dpor.Plan, 0, len(bp))
@@ -286,8 +276,7 @@ func moveTo(from, to int) edit {
 	}
 }
 
-// wildcards makes the deliveries of p from index from on wildcards, and
-// returns p.
+// wildcards makes the deliveries of p from index from on wildcards.
 func wildcards(p dpor.Plan, from int) dpor.Plan {
 	for k := max(from, 0); k < len(p); k++ {
 		if !p[k].Event.Kind.IsExternal() {
@@ -297,8 +286,7 @@ func wildcards(p dpor.Plan, from int) dpor.Plan {
 	return p
 }
 
-// insertAt inserts external event x at position at; the deliveries after it
-// are wildcards.
+// insertAt inserts external event x at position at, wildcards after it.
 func insertAt(x record.Event, at int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := make(dpor.Plan, 0, len(bp)+1)
@@ -309,10 +297,8 @@ func insertAt(x record.Event, at int) edit {
 }
 
 // rerouteEdits lists the reroute moves of events: every window of
-// consecutive deliveries left out (externals between them stay), shortest
-// first, from the end, the later deliveries free to take a message of
-// their type from another sender or to another receiver when nothing on
-// their own link matches (dpor.Step.Reroute); none on traces of more than
+// consecutive deliveries left out, shortest first, from the end, the later
+// deliveries reroutable (dpor.Step.Reroute); none on traces of more than
 // most deliveries (the moves are quadratic).
 func rerouteEdits(events []record.Event, most int) []edit {
 	dels := deliveryIndices(events)

@@ -13,18 +13,14 @@ import (
 )
 
 // shrinkContents shrinks the contents of external messages (the paper's
-// Observation #5). A record.Shrinkable message loses one component at a
-// time; identical messages (one fingerprint, such as a configuration every
-// member receives) lose the same component together and keep more than
-// half of the input's components. The integers and strings of external
-// messages are renamed (rename.go).
+// Observation #5): components of record.Shrinkable messages (groupEdits)
+// and renames of integers and strings (rename.go).
 func (m *minimizer) shrinkContents(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, m.shrinkEdits)
 }
 
-// shrinkEdits lists the content shrinking edits of base, in order: the
-// group edits (groupEdits), then for every message not shared by a group
-// the renames of the values it is the first to hold (renamer).
+// shrinkEdits lists the group edits of base, then for every message not
+// shared by a group the renames of the values it is the first to hold.
 func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 	es, groups := m.groupEdits(base, false)
 	rn := newRenamer(base)
@@ -42,11 +38,9 @@ func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
 	return es
 }
 
-// groupEdits lists the edits that remove one component from every
-// external message of a group of identical Shrinkable ones (one full
-// fingerprint), groups in the order of their first message, components in
-// componentOrder; groups of one message only unless several. It also
-// returns the external messages' indices by full fingerprint.
+// groupEdits lists the edits that remove one component (componentOrder)
+// from every message of a group of identical Shrinkable ones (one full
+// fingerprint; of two or more if several), and returns the groups.
 func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[uint64][]int) {
 	var es []edit
 	groups := map[uint64][]int{}
@@ -68,9 +62,8 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 			continue
 		}
 		// A message sent to several actors keeps more than half of the
-		// most components a message of its type had in the input: a
-		// smaller configuration changes the quorum arithmetic the
-		// violation is about.
+		// input's most components: a smaller configuration changes the
+		// quorum arithmetic.
 		if len(g) > 1 && sh.Components()-1 <= m.maxComponents[record.TypeName(sh)]/2 {
 			continue
 		}
@@ -85,10 +78,8 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 	return es, groups
 }
 
-// componentOrder is the order in which the components of sh are tried for
-// removal: from the last to the first, those whose removal stops the
-// message naming an actor the violation names (record.NamedActors) after
-// the others.
+// componentOrder lists the components of sh from the last, those whose
+// removal drops an actor the violation names after the others.
 func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []int {
 	var named []record.ActorID
 	if v := base.Header.Violation; v != nil {
@@ -106,9 +97,8 @@ func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []i
 	return append(first, last...)
 }
 
-// replacement is an edit that replaces the messages of the Send events at
-// the given indices (at least one), re-fingerprints their deliveries and
-// makes every later delivery a wildcard.
+// replacement replaces the messages of the sends at repl's indices and
+// their deliveries', every later delivery a wildcard.
 func replacement(repl map[int]record.Message) edit {
 	first := slices.Min(slices.Collect(maps.Keys(repl)))
 	return func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
@@ -132,9 +122,9 @@ func replacement(repl map[int]record.Message) edit {
 	}
 }
 
-// weight measures the contents of a trace's external messages, to order
-// traces of equal length: lengths of slices and strings, magnitudes of
-// integers, and components of Shrinkable messages.
+// weight measures the contents of a trace's external messages (lengths,
+// magnitudes, components), to order traces of equal length.
+
 func weight(t *record.Trace) uint64 {
 	var w uint64
 	for _, e := range t.Events {
