@@ -18,7 +18,6 @@ type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
 // wildcard when wild, candidates checked one at a time. It returns the
 // smallest reproducing trace found (t when none) and the candidates
 // checked; on an error, the best so far and the error.
-
 func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
 	bp := dpor.FromEvents(fp, t.Events)
 	items, indices := ddminSets(t.Events, internals)

@@ -23,9 +23,7 @@ type beamStart struct {
 	ahead map[string]bool
 }
 
-// routeOf is the shape of a violation's detail: its member names and
-// numbers masked, so that two occurrences that differ only in which members
-// or which terms, indices or counters they name read the same.
+// routeOf is a violation's detail with member names and numbers masked.
 func routeOf(v *record.Violation, members []string) string {
 	if v == nil {
 		return ""
@@ -62,9 +60,8 @@ func (m *minimizer) noteRoute(old, tr *record.Trace) {
 	}
 }
 
-// starts returns the beam's starts not tried yet: the trace after
-// provenance first, then the kept routes' traces of a route other than the
-// best trace's and larger than it, smallest first; at most the beam's limit.
+// starts returns the beam's starts not tried yet (at most its limit): the
+// trace after provenance, then the other routes' traces, smallest first.
 func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -96,8 +93,7 @@ func (m *minimizer) starts() []beamStart {
 
 func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || len(m.starts()) > 0 }
 
-// onRoute reports whether tr's violation is on m's route (any route when
-// m has none).
+// onRoute reports whether tr's violation is on m's route (if any).
 func (m *minimizer) onRoute(tr *record.Trace) bool {
 	return m.route == "" || routeOf(tr.Header.Violation, m.memberNames) == m.route
 }
@@ -135,12 +131,9 @@ func (m *minimizer) beam(ctx context.Context) error {
 	return nil
 }
 
-// fork returns a minimizer that starts from best and shares m's system,
-// configuration and checkers (m waits while it runs), with the step budget
-// m's running call may still use. It leaves out what m leaves out, the
-// search tier, provenance and ddmin-externals (ddmin-externals-wild does
-// its work after provenance).
-
+// fork returns a minimizer from best that shares m's checkers (m waits),
+// with the steps m's running call may still use, leaving out what m leaves
+// out, the search tier, provenance and ddmin-externals.
 func (m *minimizer) fork(best *record.Trace) *minimizer {
 	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true}
 	for _, p := range m.table {

@@ -131,7 +131,6 @@ func boolBit(b bool) uint64 {
 
 // check checks plan on c with settings s (cachedCheck), counts its
 // schedules (ran), and returns the trace found, or nil, and its steps.
-
 func (m *minimizer) check(ctx context.Context, c *dpor.Checker, s checkSettings, plan dpor.Plan) (*record.Trace, int64, error) {
 	r, err := m.cachedCheck(ctx, c, s, plan)
 	m.ran(c, r.Schedules)

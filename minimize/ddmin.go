@@ -40,7 +40,6 @@ func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mod
 // ddminSets returns the items of ddmin over events (the external units, or
 // every delivery when internals) and the sorted event indices of a set of
 // items, every event of the other kind kept (but validExternals).
-
 func ddminSets(events []record.Event, internals bool) (items []int, indices func(set []int) []int) {
 	dels := deliveryIndices(events)
 	var units [][]int

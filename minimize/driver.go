@@ -186,7 +186,6 @@ func (m *minimizer) stallPoint() int64 {
 }
 
 // end is the step count at which the running pass must end.
-
 func (m *minimizer) end() int64 {
 	e := m.limit.Load()
 	if !m.noStall && !m.whole {

@@ -136,7 +136,6 @@ func deliveryIndices(events []record.Event) []int {
 
 // ddminExternalsPass runs ddmin-externals: STSSched on the first call (every
 // call under sts), later calls with wildcards and TFB backtracks.
-
 func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
 	if m.calls[StageDdminExternals] == 1 || m.mode == dpor.STS {
 		return m.ddminPass(ctx, false, dpor.STS, 1, -1)

@@ -55,7 +55,6 @@ func (m *minimizer) gatherEdits(events []record.Event) []edit {
 // later one, then the second, ...) applied to the contents of the external
 // messages only, when it changes one: the configuration changes under the
 // same run (a member never started gives its place to an outsider).
-
 func (m *minimizer) standIns(events []record.Event, members []record.ActorID) []edit {
 	sym := m.sys.Symmetry
 	if sym == nil {
@@ -249,7 +248,6 @@ func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk i
 
 // gatherPerms returns the identity (nil), then every other permutation of
 // members that is a symmetry of events (none beyond the limit of members).
-
 func (m *minimizer) gatherPerms(events []record.Event, members []record.ActorID) []record.Perm {
 	out := []record.Perm{nil}
 	sym := m.sys.Symmetry

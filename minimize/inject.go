@@ -194,7 +194,6 @@ func deliveriesIn(events []record.Event, from, to int) int {
 // stretch's deliveries between actors left out, the offer (a client
 // message with its delivery) inserted, every delivery after the cut a
 // wildcard.
-
 func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 	p := make(dpor.Plan, 0, len(bp)+2)
 	p = append(p, bp[:mv.cut]...)

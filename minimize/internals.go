@@ -303,7 +303,6 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 
 // queueSuffix returns delivery i and, under FIFO unless i is a timer
 // firing, the later deliveries of its queue: what leaving i pending takes.
-
 func queueSuffix(events []record.Event, i int, fifo bool) []int {
 	drop := []int{i}
 	if e := events[i]; fifo && e.Timer == "" {

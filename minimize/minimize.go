@@ -207,7 +207,6 @@ type minimizer struct {
 
 	// The driver's state (driver.go): calls, the best trace last left and
 	// statistics per pass, the passes left out, the trace after provenance.
-
 	calls           map[string]int
 	left            map[string]*record.Trace
 	passStats       map[string]*PassStats
@@ -343,7 +342,6 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 		return nil, errors.New("minimize: the trace records no violation")
 	}
 	mode, ok := modes[cfg.Strategy]
-
 	if !ok {
 		return nil, fmt.Errorf("minimize: unknown strategy %q (want tfb, sts or nodiverge)", cfg.Strategy)
 	}
@@ -572,7 +570,6 @@ func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched i
 	if m.mode == dpor.NoDiverge {
 		mode = dpor.NoDiverge // every check aborts at a transition the input never made
 	}
-
 	return m.firstKept(ctx, n, checkSettings{mode: mode, maxSched: maxSched}, gen, m.onRoute)
 }
 

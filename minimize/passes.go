@@ -157,7 +157,6 @@ const finalReplayTimeout = time.Minute
 // DefaultSteps is the work budget of a trace of fewer than 5,000
 // deliveries when Config.Steps is 0, in steps: one step is one event of
 // one schedule a check runs (about 2-3 µs of one core).
-
 const DefaultSteps = 20_000_000
 
 // The budget: every constant that bounds the work of a run, or of a way

@@ -16,12 +16,10 @@ import (
 // renamer lists the renames of one trace's external messages.
 type renamer struct {
 	base *record.Trace
-	// used holds the values of each domain.
-	used map[string]map[any]bool
-	// first holds the (domain, value) pairs by the index of the Send event
-	// that holds them first, in field order.
-	first map[int][]domainValue
-	// zeroOnly holds the domains of Shrinkable messages.
+	// The values of each domain; the (domain, value) pairs by the send
+	// that holds them first; the domains of Shrinkable messages.
+	used     map[string]map[any]bool
+	first    map[int][]domainValue
 	zeroOnly map[string]bool
 }
 
@@ -54,8 +52,7 @@ func newRenamer(base *record.Trace) *renamer {
 	return r
 }
 
-// renamesAt returns the renames of the values the Send at index i is the
-// first to hold, each as the messages it replaces by Send index.
+// renamesAt returns the renames of the values send i holds first.
 func (r *renamer) renamesAt(i int) []map[int]record.Message {
 	var out []map[int]record.Message
 	for _, dv := range r.first[i] {
@@ -83,9 +80,7 @@ func (r *renamer) renamesAt(i int) []map[int]record.Message {
 	return out
 }
 
-// targets lists the values dv.value may be renamed to, smaller ones its
-// domain does not hold: the smallest free one (0, 1, ...; the empty
-// string), and half of it.
+// targets lists the smallest free value of dv's domain and half of dv.
 func (r *renamer) targets(dv domainValue) []reflect.Value {
 	u, v, t := r.used[dv.domain], dv.value, dv.value.Type()
 	var out []reflect.Value
@@ -106,8 +101,7 @@ func (r *renamer) targets(dv domainValue) []reflect.Value {
 		}
 		out = append(out, y)
 	}
-	// addFree adds the smallest value below's bound that the domain does
-	// not hold: at most len(u), as u holds dv.value.
+	// addFree adds the smallest free value below the bound (at most len(u)).
 	addFree := func(below func(y int64) bool) {
 		for y := int64(0); below(y) && y <= int64(len(u)); y++ {
 			if w := reflect.ValueOf(y).Convert(t); !u[w.Interface()] {
@@ -141,11 +135,9 @@ func (r *renamer) targets(dv domainValue) []reflect.Value {
 	return out
 }
 
-// mapLeaves returns a copy of v (path names it) in which every integer
-// and string is what f, called with its domain and value in field order,
-// returns for it. It walks the values content shrinking may change:
-// exported fields not tagged demi:"-", slice elements and pointers, to
-// depth maxValueDepth.
+// mapLeaves returns a copy of v (path names it) in which every integer and
+// string is f of its domain and value, in field order: exported fields not
+// tagged demi:"-", slice elements and pointers, to depth maxValueDepth.
 func mapLeaves(v reflect.Value, path string, depth int, f func(domain string, v reflect.Value) reflect.Value) reflect.Value {
 	if depth > maxValueDepth || !v.IsValid() {
 		return v

@@ -125,7 +125,6 @@ func (d *descended) note(path []passed) {
 // (alone) every delivery is tried alone first, then with the rest of its
 // FIFO queue (an inserted crash drops what was queued). At every trace it
 // reaches, stop (when set) given its key and the checks left may end it.
-
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {
@@ -216,7 +215,6 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 		}
 	}
 	// Re-inserted externals: each shape the input had and base lacks.
-
 	have := map[record.Shape]bool{}
 	for _, e := range ev {
 		if e.Kind.IsExternal() {

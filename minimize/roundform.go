@@ -15,7 +15,6 @@ import (
 // and phases, then late deliveries (kept when smaller), then moves each
 // delivery out of lockstep order earlier (kept when no larger and less
 // residue, rounds.Totals).
-
 func (m *minimizer) roundForm(ctx context.Context) error {
 	lay, err := rounds.Build(ctx, m.sys, m.snapshotBest())
 	if err != nil || !lay.Rounded {

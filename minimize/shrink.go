@@ -124,7 +124,6 @@ func replacement(repl map[int]record.Message) edit {
 
 // weight measures the contents of a trace's external messages (lengths,
 // magnitudes, components), to order traces of equal length.
-
 func weight(t *record.Trace) uint64 {
 	var w uint64
 	for _, e := range t.Events {

@@ -18,15 +18,13 @@ import (
 // (groupEdits) and the best trace itself; insert searches the best trace
 // with one external event inserted anywhere besides (insertable).
 
-// searches reports whether the search passes apply: the best trace's runs
-// fork.
+// searches reports whether the best trace's runs fork.
 func (m *minimizer) searches(ctx context.Context) bool {
 	return optimal.Forks(ctx, m.sys, m.snapshotBest()) == nil
 }
 
-// inserts reports whether the insert pass applies: the search passes do,
-// the best trace has at most the pass's limit of deliveries, and events
-// to insert.
+// inserts reports whether the insert pass applies: a short trace that
+// forks, with events to insert.
 func (m *minimizer) inserts(ctx context.Context) bool {
 	t := m.snapshotBest()
 	return t.Header.Deliveries <= m.limitsOf(StageInsert).deliveries && len(insertable(m.dropped, t.Events)) > 0 && m.searches(ctx)
@@ -40,8 +38,7 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	return err
 }
 
-// insert runs one call of the insert pass on the best trace; a descent
-// follows a trace found.
+// insert runs one call of the insert pass, a descent after a trace found.
 func (m *minimizer) insert(ctx context.Context) error {
 	base := m.snapshotBest()
 	tr, err := m.searchCuts(ctx, base, nil, insertable(m.dropped, base.Events), m.limitsOf(StageInsert))
@@ -62,7 +59,6 @@ func (m *minimizer) insert(ctx context.Context) error {
 // round only with lim.identStates states), cheapest bound first, each
 // search's states four times as many each later round, within lim; it
 // offers and returns the first trace found.
-
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event, lim limits) (*record.Trace, error) {
 	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	bp := dpor.FromEvents(m.fp, base.Events)
@@ -124,10 +120,9 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 	return nil, nil
 }
 
-// insertable lists the external events the insert pass may insert: a copy
-// of each send, kill and restart of events (one of each shape,
-// reinsertable), then, when the input (dropped) restarts a member, a
-// restart of every started one.
+// insertable lists a copy of each send, kill and restart shape of events
+// (reinsertable), and, when the input restarts a member, a restart of
+// every started one.
 func insertable(dropped, events []record.Event) []record.Event {
 	all := slices.Clone(events)
 	if slices.ContainsFunc(dropped, func(e record.Event) bool { return e.Kind == record.Restart }) {
@@ -144,10 +139,8 @@ func insertable(dropped, events []record.Event) []record.Event {
 	return out
 }
 
-// followed runs plan p from the start while its events apply and every
-// delivery finds a pending message with its sender, receiver, timer and
-// full fingerprint, and returns the events it ran (up to a violation). Its
-// steps count.
+// followed runs plan p while its events apply and every delivery finds its
+// exact message, and returns the events it ran (up to a violation).
 func (m *minimizer) followed(base *record.Trace, p dpor.Plan) ([]record.Event, error) {
 	sim, err := base.Setup(m.sys).NewSim()
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 // wildcards. The first window that reproduces is returned, an exact trace
 // of the violation; nil when none does or budget (the run's deadline) ends
 // first; an error when ctx is cancelled. Strategy nodiverge has no window.
-
 func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*record.Trace, error) {
 	if m.mode == dpor.NoDiverge || t.Header.Deliveries < longTrace {
 		return nil, nil
@@ -27,8 +26,6 @@ func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*
 	if err := m.newChecks(); err != nil {
 		return nil, err
 	}
-	// The plan of the whole input is built once and shared by the
-	// workers; a candidate copies only its own steps.
 	bp := dpor.FromEvents(m.fp, t.Events)
 	_, tr, err := m.first(budget, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
 		c := cands[k]
@@ -43,17 +40,15 @@ func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*
 	return tr, nil
 }
 
-// windowCandidate is the plan of the events at the indices setup (the
-// setup and its deliveries, before start) followed by events[start:end].
+// windowCandidate is the events at setup followed by events[start:end].
 type windowCandidate struct {
 	setup      []int
 	start, end int
 }
 
-// windowCandidates returns the windows to try, shortest first: for each
-// length 32, 64, ... up to half the trace, the window ending with the
-// violation's event v that starts at the latest quiescent point making it
-// that long (else at exactly that length).
+// windowCandidates returns, shortest first, for each length 32, 64, ... up
+// to half the trace, the window ending with the violation's event v,
+// started at a quiescent point where one makes it about that long.
 func windowCandidates(events []record.Event, v int) []windowCandidate {
 	if v < 0 || v >= len(events) {
 		v = len(events) - 1
@@ -105,10 +100,8 @@ func windowCandidates(events []record.Event, v int) []windowCandidate {
 	return out
 }
 
-// quiescentPoints reports, for every position k of events, whether no
-// delivery at or after k is of a message sent at or after setup and before
-// k (timer firings aside): cutting the trace at k leaves no message of the
-// cut-off part in flight.
+// quiescentPoints reports, for every position k of events, whether cutting
+// there leaves no message sent from setup on in flight (timers aside).
 func quiescentPoints(events []record.Event, setup int) []bool {
 	// open[k] = number of non-timer deliveries j >= k whose cause c has
 	// setup <= c < k: each contributes to the positions c+1 .. j.
