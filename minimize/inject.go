@@ -16,19 +16,16 @@ import (
 // leaves out the deliveries between actors of a stretch (injectCuts) and
 // inserts one offered event, leaving out more than it adds.
 
-// injectMove is one move: the deliveries of [cut, until) left out, offer
-// inserted at position at (a boundary: cut, until or later).
+// injectMove leaves out the deliveries of [cut, until) and inserts offer at at.
 type injectMove struct {
 	cut, until, at int
 	offer          record.Event
 }
 
-// injects reports whether the inject pass applies: the system has fuzz
-// generators to draw external events from.
+// injects reports whether the system has fuzz generators.
 func (m *minimizer) injects(context.Context) bool { return len(m.sys.Externals) > 0 }
 
-// inject runs the inject pass once on the best trace: the first winning
-// move in order replaces it.
+// inject runs the inject pass once on the best trace.
 func (m *minimizer) inject(ctx context.Context) error {
 	return m.injectWith(ctx, func(events []record.Event, offers map[int][]record.Event) []injectMove {
 		return injectMoves(events, offers, m.limitsOf(StageInject).moves)
@@ -101,9 +98,8 @@ func (m *minimizer) offers(ctx context.Context, base *record.Trace) (map[int][]r
 	return out, nil
 }
 
-// ownContents gives every offered client message of a type events sends
-// from outside the contents of events' own: the latest before position p,
-// else the first after it. Offers that end up the same are listed once.
+// ownContents gives every offered client message the contents of events'
+// own of its type (the latest before p, else the first after), once each.
 func ownContents(offers, events []record.Event, p int) []record.Event {
 	var out []record.Event
 	seen := map[record.Shape]bool{}
@@ -128,9 +124,8 @@ func ownContents(offers, events []record.Event, p int) []record.Event {
 	return out
 }
 
-// injectCuts lists the stretch boundaries of events, in order: the first
-// event after the leading starts, then every timer firing and every
-// external event after it.
+// injectCuts lists the stretch boundaries of events: the first event after
+// the leading starts, then every timer firing and external event.
 func injectCuts(events []record.Event) []int {
 	first := afterStarts(events)
 	var out []int
@@ -142,9 +137,8 @@ func injectCuts(events []record.Event) []int {
 	return out
 }
 
-// injectMoves lists the moves of events, in order: cuts from the start,
-// stretches longest first, then positions, then the offers there; at most
-// most.
+// injectMoves lists at most most moves: cuts from the start, stretches
+// longest first, then positions, then the offers there.
 func injectMoves(events []record.Event, offers map[int][]record.Event, most int) []injectMove {
 	cuts := injectCuts(events)
 	var out []injectMove

@@ -36,23 +36,21 @@ func (t Tier) String() string {
 type PassInfo struct {
 	Name string
 	Tier Tier
-	// Needs is the capability the system must provide for the pass to
-	// apply ("" when every system has it).
+	// Needs is the capability the pass needs of the system ("" for none).
 	Needs string
 	// Share is the share of the remaining step budget one call may use.
 	Share float64
 	// Once: the pass runs at most once per minimization.
 	Once bool
-	// Whole: a call may scan all its candidates, bounded by its share but
-	// not by the run's stall point (driver.go): an exact search, a second
-	// start, moves that each need a descent pay only late in a call.
+	// Whole: a call is bounded by its share, not by the stall point
+	// (driver.go): its candidates pay only late in a call.
 	Whole bool
 	// Doc says in one sentence what the pass does.
 	Doc string
 }
 
 // pass is a row of the pass table: its description, its own bounds,
-// whether it applies to the best trace, and how it runs on the minimizer.
+// whether it applies to the best trace, and how it runs.
 type pass struct {
 	PassInfo
 	limits
@@ -63,20 +61,15 @@ type pass struct {
 // limits are a pass's own bounds on its work besides its share (0 where
 // a bound does not concern the pass).
 type limits struct {
-	// The most of what a pass enumerates: the external units on which
-	// one-at-a-time still tries pairs, the members whose permutations
-	// gather tries, the moves retarget and inject list per trace, the
-	// starts of a beam call.
+	// The most units one-at-a-time pairs, members gather permutes, moves
+	// retarget and inject list, starts of a beam call.
 	units, members, moves, starts int
-	// deliveries: the pass's moves (retarget's reroutes, which are
-	// quadratic) or the pass itself (insert) apply to traces of at most
-	// that many deliveries.
+	// deliveries: the most of a trace retarget reroutes or insert searches.
 	deliveries int
 	// schedules: the schedules of one check (round-form).
 	schedules int
-	// The searches: states per search, four times as many in each later
-	// round (rounds in all); identStates from the best trace unedited (one
-	// round); cost bounds the continuation a search looks for.
+	// The searches: states per search in the first of rounds;
+	// identStates from the best trace unedited; cost bounds a continuation.
 	states, rounds, identStates, cost int
 }
 
@@ -159,9 +152,8 @@ const finalReplayTimeout = time.Minute
 // one schedule a check runs (about 2-3 µs of one core).
 const DefaultSteps = 20_000_000
 
-// The budget: every constant that bounds the work of a run, or of a way
-// of checking that several passes share (scans, moves and their descents,
-// forked searches); a pass's own bounds are its row's share and limits.
+// The budget: every constant that bounds the work of a run or of a way of
+// checking several passes share (a pass's own bounds are its row's).
 const (
 	// The run stalls once the steps since the last improvement exceed
 	// stallRatio times the steps up to it, and at least the floor:
@@ -171,20 +163,15 @@ const (
 	stallPerEvent = 300
 	minStallFloor = 100_000
 	minCallSteps  = 100_000
-	// A TFB check runs at most defaultMaxSchedules schedules
-	// (Config.MaxSchedules), proportionally fewer on traces of more than
-	// defaultTFBScale deliveries (Config.TFBScale, budgetFor); the step
-	// budget of a long trace grows by longTraceSteps per delivery
-	// (DefaultStepsFor).
+	// The defaults of Config.MaxSchedules and Config.TFBScale (budgetFor);
+	// a long trace's step budget grows by longTraceSteps per delivery.
 	defaultMaxSchedules = 16
 	defaultTFBScale     = 100
 	longTraceSteps      = 1000
-	// cleanupShare: the main tiers leave 1/cleanupShare of the step
-	// budget to the cleanup tier.
+	// The main tiers leave 1/cleanupShare of the step budget to cleanup.
 	cleanupShare = 20
-	// windowShare is the share of the step budget the initial window
-	// search of a long trace (longTrace deliveries or more, windows of at
-	// least minWindow events) may use.
+	// The initial window search of a long trace (longTrace deliveries or
+	// more; windows of minWindow events or more) may use windowShare.
 	windowShare = 0.1
 	longTrace   = 5000
 	minWindow   = 32
@@ -196,20 +183,13 @@ const (
 	// at most descentChecks checks (an insertion's too).
 	reorderSchedules = 8
 	descentChecks    = 400
-	// The moves of inject and add-event are checked injectChunk at a time
-	// between two looks at the budget.
-	injectChunk = 8
-	// A move leaves out deliveries and adds an event, so the run it plans
-	// often needs a delivery of another type where the old route had its
-	// own: its check takes backtracks on any message type (dpor's Broad),
-	// at most injectSchedules schedules.
+	// The moves of inject and add-event go injectChunk at a time, each
+	// checked with injectSchedules schedules backtracking on any message
+	// type (dpor's Broad): the new route often needs another type.
+	injectChunk     = 8
 	injectSchedules = 32
-	// In the searches (shrink-search, insert) a forked step counts
-	// searchStepCost steps.
-	searchStepCost = 10
-	// Content shrinking and renaming walk a message's values (exported
-	// fields, slice elements, pointers) to depth maxValueDepth: deeper
-	// values are neither shrunk, renamed nor weighed (rename.go, shrink.go).
+	searchStepCost  = 10 // steps a forked step of the searches counts
+	// Deeper values are neither renamed nor weighed (rename.go, shrink.go).
 	maxValueDepth = 4
 )
 
@@ -235,9 +215,7 @@ func PassOf(stage string) string {
 	return stage
 }
 
-// ParsePasses parses a --passes list: comma-separated pass names, each
-// prefixed by "-" to leave it out. It returns the passes left out, or an
-// error naming an unknown pass.
+// ParsePasses parses a --passes list ("-NAME,-NAME"): the passes left out.
 func ParsePasses(s string) (map[string]bool, error) {
 	out := map[string]bool{}
 	if s == "" {

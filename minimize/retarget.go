@@ -9,13 +9,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The retarget pass tries moves (reorder.go) that give an event another
-// actor: the fuzzer chose the target of each external event and timer at
-// random, and a route through another actor may be shorter (a command
-// sent to the member that handles it rather than one that forwards it).
-
-// retargetEdits lists the moves that address an external send, kill or
-// restart to another started actor, in trace order.
+// retargetEdits lists the moves (reorder.go) that address an external
+// send, kill or restart to another started actor: the fuzzer chose each
+// target at random, and a route through another actor may be shorter.
 func retargetEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit
@@ -38,9 +34,8 @@ func retargetEdits(events []record.Event) []edit {
 	return out
 }
 
-// retarget addresses the external event at i to actor to instead (a send
-// with its delivery, or a kill or restart); the deliveries after it are
-// wildcards.
+// retarget addresses the external event at i (a send with its delivery)
+// to actor to instead, wildcards after it.
 func retarget(i int, to record.ActorID) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := slices.Clone(bp)
@@ -62,9 +57,8 @@ func retarget(i int, to record.ActorID) edit {
 	}
 }
 
-// retarget runs the retarget pass: reorderWith over the retargets of
-// external events, the reorder moves, the handovers (which also fire a
-// timer at another actor) and the redirects, in that order.
+// retarget runs the retarget pass: reorderWith over the retargets, the
+// reorder moves, the handovers and the redirects, in that order.
 func (m *minimizer) retarget(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
@@ -74,10 +68,9 @@ func (m *minimizer) retarget(ctx context.Context) error {
 	})
 }
 
-// redirectEdits lists the moves that deliver a message of the same type
-// from the same sender to another started actor instead, in trace order;
-// the later deliveries may be rerouted (dpor.Step.Reroute): a round moves
-// to another member of a quorum.
+// redirectEdits lists the moves that deliver a message to another started
+// actor instead, the later deliveries reroutable (a round moves to another
+// member of a quorum).
 func redirectEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit

@@ -49,9 +49,8 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 	})
 }
 
-// untilNoGain applies step to the best trace until it returns nil, and
-// makes what it returns the best trace unless it is larger (offer takes
-// only smaller traces; the lockstep moves keep the size).
+// untilNoGain makes what step returns for the best trace the best trace
+// unless it is larger (lockstep moves keep the size), until it returns nil.
 func (m *minimizer) untilNoGain(ctx context.Context, step func(*record.Trace, *rounds.Layout) (*record.Trace, error)) error {
 	for ctx.Err() == nil {
 		base := m.snapshotBest()
@@ -67,8 +66,7 @@ func (m *minimizer) untilNoGain(ctx context.Context, step func(*record.Trace, *r
 	return ctx.Err()
 }
 
-// roundRemovals lists, as sorted event indices to drop, every round's
-// deliveries, then every phase's.
+// roundRemovals lists every round's deliveries, then every phase's.
 func roundRemovals(_ *record.Trace, lay *rounds.Layout) [][]int {
 	var out, phases [][]int
 	byRound := map[int][]int{}
@@ -92,8 +90,7 @@ func roundRemovals(_ *record.Trace, lay *rounds.Layout) [][]int {
 	return append(out, phases...)
 }
 
-// lateRemovals lists, for each late delivery, the indices to drop to lose
-// it (queueSuffix).
+// lateRemovals lists each late delivery's queueSuffix.
 func (m *minimizer) lateRemovals(base *record.Trace, lay *rounds.Layout) [][]int {
 	fifo := m.fifo()
 	var out [][]int
@@ -103,9 +100,8 @@ func (m *minimizer) lateRemovals(base *record.Trace, lay *rounds.Layout) [][]int
 	return out
 }
 
-// lockstepMoves lists the event lists that move one delivery out of
-// lockstep order earlier: just before the first delivery of a later round
-// or phase that comes after the event that sent it.
+// lockstepMoves moves each delivery out of lockstep order just before the
+// first delivery of a later round or phase after its send.
 func lockstepMoves(base *record.Trace, lay *rounds.Layout) [][]record.Event {
 	type key struct{ round, phase int }
 	less := func(a, b key) bool { return a.round < b.round || a.round == b.round && a.phase < b.phase }
