@@ -63,9 +63,7 @@ import (
 )
 
 // DefaultStepsFor is the step budget of t when Config.Steps is 0:
-// DefaultSteps, plus 1,000 steps per delivery on long traces (5,000
-// deliveries or more), whose every check of the whole trace costs a run of
-// its length.
+// DefaultSteps, plus 1,000 per delivery on traces of 5,000 or more.
 func DefaultStepsFor(t *record.Trace) int64 {
 	if d := t.Header.Deliveries; d >= longTrace {
 		return DefaultSteps + longTraceSteps*int64(d)
@@ -88,9 +86,8 @@ type Config struct {
 	MaxSchedules int
 	// Skip lists passes to leave out (names from Passes), for ablation.
 	Skip []string
-	// TFBScale is the trace length (in deliveries) up to which a check
-	// gets the whole MaxSchedules; longer traces get proportionally fewer
-	// (0 = 100).
+	// TFBScale is the deliveries up to which a check gets the whole
+	// MaxSchedules, proportionally fewer beyond (0 = 100).
 	TFBScale int
 	// fullChecks runs every check from the start and remembers none
 	// (cache.go): the same results, slower; tests compare the two.
@@ -111,8 +108,7 @@ type StageStats struct {
 	Deliveries int    `json:"deliveries"`
 	Externals  int    `json:"externals"`
 	Schedules  int64  `json:"schedules"`
-	// Steps is the stage's work: the events of the schedules that count
-	// toward the step budget (those a sequential scan runs).
+	// Steps is the stage's work (the steps a sequential scan runs).
 	Steps   int64   `json:"steps,omitempty"`
 	Seconds float64 `json:"seconds"`
 }
@@ -129,11 +125,9 @@ type PacePoint struct {
 
 // Result is the outcome of Run.
 type Result struct {
-	// Trace is the best trace: exact and replayable, its header's violation
-	// has the input's fingerprint.
+	// Trace is the best trace: exact, replayable, of the input's fingerprint.
 	Trace *record.Trace
-	// Stages has one row per stage, in order, from StageInitial to
-	// StageFinal.
+	// Stages has one row per stage, from StageInitial to StageFinal.
 	Stages []StageStats
 	// Final is the last row of Stages.
 	Final StageStats
@@ -143,14 +137,12 @@ type Result struct {
 	Pace []PacePoint
 	// Interrupted reports that ctx was cancelled; Trace is the best so far.
 	Interrupted bool
-	// OutOfTime reports that the wall-clock budget (Config.Budget) ended
-	// the run before its step budget did: Trace is the best found in that
-	// time, and a faster machine or a larger budget may find a smaller one.
+	// OutOfTime reports that Config.Budget ended the run before its step
+	// budget did: a faster machine or a larger budget may do better.
 	OutOfTime bool
 }
 
-// ErrNotReproduced is returned when the input trace does not reproduce its
-// own violation, so there is nothing to minimize.
+// ErrNotReproduced is returned when the input does not reproduce its violation.
 var ErrNotReproduced = errors.New("the trace does not reproduce its violation")
 
 // modes maps a Config.Strategy to the checks' mode.
@@ -189,8 +181,7 @@ type minimizer struct {
 	cfg Config
 
 	schedules atomic.Int64
-	// steps is the work done so far, counted deterministically (see
-	// firstTrace); limit is where the running stage must end.
+	// The work done so far (firstTrace), where the running stage must end.
 	steps atomic.Int64
 	limit atomic.Int64
 	// The stall rule (driver.go): the step count at the last improvement
@@ -335,8 +326,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	return res, nil
 }
 
-// newMinimizer sets up a run of cfg on t, a trace of sys that records a
-// violation: cfg's defaults filled in, the passes it leaves out known.
+// newMinimizer sets up a run of cfg on t, cfg's defaults filled in.
 func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, error) {
 	if t == nil || t.Header.Violation == nil || t.Header.Violation.Fingerprint == "" {
 		return nil, errors.New("minimize: the trace records no violation")
@@ -383,8 +373,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	return m, nil
 }
 
-// readInput notes what the passes read off the input's events: the most
-// components of each Shrinkable message type, the events to re-insert.
+// readInput notes what the passes read off the input's events.
 func (m *minimizer) readInput(events []record.Event) {
 	m.maxComponents = map[string]int{}
 	for _, e := range events {
@@ -428,8 +417,7 @@ func (m *minimizer) newChecks() error {
 // errStepBudget ends a stage whose share of the step budget is used up.
 var errStepBudget = errors.New("the stage's share of the step budget is used up")
 
-// shareOf returns the step count at which a stage that may use share of
-// the steps that remain before end must end.
+// shareOf returns where a stage that may use share of the steps left before end ends.
 func (m *minimizer) shareOf(share float64, end int64) int64 {
 	done := m.steps.Load()
 	return done + int64(float64(max(end-done, 0))*share)
@@ -458,8 +446,7 @@ func (m *minimizer) offer(tr *record.Trace) bool {
 	return m.replaceBest(tr, func(best *record.Trace) bool { return smaller(tr, best) })
 }
 
-// replaceBest makes tr the best trace if take(best) holds, and records the
-// pace if it did. It reports whether it did.
+// replaceBest makes tr the best trace if take(best) holds, and reports whether it did.
 func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) bool) bool {
 	m.mu.Lock()
 	ok := take(m.best)
@@ -476,9 +463,9 @@ func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) 
 	return ok
 }
 
-// recordPace notes a pace point; fewer: the best trace has fewer events
-// (or deliveries) than before, and the stall rule counts from here (a
-// trace lighter in contents alone does not move it).
+// recordPace notes a pace point; fewer: the best trace has fewer events or
+// deliveries than before (not just lighter contents): the stall rule
+// counts from here.
 func (m *minimizer) recordPace(fewer bool) {
 	m.mu.Lock()
 	if fewer {
@@ -528,17 +515,14 @@ func (m *minimizer) report() {
 	m.progress.Unlock()
 }
 
-// startProgress reports progress every 250ms until the returned func is
-// called. The period paces the reports alone, not the work.
+// startProgress reports progress every 250ms until the returned func is called.
 func (m *minimizer) startProgress() func() {
 	if m.cfg.Progress == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
+	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(stopped)
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -550,19 +534,17 @@ func (m *minimizer) startProgress() func() {
 			}
 		}
 	}()
-	return func() { close(done); wg.Wait() }
+	return func() { close(done); <-stopped }
 }
 
 // candidate builds the plan of candidate i; nil skips it.
 type candidate func(fp *fingerprint.Fingerprinter, i int) dpor.Plan
 
-// attempt checks candidate i on c and returns the trace it found (or nil)
-// and its steps: the events of the schedules it ran.
+// attempt checks candidate i on c: the trace it found (or nil), its steps.
 type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err error)
 
 // first is firstTrace over candidates checked in mode with at most
-// maxSched schedules each; in a fork that keeps to a route, a check that
-// reaches the violation by another route is no success (beam.go).
+// maxSched schedules each, a success only on the fork's route (onRoute).
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
 	if mode == dpor.STS {
 		maxSched = 1
@@ -590,11 +572,10 @@ func (m *minimizer) firstKept(ctx context.Context, n int, s checkSettings, gen c
 }
 
 // firstTrace runs try for candidates 0..n-1 on the workers and returns the
-// lowest index whose try returned a trace, and that trace, or -1: the
-// answer a sequential scan would give. Candidates run in chunks; a chunk
-// adds the steps of its candidates up to its first success, and the next
-// starts only while the count is below the pass's limit (errStepBudget
-// otherwise), so where a pass ends does not depend on time or workers.
+// lowest index whose try returned a trace, and that trace, or -1: what a
+// sequential scan gives. A chunk counts the steps of its candidates up to
+// its first success, and the next starts only while the count is below
+// end() (errStepBudget otherwise): none of it depends on time or workers.
 func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (int, *record.Trace, error) {
 	for lo := 0; lo < n; lo += chunk {
 		if m.steps.Load() >= m.end() {
@@ -608,9 +589,8 @@ func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (
 	return -1, nil, nil
 }
 
-// firstIn is firstTrace over the candidates lo..hi-1, in one go. An error
-// ends the scan like a success: the lowest index that succeeded or failed
-// decides, and only the candidates up to it count.
+// firstIn is firstTrace over the candidates lo..hi-1, in one go; an error
+// ends the scan like a success.
 func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, *record.Trace, error) {
 	var (
 		next   atomic.Int64
@@ -664,15 +644,14 @@ func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, 
 	return -1, nil, nil
 }
 
-// tally counts the schedules one checker ran for the candidate its worker
-// is checking (scan is set while firstIn runs one).
+// tally counts the schedules of a checker's candidate while firstIn scans.
 type tally struct {
 	scan bool
 	n    int64
 }
 
-// ran counts n schedules that c ran: toward its candidate in a scan (firstIn
-// adds them up to the winning candidate), else toward the total at once.
+// ran counts n schedules that c ran: toward its candidate in a scan, else
+// toward the total.
 func (m *minimizer) ran(c *dpor.Checker, n int) {
 	if t := m.tallies[c]; t != nil && t.scan {
 		t.n += int64(n)
