@@ -83,8 +83,8 @@ func ddminSets(events []record.Event, internals bool) (items []int, indices func
 //	             = E1' ∪ ddmin2(E2, E1' ∪ R)       otherwise, E1' = ddmin2(E1, E2 ∪ R)
 //
 // The interference case minimizes E2 against the minimized E1', so every
-// returned set, with its R, has been seen to reproduce. The two halves are
-// one batch (checked in parallel); failing sets are memoized.
+// returned set, with its R, has been seen to reproduce. Failing sets are
+// memoized.
 func ddmin(ctx context.Context, items []int, test func(ctx context.Context, cands [][]int) (int, error)) ([]int, error) {
 	memo := map[string]bool{}
 	key := func(s []int) string { return fmt.Sprint(s) }

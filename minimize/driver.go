@@ -30,9 +30,7 @@ func (m *minimizer) drive(ctx context.Context) error {
 		_, err := m.call(ctx, StageDdminExternals)
 		return err
 	}
-	// The beam's second start runs first; its steps are left out of the
-	// stall rule (uncounted), so that the descent's calls end where they
-	// would without it.
+	// The beam's second start runs first, its steps left out of the stall rule.
 	start := m.steps.Load()
 	if _, err := m.call(ctx, StageBeam); err != nil {
 		return err
@@ -74,9 +72,8 @@ func (m *minimizer) descend(ctx context.Context) error {
 	}
 }
 
-// round calls the passes of tier once each, in order, and reports whether
-// one made the best trace smaller; untilSuccess, it stops at the first
-// that does.
+// round calls the passes of tier once each and reports whether one made
+// the best trace smaller (untilSuccess: stopping at the first).
 func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bool, error) {
 	improved := false
 	for _, p := range m.order(tier) {
@@ -168,8 +165,7 @@ func (m *minimizer) leftAlike(name string, best *record.Trace) bool {
 }
 
 // sameButContents reports whether a and b have the same events but for
-// the contents of their messages (the same shapes, senders, links, timers
-// and wait markers).
+// the contents of their messages.
 func sameButContents(a, b *record.Trace) bool {
 	return slices.EqualFunc(a.Events, b.Events, func(x, y record.Event) bool {
 		return record.ShapeOf(x) == record.ShapeOf(y) && x.From == y.From && x.Timer == y.Timer && x.Cause == y.Cause &&
@@ -197,9 +193,8 @@ func (m *minimizer) end() int64 {
 	return e
 }
 
-// stallCapOf is the bound a fork of m inherits: m's stall point (none in
-// a Whole pass's call), since a fork's own improvements (of a trace larger
-// than m's best) do not move it.
+// stallCapOf is the bound a fork of m inherits: m's stall point, which the
+// fork's own improvements (of a trace larger than m's best) do not move.
 func (m *minimizer) stallCapOf() int64 {
 	if m.noStall || m.whole {
 		return m.stallCap
@@ -263,6 +258,5 @@ func (m *minimizer) passResults() []PassStats {
 	return out
 }
 
-// total is the size traces are compared by first: deliveries plus
-// externals.
+// total is the size traces are compared by first: deliveries plus externals.
 func total(t *record.Trace) int { return t.Header.Deliveries + t.Header.Externals }

@@ -2,11 +2,9 @@ package minimize
 
 import "fmt"
 
-// Stage names: the rows of demi minimize's table, StageStats.Name and
-// Progress.Stage. Every name but StageInitial and StageFinal is a pass of
-// the pass table (passes.go), where each pass is described; a pass's
-// later calls are named RoundStage(name, n). A test checks that the
-// table, these constants and the package doc agree.
+// Stage names (StageStats.Name, Progress.Stage): every name but
+// StageInitial and StageFinal is a pass of the pass table (passes.go); a
+// pass's later calls are named RoundStage(name, n).
 const (
 	// StageInitial replays the input exactly; it must reproduce its violation.
 	StageInitial = "initial"
@@ -29,8 +27,7 @@ const (
 	StageBeam               = "beam"
 	StageRoundForm          = "round-form"
 
-	// StageFinal replays the result exactly; it must reproduce the
-	// violation before anything is written.
+	// StageFinal replays the result exactly before anything is written.
 	StageFinal = "final"
 )
 
