@@ -1,6 +1,7 @@
 package minimize
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -22,11 +23,7 @@ func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mod
 		for k, c := range cands {
 			idx[k] = indices(c)
 		}
-		n := maxSched
-		if n == 0 {
-			n = m.budgetFor()
-		}
-		i, tr, err := m.first(ctx, len(cands), mode, n, func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
+		i, tr, err := m.first(ctx, len(cands), mode, cmp.Or(maxSched, m.budgetFor()), func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
 			return planOf(bp, idx[k], wildFrom)
 		})
 		if tr != nil {

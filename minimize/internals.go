@@ -75,10 +75,7 @@ func dropped(bp dpor.Plan, drop []int, wildFrom int, reroute bool) dpor.Plan {
 			continue
 		}
 		if wildFrom >= 0 && i >= wildFrom && !st.Event.Kind.IsExternal() {
-			st.Wildcard = true
-			if reroute {
-				st.Reroute = true
-			}
+			st.Wildcard, st.Reroute = true, st.Reroute || reroute
 		}
 		p = append(p, st)
 	}

@@ -335,22 +335,11 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	if !ok {
 		return nil, fmt.Errorf("minimize: unknown strategy %q (want tfb, sts or nodiverge)", cfg.Strategy)
 	}
-	if cfg.Budget <= 0 {
-		cfg.Budget = DefaultBudget
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.NumCPU()
-	}
-	cfg.Workers = min(cfg.Workers, 4*runtime.NumCPU()) // more add memory, not speed
-	if cfg.MaxSchedules <= 0 {
-		cfg.MaxSchedules = defaultMaxSchedules
-	}
-	if cfg.TFBScale <= 0 {
-		cfg.TFBScale = defaultTFBScale
-	}
-	if cfg.Steps <= 0 {
-		cfg.Steps = DefaultStepsFor(t)
-	}
+	cfg.Budget = orDefault(cfg.Budget, DefaultBudget)
+	cfg.Workers = min(orDefault(cfg.Workers, runtime.NumCPU()), 4*runtime.NumCPU()) // more add memory, not speed
+	cfg.MaxSchedules = orDefault(cfg.MaxSchedules, defaultMaxSchedules)
+	cfg.TFBScale = orDefault(cfg.TFBScale, defaultTFBScale)
+	cfg.Steps = orDefault(cfg.Steps, DefaultStepsFor(t))
 	sh := &shared{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed, target: t.Header.Violation.Fingerprint,
 		mode: mode, fp: fingerprint.For(sys, cfg.Fingerprint), table: passTable(), start: time.Now()}
 	var err error
@@ -371,6 +360,14 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 		m.skip[name] = true
 	}
 	return m, nil
+}
+
+// orDefault returns v, or d when v is not positive.
+func orDefault[T int | int64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // readInput notes what the passes read off the input's events.

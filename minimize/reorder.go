@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/demi-project/demi/dpor"
@@ -40,11 +41,9 @@ func (m *minimizer) tryMoves(ctx context.Context, base *record.Trace, moves []ed
 	return tr, err
 }
 
-// tryPlan checks plan with at most reorderSchedules type-fingerprint
-// schedules (broad: injectSchedules with backtracks on any message type,
-// and a checked trace smaller than base is kept as it is), then descends
-// from the checked trace (sharing seen with the scan's other moves). It
-// returns a trace smaller than base, or nil, and the steps it ran.
+// tryPlan checks plan (broad: an inserted event's, kept as it is when
+// already smaller), then descends from the trace checked. It returns a
+// trace smaller than base, or nil, and the steps it ran.
 func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, broad bool, seen *descended, chunk int) (*record.Trace, int64, error) {
 	maxSched := reorderSchedules
 	if broad {
@@ -73,12 +72,10 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 	return cur, steps, nil
 }
 
-// descended remembers, for one scan of moves on one base, the traces the
-// failed descents of the scan passed through, with the checks each had
-// left there. A descent is a function of its trace and of the checks it
-// has left, so a later descent that reaches one of them with no more
-// checks left fails too, and stops there. Only earlier chunks count, so
-// what a move skips depends on neither the workers nor their timing.
+// descended remembers, for one scan of moves, the traces the failed
+// descents passed through and the checks they had left there: a descent
+// is a function of both, so a later one that reaches such a trace with no
+// more checks left fails too. Only earlier chunks count (determinism).
 type descended struct {
 	mu   sync.Mutex
 	seen map[checkKey][]reached
@@ -118,13 +115,11 @@ func (d *descended) note(path []passed) {
 	}
 }
 
-// descent is the descent after a move: it removes events from cur, one
-// removal (removals) at a time, while that reproduces the violation, in at
-// most descentChecks checks of reorderSchedules type-fingerprint schedules
-// each, and returns the result and the steps it ran. After an insertion
-// (alone) every delivery is tried alone first, then with the rest of its
-// FIFO queue (an inserted crash drops what was queued). At every trace it
-// reaches, stop (when set) given its key and the checks left may end it.
+// descent removes events from cur, one removal (removals) at a time, while
+// that reproduces the violation, in at most descentChecks checks, and
+// returns the result and its steps. alone (after an insertion): every
+// delivery alone first, then with the rest of its FIFO queue. stop, when
+// set, may end it at every trace it reaches.
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {
@@ -257,20 +252,12 @@ func reinsertable(events []record.Event) []record.Event {
 // plan); the deliveries from the earlier of the two on are wildcards.
 func moveTo(from, to int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := make(dpor.Plan, 0, len(bp))
-		wild := min(from, to)
-		for i := 0; i <= len(bp); i++ {
-			if i == to {
-				p = append(p, bp[from])
-			}
-			if i == len(bp) {
-				break
-			}
-			if i != from {
-				p = append(p, bp[i])
-			}
+		p := slices.Insert(slices.Clone(bp), to, bp[from])
+		at := from
+		if from >= to {
+			at++
 		}
-		return wildcards(p, wild)
+		return wildcards(slices.Delete(p, at, at+1), min(from, to))
 	}
 }
 
@@ -287,10 +274,7 @@ func wildcards(p dpor.Plan, from int) dpor.Plan {
 // insertAt inserts external event x at position at, wildcards after it.
 func insertAt(x record.Event, at int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := make(dpor.Plan, 0, len(bp)+1)
-		p = append(p, bp[:at]...)
-		p = append(p, dpor.Step{Event: x})
-		return wildcards(append(p, bp[at:]...), at)
+		return wildcards(slices.Insert(slices.Clone(bp), at, dpor.Step{Event: x}), at)
 	}
 }
 

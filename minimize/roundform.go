@@ -122,12 +122,7 @@ func lockstepMoves(base *record.Trace, lay *rounds.Layout) [][]record.Event {
 		}
 		for i := max(ev[j].Cause+1, 0); i < j; i++ {
 			if ki, ok := at[i]; ok && less(kj, ki) {
-				moved := make([]record.Event, 0, len(ev))
-				moved = append(moved, ev[:i]...)
-				moved = append(moved, ev[j])
-				moved = append(moved, ev[i:j]...)
-				moved = append(moved, ev[j+1:]...)
-				out = append(out, moved)
+				out = append(out, slices.Concat(ev[:i], ev[j:j+1], ev[i:j], ev[j+1:]))
 				break
 			}
 		}

@@ -102,8 +102,7 @@ func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []i
 func replacement(repl map[int]record.Message) edit {
 	first := slices.Min(slices.Collect(maps.Keys(repl)))
 	return func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := make(dpor.Plan, len(bp))
-		copy(p, bp)
+		p := slices.Clone(bp)
 		for i, st := range p {
 			if msg, ok := repl[i]; ok && st.Event.Kind == record.Send {
 				p[i].Event.Msg = msg

@@ -3,18 +3,17 @@ package minimize
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
 )
 
-// windowFirst is the initial check of a long trace (longTrace deliveries or
-// more; docs/minimization.md, "Long traces"): the trace's setup followed by
-// its last events before the violation (windowCandidates), deliveries
-// wildcards. The first window that reproduces is returned, an exact trace
-// of the violation; nil when none does or budget (the run's deadline) ends
-// first; an error when ctx is cancelled. Strategy nodiverge has no window.
+// windowFirst is the initial check of a long trace (docs/minimization.md,
+// "Long traces"): the first window (windowCandidates) that reproduces, an
+// exact trace of the violation; nil when none does or budget (the run's
+// deadline) ends first. Strategy nodiverge has no window.
 func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*record.Trace, error) {
 	if m.mode == dpor.NoDiverge || t.Header.Deliveries < longTrace {
 		return nil, nil
@@ -86,16 +85,12 @@ func windowCandidates(events []record.Event, v int) []windowCandidate {
 			continue
 		}
 		prev = start
-		idx := make([]int, 0, setup+len(setupDeliveries))
-		for i := 0; i < setup; i++ {
-			idx = append(idx, i)
+		n, _ := slices.BinarySearch(setupDeliveries, start)
+		idx := make([]int, setup, setup+n)
+		for i := range idx {
+			idx[i] = i
 		}
-		for _, j := range setupDeliveries {
-			if j < start {
-				idx = append(idx, j)
-			}
-		}
-		out = append(out, windowCandidate{setup: idx, start: start, end: end})
+		out = append(out, windowCandidate{setup: append(idx, setupDeliveries[:n]...), start: start, end: end})
 	}
 	return out
 }
