@@ -12,12 +12,10 @@ import (
 // nil (a study passes a dpor.Checker's Check configured as it measures).
 type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
 
-// DDMin runs delta debugging alone on t (the DEMi paper's Algorithm 1), for
-// studies of the checks: over t's external units (as ddmin-externals), or
-// its deliveries when internals (as ddmin-internals), every delivery a
-// wildcard when wild, candidates checked one at a time. It returns the
-// smallest reproducing trace found (t when none) and the candidates
-// checked; on an error, the best so far and the error.
+// DDMin runs delta debugging alone on t (the paper's Algorithm 1, for
+// studies) as ddmin-externals, or ddmin-internals when internals, every
+// delivery a wildcard when wild. It returns the smallest reproducing trace
+// found (t when none; the best so far on an error) and the checks made.
 func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
 	bp := dpor.FromEvents(fp, t.Events)
 	items, indices := ddminSets(t.Events, internals)

@@ -133,7 +133,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 
 // fork returns a minimizer from best that shares m's checkers (m waits),
 // with the steps m's running call may still use, leaving out what m leaves
-// out, the search tier, provenance and ddmin-externals.
+// out, the search tier, provenance and ddmin-externals (-wild does its work).
 func (m *minimizer) fork(best *record.Trace) *minimizer {
 	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true}
 	for _, p := range m.table {

@@ -14,8 +14,7 @@ import (
 // checked remembers candidates whose check found nothing, with the
 // schedules it ran: a check is a deterministic function of its plan and
 // settings, and its schedules count as if it ran again, so the cache
-// changes the time a run takes, never its result. Two generations of at
-// most checkedCap keys each bound its memory.
+// changes no result. Two generations of checkedCap keys bound its memory.
 type checked struct {
 	mu       sync.Mutex
 	cur, old map[checkKey]int32 // key → schedules the check ran

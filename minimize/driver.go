@@ -12,13 +12,10 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The driver (docs/minimization.md, "The driver and its passes" and
-// "Budgets and determinism"): the removals to a fixpoint, then the moves
-// until one helps, else the searches, back to the removals after any
-// success; within a tier, passes run by measured gain so far (events
-// removed per step), ties in table order. Every call may use its share of
-// the steps that remain, and ends at the run's stall point (stallPoint),
-// but for minCallSteps from its start and a Whole pass's call.
+// The driver (docs/minimization.md, "The driver and its passes"): within
+// a tier, passes run by measured gain (events removed per step), ties in
+// table order; a call may use its share of the steps left, and ends at
+// the stall point (stallPoint) unless Whole.
 
 // drive runs the pass table on the best trace.
 func (m *minimizer) drive(ctx context.Context) error {

@@ -17,19 +17,16 @@ import (
 // send k of that type delivered after d (to y), and another member v (the
 // "late" member), builds the plan:
 //
-//   - the trace up to d, without v's start unit (its start and the
-//     external messages sent to it before d, with their deliveries) and
-//     without the deliveries from or to v;
-//   - v's start unit, moved here (for a member the trace never starts, a
-//     copy of another started member's unit);
+//   - the trace up to d, without v's start unit (startUnit) and without
+//     the deliveries from or to v;
+//   - v's start unit, moved here (or a copy of another started member's);
 //   - k, sent to x, and its delivery to x;
 //   - the deliveries of the causal cone of k's delivery (timers left out),
 //     x and y trading places, each one sent by x preceded by a copy to v.
 //
-// The rest of the trace is left out; the deliveries from v's old start on
-// are wildcards. The plan is also tried relabelled by every symmetry of it
-// (record.Symmetry), so that the roles can land on the actors the
-// violation names; then the pass tries its stand-in moves (standIns).
+// The rest is left out; the deliveries from v's old start on are
+// wildcards. The plan is also tried relabelled by every symmetry of it, so
+// that the roles can land on the actors the violation names.
 
 // gatherPlan is one gather move's plan before relabelling, wildcards from wild.
 type gatherPlan struct {
@@ -50,11 +47,9 @@ func (m *minimizer) gatherEdits(events []record.Event) []edit {
 	return append(out, m.standIns(events, members)...)
 }
 
-// standIns lists the stand-in moves of events: for a system with a
-// record.Symmetry, every exchange of two members (the first with each
-// later one, then the second, ...) applied to the contents of the external
-// messages only, when it changes one: the configuration changes under the
-// same run (a member never started gives its place to an outsider).
+// standIns lists every exchange of two members applied to the contents of
+// the external messages only, when it changes one: the configuration
+// changes under the same run (an outsider takes a member's place).
 func (m *minimizer) standIns(events []record.Event, members []record.ActorID) []edit {
 	sym := m.sys.Symmetry
 	if sym == nil {

@@ -10,11 +10,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The inject pass trades deliveries for an external event the best trace
-// lacks, drawn from the system's own fuzz generators
-// (record.System.Injections; docs/minimization.md, "The moves"): a move
-// leaves out the deliveries between actors of a stretch (injectCuts) and
-// inserts one offered event, leaving out more than it adds.
+// The inject pass trades the deliveries of a stretch (injectCuts) for an
+// external event the system's fuzz generators offer (docs/minimization.md).
 
 // injectMove leaves out the deliveries of [cut, until) and inserts offer at at.
 type injectMove struct {
@@ -66,10 +63,9 @@ func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event,
 	return err
 }
 
-// offers replays base once (counted as steps) and returns, for every cut
-// position of base, the events the system offers in the state before it
-// (ownContents), and for every other position after the leading starts
-// those that send no message (add-event's).
+// offers replays base once (counted as steps) and returns what the system
+// offers before each cut (ownContents), and before each other position
+// after the leading starts what sends no message (add-event's).
 func (m *minimizer) offers(ctx context.Context, base *record.Trace) (map[int][]record.Event, error) {
 	cuts := injectCuts(base.Events)
 	out := make(map[int][]record.Event, len(base.Events))
@@ -184,10 +180,8 @@ func deliveriesIn(events []record.Event, from, to int) int {
 	return n
 }
 
-// plan builds the move's plan from the best trace's plan bp: the
-// stretch's deliveries between actors left out, the offer (a client
-// message with its delivery) inserted, every delivery after the cut a
-// wildcard.
+// plan builds the move's plan from bp: the stretch's deliveries between
+// actors left out, the offer (and its delivery) inserted, wildcards after.
 func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 	p := make(dpor.Plan, 0, len(bp)+2)
 	p = append(p, bp[:mv.cut]...)

@@ -35,11 +35,8 @@
 // Work is counted in steps (one event of one schedule a check runs), never
 // in time: Config.Steps bounds all of it, each pass call may use its share
 // of what remains, and the run stops on stall (driver.go), so the result
-// depends on the input and the step budget alone, not on Workers or the
-// machine's load (Config.Budget is only a hard outer cap). Forked checks
-// and a cache of checked candidates (cache.go) make steps cheaper without
-// changing any result. A run, given a system and a trace that records a
-// violation:
+// depends on the input and the step budget alone, not on Workers or load.
+// A run, given a system and a trace that records a violation:
 //
 //	res, err := minimize.Run(ctx, sys, trace, minimize.Config{})
 //	// res.Trace: the smallest trace found; res.Passes: what each pass did.
@@ -569,10 +566,9 @@ func (m *minimizer) firstKept(ctx context.Context, n int, s checkSettings, gen c
 }
 
 // firstTrace runs try for candidates 0..n-1 on the workers and returns the
-// lowest index whose try returned a trace, and that trace, or -1: what a
-// sequential scan gives. A chunk counts the steps of its candidates up to
-// its first success, and the next starts only while the count is below
-// end() (errStepBudget otherwise): none of it depends on time or workers.
+// lowest index whose try returned a trace, and that trace, or -1. A chunk
+// counts the steps of its candidates up to its first success, as a
+// sequential scan would; the next runs only while steps are below end().
 func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (int, *record.Trace, error) {
 	for lo := 0; lo < n; lo += chunk {
 		if m.steps.Load() >= m.end() {

@@ -73,12 +73,9 @@ type limits struct {
 	states, rounds, identStates, cost int
 }
 
-// passTable returns every pass, by tier, in the order that breaks ties
-// between passes of the same measured gain: the cheapest first, but moves
-// that leave out many deliveries at once ahead of those that trade one
-// event for another (docs/minimization.md, "Move order"). It is the one
-// place that names the passes, their capabilities and their budgets; a
-// function, not a variable, since its rows refer to methods that read it.
+// passTable returns every pass, by tier, in the order that breaks ties of
+// measured gain (docs/minimization.md, "Move order"): the one place that
+// names the passes, their capabilities and their budgets.
 func passTable() []pass {
 	return []pass{
 		{PassInfo{StageProvenance, Removal, "", 0.05, true, false,

@@ -6,11 +6,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// shrink-contents renames the integers and strings of external messages:
-// a value x of one domain (message type and field path; a slice's elements
-// share one) becomes a smaller y the domain does not hold, in every
-// external message, so the equalities among a domain's values stay the
-// input's. A Shrinkable message's values are renamed to zero only (a
+// shrink-contents renames a value of a domain (message type and field
+// path) to a smaller one the domain does not hold, in every external
+// message, so equalities stay; a Shrinkable message's only to zero (a
 // smaller member name would name another member).
 
 // renamer lists the renames of one trace's external messages.

@@ -11,12 +11,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The search passes (docs/minimization.md, "The searches") share one
-// engine, searchCuts: from cuts of a prefix, exact searches over forked
-// runs (optimal.SearchFrom) ask for the cheapest continuation below the
-// best trace's size. shrink-search searches the prefixes of group edits
-// (groupEdits) and the best trace itself; insert searches the best trace
-// with one external event inserted anywhere besides (insertable).
+// The search passes (docs/minimization.md, "The searches") share searchCuts:
+// exact searches (optimal.SearchFrom) from cuts of a prefix for the
+// cheapest continuation below the best trace's size.
 
 // searches reports whether the best trace's runs fork.
 func (m *minimizer) searches(ctx context.Context) bool {
@@ -54,11 +51,9 @@ func (m *minimizer) insert(ctx context.Context) error {
 	return nil
 }
 
-// searchCuts searches from the cuts of the prefixes of base's edited
-// plans, and of base itself (with insert inserted, or else in the first
-// round only with lim.identStates states), cheapest bound first, each
-// search's states four times as many each later round, within lim; it
-// offers and returns the first trace found.
+// searchCuts searches from the cuts of the prefixes of base's edited plans
+// and of base itself (with insert, or else in one round of identStates),
+// cheapest first, and offers and returns the first trace found.
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event, lim limits) (*record.Trace, error) {
 	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	bp := dpor.FromEvents(m.fp, base.Events)
