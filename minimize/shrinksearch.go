@@ -87,15 +87,21 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 	slices.SortStableFunc(order, func(a, b search) int { return a.bound - b.bound })
 	exhausted := make([]bool, len(order))
 	for round := 0; round < lim.rounds; round++ {
+		var todo []int
 		for i, s := range order {
-			if exhausted[i] || round >= s.rounds {
-				continue
+			if !exhausted[i] && round < s.rounds {
+				todo = append(todo, i)
 			}
-			left := (m.end() - m.steps.Load()) / searchStepCost
-			if left <= 0 || ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			cfg := optimal.Config{Subsets: true, TotalBound: s.bound, MaxStates: s.states << (2 * round), MaxSteps: int(left), Workers: 1}
+		}
+		left := (m.end() - m.steps.Load()) / searchStepCost
+		if left <= 0 || ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The searches run ahead on the workers (optimal.Ahead: the
+		// results are those of one search after the other).
+		ahead := optimal.RunAhead(ctx, len(todo), m.cfg.Workers, int(left), func(ctx context.Context, k, maxSteps int) (*optimal.Result, error) {
+			s := order[todo[k]]
+			cfg := optimal.Config{Subsets: true, TotalBound: s.bound, MaxStates: s.states << (2 * round), MaxSteps: maxSteps, Workers: 1}
 			t := &record.Trace{Header: base.Header, Events: s.pre[:s.cut]}
 			if insert != nil {
 				t.Events, cfg.Insert, cfg.Last = s.pre, insert, &s.pre[len(s.pre)-1]
@@ -105,12 +111,25 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 			if err != nil {
 				return nil, fmt.Errorf("shrink search: cut %d: %w", s.cut, err)
 			}
+			return res, nil
+		})
+		defer ahead.Stop()
+		for k, i := range todo {
+			left := (m.end() - m.steps.Load()) / searchStepCost
+			if left <= 0 || ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			res, err := ahead.Result(k, int(left))
+			if err != nil {
+				return nil, err
+			}
 			m.steps.Add(int64(res.Steps) * searchStepCost)
 			if res.Trace != nil && m.offer(res.Trace) {
 				return res.Trace, nil
 			}
 			exhausted[i] = res.Exhausted
 		}
+		ahead.Stop()
 	}
 	return nil, nil
 }

@@ -1,0 +1,84 @@
+package optimal
+
+import (
+	"context"
+	"sync"
+)
+
+// Ahead runs a list of searches ahead, several at a time, for a caller that
+// takes their results one after the other and gives each the steps it has
+// left when its turn comes (as minimize's search passes do). A search with
+// one walker is deterministic and stops at its first step with
+// Config.MaxSteps spent, so one that stopped below the steps it is given
+// at its turn is the search a sequential caller makes, and one that went
+// past them is run again with them: the results do not depend on how many
+// run at a time.
+type Ahead struct {
+	maxSteps int
+	search   func(ctx context.Context, k, maxSteps int) (*Result, error)
+	out      []chan ahead
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+type ahead struct {
+	res *Result
+	err error
+}
+
+// RunAhead starts search(k, maxSteps) for k = 0..n-1 in order, at most
+// workers at a time; search must use one walker (Config.Workers 1) and
+// MaxSteps maxSteps. Call Stop when done with the results.
+func RunAhead(ctx context.Context, n, workers, maxSteps int, search func(ctx context.Context, k, maxSteps int) (*Result, error)) *Ahead {
+	ctx, cancel := context.WithCancel(ctx)
+	a := &Ahead{maxSteps: maxSteps, search: search, out: make([]chan ahead, n), ctx: ctx, cancel: cancel}
+	for k := range a.out {
+		a.out[k] = make(chan ahead, 1)
+	}
+	sem := make(chan struct{}, max(workers, 1))
+	a.wg.Go(func() {
+		for k := range n {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			a.wg.Go(func() {
+				res, err := search(ctx, k, maxSteps)
+				a.out[k] <- ahead{res, err}
+				<-sem
+			})
+		}
+	})
+	return a
+}
+
+// Result waits for search k and returns what it gives with maxSteps (at
+// most RunAhead's): its result when it stopped below them, else a run
+// again with maxSteps. It returns the context's error once Stop was
+// called or the context ended.
+func (a *Ahead) Result(k, maxSteps int) (*Result, error) {
+	if err := a.ctx.Err(); err != nil {
+		return nil, err
+	}
+	var r ahead
+	select {
+	case r = <-a.out[k]:
+	case <-a.ctx.Done():
+		return nil, a.ctx.Err()
+	}
+	if r.err == nil && maxSteps < a.maxSteps && r.res.Steps >= maxSteps {
+		return a.search(a.ctx, k, maxSteps)
+	}
+	return r.res, r.err
+}
+
+// Stop cancels the searches still running and waits for them.
+func (a *Ahead) Stop() {
+	a.cancel()
+	a.wg.Wait()
+}
