@@ -22,7 +22,8 @@ import (
 // the copy (dst is then a donor: a value the library built, holding the
 // same functions). Everywhere else the copy is made as Fork makes it: new
 // memory, shared and cyclic structures kept shared, protocol buffer
-// messages cloned. Where dst holds no function, the copy holds src's if it
+// messages cloned (once each: a message held in several places is one
+// clone, held in the same places). Where dst holds no function, the copy holds src's if it
 // is a top-level function (which holds no state), and a method value of
 // src's with a pointer receiver that the copy copies is bound to the
 // receiver's copy (so a fresh &T{} needs no donor). CopyOnto returns an
@@ -43,7 +44,8 @@ func CopyOntoCloning(dst, src any, clone func(m proto.Message) proto.Message) er
 	if d.Kind() != reflect.Pointer || d.IsNil() || s.Kind() != reflect.Pointer || s.IsNil() || d.Type() != s.Type() {
 		return fmt.Errorf("record: CopyOnto(%T, %T): want two non-nil pointers to one type", dst, src)
 	}
-	c := copier{seen: map[uintptr]reflect.Value{}, rebind: true, clone: clone}
+	c := copier{seen: getSeen(), rebind: true, clone: clone}
+	defer putSeen(c.seen)
 	c.seen[s.Pointer()] = d
 	if err := c.onto(d.Elem(), s.Elem()); err != nil {
 		return fmt.Errorf("record: CopyOnto %T: %w", src, err)

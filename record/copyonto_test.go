@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/demi-project/demi/record"
 )
@@ -115,4 +116,24 @@ func TestCheckDeepCopyFindsSharedMethodValue(t *testing.T) {
 	err := record.CheckDeepCopy(h)
 	require.Error(t, err)
 	assert.Equal(t, "record: *record_test.holder.DeepCopy shares memory with the value at .c.tick (github.com/demi-project/demi/record_test.(*counter).slow-fm)", err.Error())
+}
+
+// TestCopyOntoSharesProtoClones: a protocol buffer message held in two
+// places is cloned once, and the copy holds the clone in both places, as
+// the original holds the message.
+func TestCopyOntoSharesProtoClones(t *testing.T) {
+	type holder struct {
+		a, b *wrapperspb.StringValue
+		l    []*wrapperspb.StringValue
+	}
+	m, o := wrapperspb.String("m"), wrapperspb.String("o")
+	src := &holder{a: m, b: m, l: []*wrapperspb.StringValue{o, m}}
+	dst := &holder{}
+	require.NoError(t, record.CopyOnto(dst, src))
+	assert.NotSame(t, m, dst.a)
+	assert.Same(t, dst.a, dst.b)
+	assert.Same(t, dst.a, dst.l[1])
+	assert.NotSame(t, o, dst.l[0])
+	assert.Equal(t, "m", dst.a.GetValue())
+	assert.Equal(t, "o", dst.l[0].GetValue())
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"sync"
 	"unsafe"
 
 	"google.golang.org/protobuf/proto"
@@ -129,9 +130,29 @@ func reflectCopyShares(x any) (any, reflect.Type) {
 	src := reflect.New(reflect.TypeOf(x)).Elem()
 	src.Set(reflect.ValueOf(x))
 	dst := reflect.New(src.Type()).Elem()
-	c := copier{seen: map[uintptr]reflect.Value{}}
+	c := copier{seen: getSeen()}
+	defer putSeen(c.seen)
 	c.copy(dst, src)
 	return dst.Interface(), c.shares
+}
+
+// seenMaps holds emptied seen maps (see copier) for the next copies: a
+// fork copies an actor of hundreds of pointers at every step, and growing
+// a new map to that size was a fifth of the copy.
+var seenMaps = sync.Pool{New: func() any { return make(map[uintptr]reflect.Value, 256) }}
+
+// maxSeen bounds the maps seenMaps keeps: clearing one costs its
+// capacity, which one large copy would leave to every small one after.
+const maxSeen = 1 << 12
+
+func getSeen() map[uintptr]reflect.Value { return seenMaps.Get().(map[uintptr]reflect.Value) }
+
+func putSeen(m map[uintptr]reflect.Value) {
+	if len(m) > maxSeen {
+		return
+	}
+	clear(m)
+	seenMaps.Put(m)
 }
 
 var protoMessage = reflect.TypeFor[proto.Message]()
@@ -175,8 +196,56 @@ func open(v reflect.Value) reflect.Value {
 	if v.CanSet() {
 		return v
 	}
+	if writable && v.CanAddr() {
+		// The same value with its read-only flags cleared: what NewAt
+		// returns, without looking up the pointer type (reflect's
+		// cache of them was a tenth of a fork's copy).
+		(*valueHeader)(unsafe.Pointer(&v)).flag &^= flagRO
+		return v
+	}
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
+
+// valueHeader is how a reflect.Value is laid out: its type, the pointer
+// to its data and its flags, of which flagRO marks a value reached
+// through an unexported field. writable checks the layout once.
+type valueHeader struct {
+	typ, ptr unsafe.Pointer
+	flag     uintptr
+}
+
+const flagRO = 1<<5 | 1<<6 // reflect's flagStickyRO | flagEmbedRO
+
+// writable reports whether clearing flagRO of an addressable value makes
+// it settable, writing where it points (open then clears it rather than
+// going through NewAt).
+var writable = func() (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if unsafe.Sizeof(reflect.Value{}) != unsafe.Sizeof(valueHeader{}) {
+		return false
+	}
+	var x struct {
+		a int
+		b struct{ c string }
+	}
+	v := reflect.ValueOf(&x).Elem()
+	f, g := v.Field(0), v.Field(1).Field(0)
+	if f.CanSet() || g.CanSet() {
+		return false
+	}
+	(*valueHeader)(unsafe.Pointer(&f)).flag &^= flagRO
+	(*valueHeader)(unsafe.Pointer(&g)).flag &^= flagRO
+	if !f.CanSet() || !g.CanSet() || f.Type() != reflect.TypeFor[int]() || g.Type() != reflect.TypeFor[string]() {
+		return false
+	}
+	f.SetInt(7)
+	g.SetString("x")
+	return x.a == 7 && x.b.c == "x" && f.CanInterface()
+}()
 
 // copy sets dst (addressable) to a deep copy of src (addressable).
 func (c *copier) copy(dst, src reflect.Value) {
@@ -187,10 +256,19 @@ func (c *copier) copy(dst, src reflect.Value) {
 			return
 		}
 		if isProto(src) {
-			dst.Set(reflect.ValueOf(c.cloneProto(src.Interface().(proto.Message))))
+			// One clone of a message held in several places (a log's
+			// entries, held by the log and by a mirror of it), shared by
+			// the copy as the original shares it.
+			if p, ok := c.seen[src.Pointer()]; ok && p.Type() == src.Type() {
+				dst.Set(p)
+				return
+			}
+			p := reflect.ValueOf(c.cloneProto(src.Interface().(proto.Message)))
+			c.seen[src.Pointer()] = p
+			dst.Set(p)
 			return
 		}
-		if p, ok := c.seen[src.Pointer()]; ok {
+		if p, ok := c.seen[src.Pointer()]; ok && p.Type() == src.Type() {
 			dst.Set(p)
 			return
 		}
@@ -201,10 +279,8 @@ func (c *copier) copy(dst, src reflect.Value) {
 	case reflect.Struct:
 		// The fields without references at once, the others one by one.
 		dst.Set(src)
-		for i := range src.NumField() {
-			if f := src.Field(i); !scalar(f.Kind()) {
-				c.copy(dst.Field(i), f)
-			}
+		for _, i := range refFields(src.Type()) {
+			c.copy(dst.Field(i), src.Field(i))
 		}
 	case reflect.Slice:
 		if src.IsNil() {
@@ -287,6 +363,25 @@ func addressable(v reflect.Value) reflect.Value {
 	a := reflect.New(v.Type()).Elem()
 	open(a).Set(v)
 	return a
+}
+
+// refFieldsOf caches refFields by struct type.
+var refFieldsOf sync.Map
+
+// refFields returns the indices of the fields of struct type t that are
+// not scalar (see scalar): those a deep copy must follow.
+func refFields(t reflect.Type) []int {
+	if f, ok := refFieldsOf.Load(t); ok {
+		return f.([]int)
+	}
+	var f []int
+	for i := range t.NumField() {
+		if !scalar(t.Field(i).Type.Kind()) {
+			f = append(f, i)
+		}
+	}
+	refFieldsOf.Store(t, f)
+	return f
 }
 
 // scalar reports whether values of kind k hold no references: booleans,
