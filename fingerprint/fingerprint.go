@@ -29,7 +29,7 @@ package fingerprint
 import (
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 
 	"github.com/demi-project/demi/internal/hashing"
 	"github.com/demi-project/demi/record"
@@ -50,16 +50,22 @@ type Func func(m record.Message) (string, bool)
 // is not safe for concurrent use: give each goroutine its own (they are
 // cheap).
 type Fingerprinter struct {
-	user    Func
-	layouts map[reflect.Type][]int // unmasked field indices of struct types
-	types   map[reflect.Type]uint64
-	protos  map[reflect.Type]bool // whether a type is a protobuf message
+	user  Func
+	infos map[reflect.Type]*typeInfo
+}
+
+// typeInfo is what a Fingerprinter caches of a type, found by one map
+// lookup: its name's hash, whether it is a protobuf message (protoType)
+// and, for a struct type, the indices of its unmasked fields (see layout).
+type typeInfo struct {
+	hash   uint64
+	proto  bool
+	layout []int
 }
 
 // New returns a Fingerprinter using user (may be nil) before the default.
 func New(user Func) *Fingerprinter {
-	return &Fingerprinter{user: user, layouts: map[reflect.Type][]int{},
-		types: map[reflect.Type]uint64{}, protos: map[reflect.Type]bool{}}
+	return &Fingerprinter{user: user, infos: map[reflect.Type]*typeInfo{}}
 }
 
 // maxDepth bounds the reflection walk so that cyclic values terminate.
@@ -88,10 +94,26 @@ func (f *Fingerprinter) Of(m record.Message) FP {
 // TypeOf returns the coarse fingerprint of m: the hash of its type name.
 func (f *Fingerprinter) TypeOf(m record.Message) uint64 { return f.typeHash(reflect.TypeOf(m)) }
 
-func (f *Fingerprinter) typeHash(t reflect.Type) uint64 {
-	if h, ok := f.types[t]; ok {
-		return h
+func (f *Fingerprinter) typeHash(t reflect.Type) uint64 { return f.info(t).hash }
+
+// info returns (and caches) what the walk needs of type t.
+func (f *Fingerprinter) info(t reflect.Type) *typeInfo {
+	if in, ok := f.infos[t]; ok {
+		return in
 	}
+	in := &typeInfo{hash: nameHash(t)}
+	if t != nil {
+		in.proto = protoType(t)
+		if t.Kind() == reflect.Struct {
+			in.layout = layout(t)
+		}
+	}
+	f.infos[t] = in
+	return in
+}
+
+// nameHash hashes the name of type t.
+func nameHash(t reflect.Type) uint64 {
 	name := "<nil>"
 	if t != nil {
 		if t.Kind() == reflect.Pointer {
@@ -103,17 +125,12 @@ func (f *Fingerprinter) typeHash(t reflect.Type) uint64 {
 			name = t.String()
 		}
 	}
-	h := hashing.String(hashing.Seed, name)
-	f.types[t] = h
-	return h
+	return hashing.String(hashing.Seed, name)
 }
 
 // layout returns the indices of the struct fields that take part in the
 // fingerprint (those not tagged demi:"-").
-func (f *Fingerprinter) layout(t reflect.Type) []int {
-	if l, ok := f.layouts[t]; ok {
-		return l
-	}
+func layout(t reflect.Type) []int {
 	l := make([]int, 0, t.NumField())
 	for i := 0; i < t.NumField(); i++ {
 		if t.Field(i).Tag.Get("demi") == "-" {
@@ -121,7 +138,6 @@ func (f *Fingerprinter) layout(t reflect.Type) []int {
 		}
 		l = append(l, i)
 	}
-	f.layouts[t] = l
 	return l
 }
 
@@ -130,8 +146,12 @@ func (f *Fingerprinter) walk(h uint64, v reflect.Value, depth int) uint64 {
 		return hashing.Mix(h, 0xdead)
 	}
 	h = hashing.Mix(h, uint64(v.Kind()))
-	if k := v.Kind(); (k == reflect.Pointer || k == reflect.Struct) && f.isProto(v.Type()) && (k == reflect.Pointer || v.CanAddr()) {
-		return f.protoHash(h, v)
+	var in *typeInfo
+	if k := v.Kind(); k == reflect.Pointer || k == reflect.Struct {
+		in = f.info(v.Type())
+		if in.proto && (k == reflect.Pointer || v.CanAddr()) {
+			return f.protoHash(h, v)
+		}
 	}
 	switch v.Kind() {
 	case reflect.Bool:
@@ -177,16 +197,15 @@ func (f *Fingerprinter) walk(h uint64, v reflect.Value, depth int) uint64 {
 			e = f.walk(e, it.Value(), depth+1)
 			keys = append(keys, e)
 		}
-		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+		slices.Sort(keys)
 		h = hashing.Mix(h, uint64(len(keys))+1)
 		for _, k := range keys {
 			h = hashing.Mix(h, k)
 		}
 		return h
 	case reflect.Struct:
-		t := v.Type()
-		h = hashing.Mix(h, f.typeHash(t))
-		for _, i := range f.layout(t) {
+		h = hashing.Mix(h, in.hash)
+		for _, i := range in.layout {
 			h = hashing.Mix(h, uint64(i))
 			h = f.walk(h, v.Field(i), depth+1)
 		}

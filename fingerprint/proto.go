@@ -35,22 +35,17 @@ var protoMessage = reflect.TypeFor[proto.Message]()
 // equal bytes.
 var deterministic = proto.MarshalOptions{Deterministic: true}
 
-// isProto reports (and caches) whether values of t are protobuf messages:
-// pointer types that implement proto.Message, or struct types whose
-// pointer does.
-func (f *Fingerprinter) isProto(t reflect.Type) bool {
-	if p, ok := f.protos[t]; ok {
-		return p
-	}
-	p := false
+// protoType reports whether values of t are protobuf messages: pointer
+// types that implement proto.Message, or struct types whose pointer does
+// (a Fingerprinter caches it, see info).
+func protoType(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Pointer:
-		p = t.Implements(protoMessage)
+		return t.Implements(protoMessage)
 	case reflect.Struct:
-		p = reflect.PointerTo(t).Implements(protoMessage)
+		return reflect.PointerTo(t).Implements(protoMessage)
 	}
-	f.protos[t] = p
-	return p
+	return false
 }
 
 // protoHash folds the wire encoding of the protobuf message v (a pointer,
