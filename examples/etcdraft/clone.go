@@ -165,3 +165,39 @@ func cloneIDs(ids []uint64) []uint64 {
 	}
 	return append([]uint64(nil), ids...)
 }
+
+// cloneSnapshot returns a deep copy of a snapshot (a member's storage
+// holds its last one): what proto.Clone returns; proto.Clone copies one
+// with unknown fields.
+func cloneSnapshot(s *raftpb.Snapshot) *raftpb.Snapshot {
+	if s == nil || len(s.ProtoReflect().GetUnknown()) > 0 {
+		return proto.Clone(s).(*raftpb.Snapshot)
+	}
+	c := &raftpb.Snapshot{}
+	if s.Data != nil {
+		c.Data = append([]byte{}, s.Data...)
+	}
+	if s.Metadata != nil {
+		c.Metadata = cloneSnapshotMetadata(s.Metadata)
+	}
+	return c
+}
+
+// cloneSnapshotMetadata returns a deep copy of a snapshot's metadata: what
+// proto.Clone returns; proto.Clone copies one with unknown fields.
+func cloneSnapshotMetadata(m *raftpb.SnapshotMetadata) *raftpb.SnapshotMetadata {
+	if m == nil || len(m.ProtoReflect().GetUnknown()) > 0 {
+		return proto.Clone(m).(*raftpb.SnapshotMetadata)
+	}
+	var b struct {
+		c           raftpb.SnapshotMetadata
+		index, term uint64
+	}
+	c := &b.c
+	copyPtr(&c.Index, m.Index, &b.index)
+	copyPtr(&c.Term, m.Term, &b.term)
+	if m.ConfState != nil {
+		c.ConfState = cloneConfState(m.ConfState)
+	}
+	return c
+}

@@ -157,8 +157,8 @@ func shared(a, b reflect.Value, path string) string {
 // TestCloneProto checks cloneProto, which Member.DeepCopy clones the
 // messages of a member's state with, against proto.Clone: on the entries
 // of every message of the shipped traces and on hard and configuration
-// states with every field unset, empty and set, the same fields set to the
-// same values, the same encoding, and no memory shared.
+// states and snapshots with every field unset, empty and set, the same
+// fields set to the same values, the same encoding, and no memory shared.
 func TestCloneProto(t *testing.T) {
 	u := func(v uint64) *uint64 { return &v }
 	yes := true
@@ -167,6 +167,10 @@ func TestCloneProto(t *testing.T) {
 		&raftpb.ConfState{}, &raftpb.ConfState{Voters: []uint64{}, Learners: []uint64{4}},
 		&raftpb.ConfState{Voters: []uint64{1, 2, 3}, VotersOutgoing: []uint64{1}, LearnersNext: []uint64{5}, AutoLeave: &yes},
 		&raftpb.Entry{}, &raftpb.Entry{Data: []byte{}},
+		&raftpb.Snapshot{}, &raftpb.Snapshot{Data: []byte{}, Metadata: &raftpb.SnapshotMetadata{}},
+		&raftpb.Snapshot{Data: []byte("kv"), Metadata: &raftpb.SnapshotMetadata{Index: u(7), Term: u(2),
+			ConfState: &raftpb.ConfState{Voters: []uint64{1, 2, 3}}}},
+		&raftpb.SnapshotMetadata{Term: u(0)},
 	}
 	for _, m := range shippedMessages(t) {
 		ms = append(ms, m)
@@ -180,6 +184,12 @@ func TestCloneProto(t *testing.T) {
 		for _, x := range []proto.Message{c, want} {
 			if mm, ok := x.(*raftpb.Message); ok {
 				settle(mm)
+			}
+			if s, ok := x.(*raftpb.Snapshot); ok && s.Metadata != nil {
+				s.Metadata.ProtoReflect()
+				if s.Metadata.ConfState != nil {
+					s.Metadata.ConfState.ProtoReflect()
+				}
 			}
 			x.ProtoReflect()
 		}

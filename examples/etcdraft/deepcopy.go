@@ -19,7 +19,7 @@ import (
 // release of raft with other functions in its state, rather than fork
 // wrongly). Pending writes are data (pending), not closures, for the same
 // reason. The protocol buffer messages it holds most of (its log's
-// entries, hard and configuration states) are cloned by cloneProto rather
+// entries, hard and configuration states, its snapshot) are cloned by cloneProto rather
 // than by proto.Clone (see cloneMessage).
 func (n *Member) DeepCopy() any {
 	c := &Member{}
@@ -32,7 +32,7 @@ func (n *Member) DeepCopy() any {
 var _ record.DeepCopier = (*Member)(nil)
 
 // cloneProto clones the messages of a member's state that it copies on
-// every fork (entries, hard and configuration states) as proto.Clone
+// every fork (entries, hard and configuration states, snapshots) as proto.Clone
 // would, and leaves the others to proto.Clone (nil).
 func cloneProto(m proto.Message) proto.Message {
 	switch x := m.(type) {
@@ -44,6 +44,10 @@ func cloneProto(m proto.Message) proto.Message {
 		return cloneConfState(x)
 	case *raftpb.Message:
 		return cloneMessage(x)
+	case *raftpb.Snapshot:
+		return cloneSnapshot(x)
+	case *raftpb.SnapshotMetadata:
+		return cloneSnapshotMetadata(x)
 	}
 	return nil
 }
