@@ -196,56 +196,8 @@ func open(v reflect.Value) reflect.Value {
 	if v.CanSet() {
 		return v
 	}
-	if writable && v.CanAddr() {
-		// The same value with its read-only flags cleared: what NewAt
-		// returns, without looking up the pointer type (reflect's
-		// cache of them was a tenth of a fork's copy).
-		(*valueHeader)(unsafe.Pointer(&v)).flag &^= flagRO
-		return v
-	}
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
-
-// valueHeader is how a reflect.Value is laid out: its type, the pointer
-// to its data and its flags, of which flagRO marks a value reached
-// through an unexported field. writable checks the layout once.
-type valueHeader struct {
-	typ, ptr unsafe.Pointer
-	flag     uintptr
-}
-
-const flagRO = 1<<5 | 1<<6 // reflect's flagStickyRO | flagEmbedRO
-
-// writable reports whether clearing flagRO of an addressable value makes
-// it settable, writing where it points (open then clears it rather than
-// going through NewAt).
-var writable = func() (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	if unsafe.Sizeof(reflect.Value{}) != unsafe.Sizeof(valueHeader{}) {
-		return false
-	}
-	var x struct {
-		a int
-		b struct{ c string }
-	}
-	v := reflect.ValueOf(&x).Elem()
-	f, g := v.Field(0), v.Field(1).Field(0)
-	if f.CanSet() || g.CanSet() {
-		return false
-	}
-	(*valueHeader)(unsafe.Pointer(&f)).flag &^= flagRO
-	(*valueHeader)(unsafe.Pointer(&g)).flag &^= flagRO
-	if !f.CanSet() || !g.CanSet() || f.Type() != reflect.TypeFor[int]() || g.Type() != reflect.TypeFor[string]() {
-		return false
-	}
-	f.SetInt(7)
-	g.SetString("x")
-	return x.a == 7 && x.b.c == "x" && f.CanInterface()
-}()
 
 // copy sets dst (addressable) to a deep copy of src (addressable).
 func (c *copier) copy(dst, src reflect.Value) {
