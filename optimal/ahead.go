@@ -17,6 +17,7 @@ type Ahead struct {
 	maxSteps int
 	search   func(ctx context.Context, k, maxSteps int) (*Result, error)
 	out      []chan ahead
+	window   chan struct{}
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -28,21 +29,26 @@ type ahead struct {
 }
 
 // RunAhead starts search(k, maxSteps) for k = 0..n-1 in order, at most
-// workers at a time; search must use one walker (Config.Workers 1) and
-// MaxSteps maxSteps. Call Stop when done with the results.
+// workers at a time and at most twice as many whose results were not taken
+// yet (a search run ahead is wasted when the caller stops before it);
+// search must use one walker (Config.Workers 1) and MaxSteps maxSteps.
+// Call Stop when done with the results.
 func RunAhead(ctx context.Context, n, workers, maxSteps int, search func(ctx context.Context, k, maxSteps int) (*Result, error)) *Ahead {
 	ctx, cancel := context.WithCancel(ctx)
-	a := &Ahead{maxSteps: maxSteps, search: search, out: make([]chan ahead, n), ctx: ctx, cancel: cancel}
+	workers = max(workers, 1)
+	a := &Ahead{maxSteps: maxSteps, search: search, out: make([]chan ahead, n), window: make(chan struct{}, 2*workers), ctx: ctx, cancel: cancel}
 	for k := range a.out {
 		a.out[k] = make(chan ahead, 1)
 	}
-	sem := make(chan struct{}, max(workers, 1))
+	sem := make(chan struct{}, workers)
 	a.wg.Go(func() {
 		for k := range n {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
+			for _, c := range []chan struct{}{a.window, sem} {
+				select {
+				case c <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
 			}
 			if ctx.Err() != nil {
 				return
@@ -68,6 +74,7 @@ func (a *Ahead) Result(k, maxSteps int) (*Result, error) {
 	var r ahead
 	select {
 	case r = <-a.out[k]:
+		<-a.window
 	case <-a.ctx.Done():
 		return nil, a.ctx.Err()
 	}

@@ -16,7 +16,7 @@ import (
 // result is the one a search started after the ones before it gives,
 // including the search the budget cuts short, which runs again.
 func TestAheadGivesSequentialResults(t *testing.T) {
-	const n, budget = 6, 1000
+	const n, budget = 20, 1000
 	search := func(runs *atomic.Int32) func(context.Context, int, int) (*optimal.Result, error) {
 		return func(_ context.Context, k, maxSteps int) (*optimal.Result, error) {
 			runs.Add(1)
@@ -45,6 +45,7 @@ func TestAheadGivesSequentialResults(t *testing.T) {
 		}
 		a.Stop()
 		require.Equal(t, want, got, "%d at a time", j)
+		require.LessOrEqual(t, runs.Load(), int32(min(n, 4+2*j)+1), "%d at a time: at most twice as many run ahead", j)
 		require.GreaterOrEqual(t, runs.Load(), int32(5), "%d at a time: the fourth search runs again with the steps it has left", j)
 	}
 }
