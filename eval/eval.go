@@ -136,6 +136,11 @@ type Report struct {
 	Commit        string `json:"commit,omitempty"`
 	StudiesCommit string `json:"studies_commit,omitempty"`
 	Workers       int    `json:"workers"`
+	// GOGC is the collector setting Table 1 and 2 minimized under
+	// (runMinimize; 0 in reports written before it was kept: Go's default);
+	// FreshGOGC the fresh-seed study's.
+	GOGC      int `json:"gogc,omitempty"`
+	FreshGOGC int `json:"fresh_gogc,omitempty"`
 	// PeerBudget is rapid's budget to find, and again to shrink.
 	PeerBudget string       `json:"peer_budget,omitempty"`
 	Rows       []Row        `json:"rows"`
@@ -488,7 +493,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Machine:   Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
-		Budget:    c.Budget.String(), Workers: c.Workers, PeerBudget: c.PeerBudget.String(),
+		Budget:    c.Budget.String(), Workers: c.Workers, GOGC: minimizeGOGC, PeerBudget: c.PeerBudget.String(),
 		Citation: PaperCitation,
 	}
 	for _, b := range bugs {
@@ -556,7 +561,7 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 	}
 
 	c.Log("%s: minimizing %s (strategy tfb, budget %s, -j %d)", bug, row.Initial, c.Budget, c.Workers)
-	res, err := minimize.Run(ctx, sys, t, minimize.Config{Budget: c.Budget, Strategy: "tfb", Workers: c.Workers})
+	res, err := runMinimize(ctx, sys, t, minimize.Config{Budget: c.Budget, Strategy: "tfb", Workers: c.Workers})
 	if err != nil {
 		return Row{}, fmt.Errorf("minimize: %w", err)
 	}
@@ -580,7 +585,7 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 		row.STSSchedules+row.TFBSchedules, row.Replayed, row.Replays)
 
 	if c.NoDiverge {
-		nd, err := minimize.Run(ctx, sys, t, minimize.Config{Budget: c.Budget, Strategy: "nodiverge", Workers: c.Workers})
+		nd, err := runMinimize(ctx, sys, t, minimize.Config{Budget: c.Budget, Strategy: "nodiverge", Workers: c.Workers})
 		if err != nil {
 			return Row{}, fmt.Errorf("minimize (nodiverge): %w", err)
 		}

@@ -398,7 +398,7 @@ func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System
 	run := FreshRun{Seed: t.Header.Seed, Fingerprint: t.Header.Violation.Fingerprint, Initial: sizeOf(t)}
 	c.Log("fresh %s: seed %d, %s, %s: minimizing (budget %s, -j %d)", row.Bug, run.Seed, run.Initial, run.Fingerprint, f.Budget, f.Workers)
 	cpu0 := cpuTime()
-	res, err := minimize.Run(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers, Steps: f.Steps})
+	res, err := runMinimize(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers, Steps: f.Steps})
 	run.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	if err != nil {
 		return FreshRun{}, fmt.Errorf("minimize: %w", err)
@@ -464,7 +464,7 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 	f := c.Fresh.withDefaults(c.Workers)
 	rep.Fresh = nil
 	rep.FreshGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
-	rep.FreshBudget, rep.FreshWorkers, rep.FreshSteps, rep.FreshFrom = f.Budget.String(), f.Workers, f.Steps, f.From
+	rep.FreshBudget, rep.FreshWorkers, rep.FreshSteps, rep.FreshFrom, rep.FreshGOGC = f.Budget.String(), f.Workers, f.Steps, f.From, minimizeGOGC
 	load0 := loadAverage()
 	rep.FreshLoad = load0
 	optimum := func(bug string) *Size { return rep.ProvenOptimum(bug) }

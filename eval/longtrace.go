@@ -127,11 +127,19 @@ type LongCancel struct {
 }
 
 // The collector settings of demi minimize (cli/minimize.go), under which
-// the study measures memory.
+// the studies minimize (runMinimize) and this one measures memory.
 const (
 	minimizeGOGC        = 400
 	minimizeMemoryLimit = 768 << 20
 )
+
+// runMinimize is minimize.Run under demi minimize's collector settings, so
+// that the seconds the studies report are those a user of the CLI waits.
+func runMinimize(ctx context.Context, sys *record.System, t *record.Trace, cfg minimize.Config) (*minimize.Result, error) {
+	defer debug.SetGCPercent(debug.SetGCPercent(minimizeGOGC))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(minimizeMemoryLimit))
+	return minimize.Run(ctx, sys, t, cfg)
+}
 
 // LongTraces runs the long-trace study, calling update after each bug.
 func (c *Config) LongTraces(ctx context.Context, lc LongConfig, update func(LongRow) error) ([]LongRow, error) {

@@ -41,9 +41,9 @@ func (m *md) fresh(rep *Report) {
 		"there is one and else the best known. Neither is an optimum for the fresh input: the optimum study proves it over "+
 		"the shipped trace's external events and their subsequences, and a fresh input has external events of its own "+
 		"(other client commands, in another order), so both are the best known reproducer of the bug, not a proof about the input. "+
-		"Seconds are wall-clock time on this shared machine; CPU seconds are what the run used over all its workers, "+
+		"Seconds are wall-clock time on this shared machine, %s; CPU seconds are what the run used over all its workers, "+
 		"so CPU seconds / %d is about its wall time on %d idle cores.",
-		rep.FreshGenerated, load, steps, rep.FreshBudget, rep.FreshWorkers, freshSeeds(rep), freshN(rep.Fresh), max(rep.FreshWorkers, 1), max(rep.FreshWorkers, 1))
+		rep.FreshGenerated, load, steps, rep.FreshBudget, rep.FreshWorkers, freshSeeds(rep), freshN(rep.Fresh), gcSetting(rep.FreshGOGC), max(rep.FreshWorkers, 1), max(rep.FreshWorkers, 1))
 	m.p("")
 	idle := 0
 	for i := range rep.Fresh {
