@@ -176,7 +176,11 @@ type Config struct {
 	Seed    uint64
 	// Target is the violation fingerprint to reproduce.
 	Target string
-	Mode   Mode
+	// Also are other fingerprints a check stops at as at Target (the
+	// trace found then records that violation): a caller that can map
+	// them onto Target (record.Symmetry.Images) lists them.
+	Also []string
+	Mode Mode
 	// MaxSchedules bounds the schedules of one check (TFB); 0 means 1.
 	MaxSchedules int
 	// Fingerprint is an optional user message fingerprint.
@@ -223,6 +227,7 @@ type Checker struct {
 	seen     map[altKey]struct{}
 	gen      uint32
 	forks    forks
+	also     []*record.Violation // cfg.Also
 }
 
 type fpSlot struct {
@@ -244,8 +249,12 @@ func New(cfg Config) (*Checker, error) {
 	if cfg.MaxSchedules < 1 {
 		cfg.MaxSchedules = 1
 	}
-	return &Checker{cfg: cfg, fp: fingerprint.For(cfg.System, cfg.Fingerprint),
-		explored: map[uint64]struct{}{}, seen: map[altKey]struct{}{}, forks: forks{off: cfg.FullRuns}}, nil
+	c := &Checker{cfg: cfg, fp: fingerprint.For(cfg.System, cfg.Fingerprint),
+		explored: map[uint64]struct{}{}, seen: map[altKey]struct{}{}, forks: forks{off: cfg.FullRuns}}
+	for _, fp := range cfg.Also {
+		c.also = append(c.also, record.Want(fp))
+	}
+	return c, nil
 }
 
 // Fingerprinter returns the checker's fingerprinter (for building plans on
@@ -449,6 +458,7 @@ func (c *Checker) run(ctx context.Context, plan Plan, events []record.Event, par
 	fifo := false // set from the run below, before the first step
 	follow := record.Follow{
 		Want: record.Want(c.cfg.Target),
+		Also: c.also,
 		Loose: func(sim *record.Sim, k int, _ *record.Event) (record.MsgID, bool) {
 			m := c.match(sim, gen, &plan[k], fifo)
 			if m == nil {

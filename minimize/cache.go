@@ -142,18 +142,32 @@ func (m *minimizer) cachedCheck(ctx context.Context, c *dpor.Checker, s checkSet
 	c.SetMode(s.mode)
 	c.SetMaxSchedules(s.maxSched)
 	c.SetBroad(s.broad)
-	if m.checked == nil {
-		return c.Check(ctx, plan)
-	}
 	key, ok := keyOf(s, plan)
-	if ok {
+	if ok = ok && m.checked != nil; ok {
 		if n, hit := m.checked.lookup(key); hit {
 			return dpor.Result{Schedules: n}, nil
 		}
 	}
 	r, err := c.Check(ctx, plan)
+	if err == nil && r.Trace != nil && r.Trace.Header.Violation.Fingerprint != m.target {
+		r, err = m.relabelled(ctx, c, r)
+	}
 	if ok && err == nil && r.Trace == nil {
 		m.checked.remember(key, r.Schedules)
 	}
 	return r, err
+}
+
+// relabelled returns r, whose trace breaks an image of the target under a
+// symmetry (shared.images), with that run relabelled onto the target as
+// one schedule of c runs it, or with no trace if that run does not break it.
+func (m *minimizer) relabelled(ctx context.Context, c *dpor.Checker, r dpor.Result) (dpor.Result, error) {
+	c.SetMode(dpor.STS)
+	c.SetMaxSchedules(1)
+	v, err := c.Check(ctx, dpor.FromEvents(c.Fingerprinter(), m.sys.Symmetry.Relabel(r.Trace.Events, m.images[r.Trace.Header.Violation.Fingerprint])))
+	if v.Trace != nil && v.Trace.Header.Violation.Fingerprint != m.target {
+		v.Trace = nil
+	}
+	v.Schedules += r.Schedules
+	return v, err
 }

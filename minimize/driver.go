@@ -201,10 +201,8 @@ func (m *minimizer) stallCapOf() int64 {
 
 // passNamed returns the row of table named name, or nil.
 func passNamed(table []pass, name string) *pass {
-	for i := range table {
-		if table[i].Name == name {
-			return &table[i]
-		}
+	if i := slices.IndexFunc(table, func(p pass) bool { return p.Name == name }); i >= 0 {
+		return &table[i]
 	}
 	return nil
 }

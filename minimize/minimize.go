@@ -47,6 +47,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
@@ -169,7 +170,11 @@ type shared struct {
 	maxComponents map[string]int
 	dropped       []record.Event
 	memberNames   []string
-	start         time.Time
+	// images maps the target's images under the system's symmetries to the
+	// relabelling back onto it (record.Symmetry.Images; checks stop at
+	// them, cachedCheck relabels).
+	images map[string]record.Perm
+	start  time.Time
 }
 
 // minimizer is one run, or a fork of one (beam.go).
@@ -346,6 +351,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	for _, id := range sys.Members(sh.resolved) {
 		sh.memberNames = append(sh.memberNames, string(id))
 	}
+	sh.images = sys.Symmetry.Images(sh.resolved, sys.Members(sh.resolved), t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
 	slices.SortStableFunc(sh.memberNames, func(a, b string) int { return len(b) - len(a) })
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
 		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{},
@@ -396,8 +402,9 @@ func (m *minimizer) newChecks() error {
 	if !m.cfg.fullChecks {
 		m.checked = newChecked()
 	}
+	also := slices.Sorted(maps.Keys(m.images))
 	for i := 0; i < m.cfg.Workers; i++ {
-		c, err := dpor.New(dpor.Config{System: m.sys, Options: m.opts, Seed: m.seed, Target: m.target,
+		c, err := dpor.New(dpor.Config{System: m.sys, Options: m.opts, Seed: m.seed, Target: m.target, Also: also,
 			Mode: dpor.STS, MaxSchedules: 1, Fingerprint: m.cfg.Fingerprint, Allowed: allowed})
 		if err != nil {
 			return fmt.Errorf("minimize: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // CheckAtEnd, as Follow.CheckEvery, checks the invariant only after the last
@@ -27,6 +28,9 @@ type Follow struct {
 	// Want is the violation looked for: Run stops after the first step at
 	// which the invariant reports a violation Same as Want.
 	Want *Violation
+	// Also lists other violations Run stops at as at Want (its images
+	// under a symmetry, say); the Driver's Violation is then the one seen.
+	Also []*Violation
 	// CheckEvery is how often the invariant is checked: 0 or 1 after
 	// every event; N > 1 after every N-th event and after the schedule's
 	// last step; CheckAtEnd only after the last step. A panicking handler
@@ -513,11 +517,16 @@ func (d *Driver) after(o *Outcome, executed bool) {
 	if v == nil {
 		return
 	}
-	o.Violation, o.Found = v, v.Same(d.f.Want)
+	o.Violation, o.Found = v, d.f.wanted(v)
 	if !o.Found && d.sim.halted != nil && d.exact() && o.Step >= 0 {
 		o.Divergence = &Divergence{Event: o.Step, Expected: "the run to go on", Got: escape(v.String())}
 		d.div = o.Divergence
 	}
+}
+
+// wanted reports whether v is Want or one of Also.
+func (f *Follow) wanted(v *Violation) bool {
+	return v.Same(f.Want) || slices.ContainsFunc(f.Also, v.Same)
 }
 
 // Check checks the invariant now, outside the driver's rhythm (a state
@@ -529,7 +538,7 @@ func (d *Driver) Check() *Violation { return d.record(d.sim.Check()) }
 func (d *Driver) record(v *Violation) *Violation {
 	switch {
 	case v == nil:
-	case v.Same(d.f.Want):
+	case d.f.wanted(v):
 		if d.found == nil {
 			d.found = v
 		}

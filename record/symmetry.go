@@ -50,7 +50,7 @@ func (p Perm) Permutes(members []ActorID) bool {
 
 // String renders the moves of p ("from→to"; an actor mapped to itself is
 // left out) sorted as text, or "identity" when it moves none:
-// "raft-2→raft-3 raft-3→raft-2". Onto uses it as p's key.
+// "raft-2→raft-3 raft-3→raft-2".
 func (p Perm) String() string {
 	var keys []string
 	for from, to := range p {
@@ -70,7 +70,9 @@ func (p Perm) String() string {
 // When a relabelling is a symmetry of a run, the relabelled schedule runs
 // the same execution with the roles of the actors exchanged, and breaks
 // the same invariants with the relabelled actors: minimization's gather
-// pass tries its plans relabelled (package minimize, gather.go). A wrong
+// pass tries its plans relabelled (package minimize, gather.go), and its
+// checks take a run that breaks an image of the target (Images),
+// relabelled back. A wrong
 // symmetry costs only wasted checks (every trace
 // demi keeps is replayed and must reproduce its exact target
 // fingerprint), but a system should declare one only when it holds.
@@ -111,61 +113,27 @@ func (s *Symmetry) Relabel(events []Event, p Perm) []Event {
 	return out
 }
 
-// Onto returns the relabellings that map violation from onto violation to
-// and are symmetries of the run of events (Holds), at most max, in a
-// fixed order. Each maps the actors from names (members of the run, in
-// the order from names them) onto the actors to names, in some order:
-// for each such pairing, in the lexicographic order of the permutations
-// of to's actors, the completion that moves as few other members as it
-// can comes first, then, when at most 5 members are left unpaired, the
-// other completions (permutations of those members). None is returned
-// when from and to are the same, name no member, name different numbers
-// of members, or more than 4.
-func (s *Symmetry) Onto(o Options, members []ActorID, events []Event, from, to string, max int) []Perm {
-	a, b := NamedActors(from, members), NamedActors(to, members)
-	if from == to || len(a) == 0 || len(a) != len(b) || len(a) > 4 {
+// Images returns the other fingerprints violation fp takes under the
+// symmetries of the run of events (Holds), each with the relabelling that
+// maps it back onto fp: a run that breaks an image, relabelled, is a run
+// that breaks fp, up to an exact replay. None for a nil Symmetry or more
+// than maxMembers members (n! permutations are tried).
+func (s *Symmetry) Images(o Options, members []ActorID, events []Event, fp string, maxMembers int) map[string]Perm {
+	if s == nil || len(members) > maxMembers {
 		return nil
 	}
-	var out []Perm
-	seen := map[string]bool{}
-	try := func(p Perm) bool {
-		key := p.String()
-		if seen[key] || !p.Permutes(members) {
-			return false
+	out := map[string]Perm{}
+	for _, order := range perm.Orders(len(members))[1:] { // the identity is first
+		p, back := Perm{}, Perm{}
+		for i, k := range order {
+			p[members[i]], back[members[k]] = members[k], members[i]
 		}
-		seen[key] = true
-		if got, ok := s.Violation(from, p); !ok || got != to || !s.Holds(o, events, p) {
-			return false
-		}
-		out = append(out, p)
-		return len(out) >= max
-	}
-	for _, order := range perm.Orders(len(b)) {
-		// a and b name distinct members (NamedActors), so partial is one
-		// to one.
-		partial := Perm{}
-		for i, x := range a {
-			partial[x] = b[order[i]]
-		}
-		if try(closeChains(partial, members)) {
-			return out
-		}
-		rest := free(partial, members)
-		if len(rest) > 5 {
+		img, ok := s.Violation(fp, p)
+		if _, dup := out[img]; !ok || dup || img == fp || !s.Holds(o, events, p) || !s.Holds(o, events, back) {
 			continue
 		}
-		images := freeImages(partial, members)
-		for _, ord := range perm.Orders(len(rest)) {
-			p := Perm{}
-			for k, v := range partial {
-				p[k] = v
-			}
-			for i, x := range rest {
-				p[x] = images[ord[i]]
-			}
-			if try(p) {
-				return out
-			}
+		if got, ok := s.Violation(img, back); ok && got == fp {
+			out[img] = back
 		}
 	}
 	return out
@@ -238,58 +206,4 @@ func wordAt(text string, i, j int) bool {
 		return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 	}
 	return (i == 0 || !inWord(text[i-1])) && (j >= len(text) || !inWord(text[j]))
-}
-
-// closeChains completes the one-to-one partial relabelling p into a permutation
-// of members that moves no other actor than it must: every chain
-// x → p(x) → … that leaves p's domain is closed back to its start.
-func closeChains(p Perm, members []ActorID) Perm {
-	out := Perm{}
-	image := map[ActorID]bool{}
-	for k, v := range p {
-		out[k] = v
-		image[v] = true
-	}
-	for _, start := range members {
-		if _, in := p[start]; !in || image[start] {
-			continue // not the start of a chain
-		}
-		end := start
-		for {
-			next, in := p[end]
-			if !in {
-				break
-			}
-			end = next
-		}
-		out[end] = start
-	}
-	return out
-}
-
-// free returns the members p does not map, in members' order.
-func free(p Perm, members []ActorID) []ActorID {
-	var out []ActorID
-	for _, id := range members {
-		if _, in := p[id]; !in {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// freeImages returns the members no actor maps to under p, in members'
-// order.
-func freeImages(p Perm, members []ActorID) []ActorID {
-	image := map[ActorID]bool{}
-	for _, v := range p {
-		image[v] = true
-	}
-	var out []ActorID
-	for _, id := range members {
-		if !image[id] {
-			out = append(out, id)
-		}
-	}
-	return out
 }

@@ -57,19 +57,25 @@ func pairSymmetry() *record.Symmetry {
 	}
 }
 
-func TestOntoFindsTheFewestMovesThatHold(t *testing.T) {
+func TestImagesMapEveryOtherImageBack(t *testing.T) {
 	s := pairSymmetry()
-	got := s.Onto(nil, fourMembers(), nil, "Inv(n-1,n-3)", "Inv(n-1,n-2)", 4)
-	// n-1→n-1, n-3→n-2 closed by n-2→n-3; then n-1→n-2, n-3→n-1 closed
-	// by n-2→n-3 (a 3-cycle). Completions that move n-4 do not hold.
-	assert.Equal(t, []record.Perm{
-		{"n-1": "n-1", "n-3": "n-2", "n-2": "n-3"},
-		{"n-1": "n-2", "n-3": "n-1", "n-2": "n-3"},
+	got := s.Images(nil, fourMembers(), nil, "Inv(n-1,n-2)", 4)
+	// The relabellings that keep n-4 map the pair onto every other pair
+	// of n-1..n-3; each image comes with the inverse of the first
+	// relabelling (lexicographic) that gives it, none with the target.
+	assert.Equal(t, map[string]record.Perm{
+		"Inv(n-1,n-3)": {"n-1": "n-1", "n-2": "n-3", "n-3": "n-2", "n-4": "n-4"},
+		"Inv(n-2,n-3)": {"n-1": "n-3", "n-2": "n-1", "n-3": "n-2", "n-4": "n-4"},
 	}, got)
-	assert.Len(t, s.Onto(nil, fourMembers(), nil, "Inv(n-1,n-3)", "Inv(n-1,n-2)", 1), 1, "at most max")
-	assert.Empty(t, s.Onto(nil, fourMembers(), nil, "Inv(n-1,n-4)", "Inv(n-1,n-2)", 4), "n-4 may not move")
-	assert.Empty(t, s.Onto(nil, fourMembers(), nil, "Inv(n-1,n-2)", "Inv(n-1,n-2)", 4), "the target itself")
-	assert.Empty(t, s.Onto(nil, fourMembers(), nil, "Other(n-1)", "Inv(n-1,n-2)", 4), "another number of actors")
+	for img, back := range got {
+		fp, ok := s.Violation(img, back)
+		assert.True(t, ok)
+		assert.Equal(t, "Inv(n-1,n-2)", fp, "the relabelling maps %s back", img)
+	}
+	assert.Empty(t, s.Images(nil, fourMembers(), nil, "Inv(n-1,n-2)", 3), "more members than allowed")
+	assert.Empty(t, s.Images(nil, fourMembers(), nil, "Other(n-1)", 4), "nothing the symmetry relabels")
+	var none *record.Symmetry
+	assert.Nil(t, none.Images(nil, fourMembers(), nil, "Inv(n-1,n-2)", 4), "no symmetry")
 }
 
 func TestRelabelEvents(t *testing.T) {
