@@ -32,7 +32,7 @@ func TestDescendedSkipsOnlyDescentsThatFail(t *testing.T) {
 	var moves []edit
 	moves = append(moves, retargetEdits(tr.Events)...)
 	moves = append(moves, m.moves(tr)...)
-	moves = append(moves, handoverEdits(tr.Events, false)...)
+	moves = append(moves, handoverEdits(tr.Events)...)
 	moves = append(moves, redirectEdits(tr.Events)...)
 	bp := dpor.FromEvents(c.Fingerprinter(), tr.Events)
 	seen := newDescended()

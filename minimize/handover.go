@@ -1,7 +1,6 @@
 package minimize
 
 import (
-	"context"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -21,30 +20,22 @@ import (
 // and every other started actor, the handover with every such message
 // (full; thin when there is none: the timer alone fires elsewhere); then,
 // for every timer firing, every pair of other started actors trade their
-// parts (full). With trade (trade-round's moves), every timer firing goes
-// to every other started actor alone, its whole cone kept (full), and no
-// pair trades.
-func handoverEdits(events []record.Event, trade bool) []edit {
+// parts (full).
+func handoverEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out, swaps []edit
 	for i, e := range events {
 		if e.Kind != record.Deliver || e.Timer == "" {
 			continue
 		}
-		var sends []int
-		form := fullRound
-		if !trade {
-			if sends = handedSends(events, i); len(sends) == 0 {
-				form = thinRound
-			}
+		form, sends := fullRound, handedSends(events, i)
+		if len(sends) == 0 {
+			form = thinRound
 		}
 		for _, a := range actors {
 			if a != e.To {
 				out = append(out, swapRound(i, sends, e.To, a, form))
 			}
-		}
-		if trade {
-			continue
 		}
 		for xi, x := range actors {
 			for _, y := range actors[xi+1:] {
@@ -121,28 +112,4 @@ func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 		}
 		return out
 	}
-}
-
-// The trade-round pass: the actor whose timer fired did the work of the
-// round it started (sent its messages, which others handled); another
-// actor whose timer of the same key is pending can do that work in its
-// place, and the messages the first actor needed only for its part in the
-// round (what it heard before the timer fired) are then left for the
-// descent to drop. A handover (retarget) moves the timer with the external
-// messages the actor handles after it, or, when there are none, keeps only
-// the deliveries between the two actors (thin); this pass keeps the whole
-// cone, the deliveries with third actors included, since they are the
-// round's work.
-
-// tradeRound runs the trade-round pass: reorderWith over the handovers
-// of timer firings alone (handoverEdits' trade form).
-func (m *minimizer) tradeRound(ctx context.Context) error {
-	return m.reorderWith(ctx, func(base *record.Trace) []edit { return handoverEdits(base.Events, true) })
-}
-
-// firesTimers reports whether the best trace fires a timer.
-func (m *minimizer) firesTimers(context.Context) bool {
-	return slices.ContainsFunc(m.snapshotBest().Events, func(e record.Event) bool {
-		return e.Kind == record.Deliver && e.Timer != ""
-	})
 }

@@ -28,7 +28,7 @@ func TestHandoverEditsGiveTheRoundAndItsExternalsToAnotherActor(t *testing.T) {
 		{Kind: record.Deliver, From: "c", To: "a", Cause: 10},             // 11: c asks a
 		{Kind: record.Deliver, From: "c", To: "b", Cause: -1},             // 12: not in a cone
 	}
-	edits := handoverEdits(ev, false)
+	edits := handoverEdits(ev)
 	// a's timer (one external after it) goes to b, then c; c's timer (no
 	// external after it) to a, then b, thin; then b and c swap their parts
 	// in a's round, a and b in c's.
@@ -79,7 +79,7 @@ func TestHandoverEditsGiveTheRoundAndItsExternalsToAnotherActor(t *testing.T) {
 func TestSwapRoundEscapesRaft42Seed6000(t *testing.T) {
 	tr, m, c := raftMinimizer(t, "testdata/raft-42-swap.trace")
 	require.Equal(t, [2]int{18, 8}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
-	edits := handoverEdits(tr.Events, false)
+	edits := handoverEdits(tr.Events)
 	// Three started actors and two timers: raft-2's, with two client
 	// commands after it, and raft-4's, with none (a move to each other
 	// actor each); then one swap per timer.

@@ -25,7 +25,6 @@
 //   - retarget (move): events addressed, ordered and placed otherwise.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
-//   - trade-round (move): a timer fires at another actor instead.
 //   - beam (search): the descent again from other starts: internal
 //     events first, and each route of the violation the best trace left.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.

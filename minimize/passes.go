@@ -115,9 +115,6 @@ func passTable() []pass {
 		{PassInfo{StageAddEvent, Move, "record.System.Injections", 0.1, false, true,
 			"inserts an external event the system's fuzz generators offer that sends no message (a crash-restart) before any event, each move followed by a descent"},
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
-		{PassInfo{StageTradeRound, Move, "", 0.1, false, false,
-			"fires a timer at another started actor instead, the two trading places in the timer's causal cone, each move followed by a descent"},
-			limits{}, (*minimizer).firesTimers, (*minimizer).tradeRound},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
 			"runs the removals and moves again on other starts, in a fork: the trace after provenance with internal events removed first, and the last best trace of each route of the violation (its detail with names and numbers masked) that the best trace left; its result replaces the best trace when smaller"},

@@ -63,7 +63,7 @@ func (m *minimizer) retarget(ctx context.Context) error {
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
 		out = append(out, m.moves(base)...)
-		out = append(out, handoverEdits(base.Events, false)...) // handover.go
+		out = append(out, handoverEdits(base.Events)...) // handover.go
 		return append(out, redirectEdits(base.Events)...)
 	})
 }

@@ -21,7 +21,6 @@ const (
 	StageRetarget           = "retarget"
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
-	StageTradeRound         = "trade-round"
 	StageInsert             = "insert"
 	StageShrinkSearch       = "shrink-search"
 	StageBeam               = "beam"
