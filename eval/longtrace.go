@@ -126,21 +126,6 @@ type LongCancel struct {
 	Replayed bool    `json:"replayed"`
 }
 
-// The collector settings of demi minimize (cli/minimize.go), under which
-// the studies minimize (runMinimize) and this one measures memory.
-const (
-	minimizeGOGC        = 400
-	minimizeMemoryLimit = 768 << 20
-)
-
-// runMinimize is minimize.Run under demi minimize's collector settings, so
-// that the seconds the studies report are those a user of the CLI waits.
-func runMinimize(ctx context.Context, sys *record.System, t *record.Trace, cfg minimize.Config) (*minimize.Result, error) {
-	defer debug.SetGCPercent(debug.SetGCPercent(minimizeGOGC))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(minimizeMemoryLimit))
-	return minimize.Run(ctx, sys, t, cfg)
-}
-
 // LongTraces runs the long-trace study, calling update after each bug.
 func (c *Config) LongTraces(ctx context.Context, lc LongConfig, update func(LongRow) error) ([]LongRow, error) {
 	l := lc.withDefaults(c.Workers)
@@ -319,8 +304,7 @@ func (c *Config) longCancel(ctx context.Context, sys *record.System, t *record.T
 // (see LongRow.PeakMiB). It collects garbage first, so that what an
 // earlier step left behind does not count.
 func peakMemory(f func() error) (float64, error) {
-	defer debug.SetGCPercent(debug.SetGCPercent(minimizeGOGC))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(minimizeMemoryLimit))
+	defer cliCollector()()
 	runtime.GC()
 	debug.FreeOSMemory()
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}

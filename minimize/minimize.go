@@ -347,10 +347,11 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	if sh.resolved, err = sys.Resolve(sh.opts); err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)
 	}
-	for _, id := range sys.Members(sh.resolved) {
+	members := sys.Members(sh.resolved)
+	for _, id := range members {
 		sh.memberNames = append(sh.memberNames, string(id))
 	}
-	sh.images = sys.Symmetry.Images(sh.resolved, sys.Members(sh.resolved), t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
+	sh.images = sys.Symmetry.Images(sh.resolved, members, t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
 	slices.SortStableFunc(sh.memberNames, func(a, b string) int { return len(b) - len(a) })
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
 		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{},
