@@ -11,16 +11,43 @@ import (
 // The beam (docs/minimization.md, "The searches"): the removal tier is
 // greedy, so the route it commits to early decides the local minimum. The
 // beam pass runs the removals and moves (descend) in a fork from each start
-// not tried yet: the trace after provenance with internal events removed
-// first, and the last best trace of each route of the violation the best
-// trace left, in a fork that keeps to that route.
+// not tried yet: the trace after provenance in each of the removal orders
+// (removalOrders), and the last best trace of each route of the violation
+// the best trace left, in a fork that keeps to that route. Each start may
+// use the pass's share of the steps left when it begins.
 
 // beamStart is one start of the beam: a trace, the route its fork keeps
-// to ("" for any) and the passes its fork runs ahead of their tier.
+// to ("" for any), the passes its fork runs ahead of their tier and those
+// it leaves out, and whether it runs the removal tier only.
 type beamStart struct {
-	t     *record.Trace
-	route string
-	ahead map[string]bool
+	t        *record.Trace
+	route    string
+	ahead    map[string]bool
+	leaveOut []string
+	removals bool
+}
+
+// removalOrder is one order of the removal tier a beam start descends
+// in from the trace after provenance: passes ahead of the others, passes
+// left out, and whether the fork stops after the removal tier.
+type removalOrder struct {
+	ahead, leaveOut []string
+	removals        bool
+}
+
+// removalOrders are the beam's starts from the trace after provenance.
+// The first descends fully with internal events removed first; the others
+// run the removal tier only, each in another order (external events first
+// without wildcards; FIFO-dependent internal events first; internal
+// events first without them), so that the first removals, which fix the
+// route the rest refines, differ. The smallest result is kept.
+func removalOrders() []removalOrder {
+	return []removalOrder{
+		{ahead: []string{StageClockClusters, StageDdminInternals}},
+		{ahead: []string{StageDdminExternals}, leaveOut: []string{StageDdminExternalsWild}, removals: true},
+		{ahead: []string{StageFifoInternals}, removals: true},
+		{ahead: []string{StageClockClusters, StageDdminInternals}, leaveOut: []string{StageFifoInternals}, removals: true},
+	}
 }
 
 // routeOf is a violation's detail with member names and numbers masked.
@@ -60,14 +87,23 @@ func (m *minimizer) noteRoute(old, tr *record.Trace) {
 	}
 }
 
-// starts returns the beam's starts not tried yet (at most its limit): the
-// trace after provenance, then the other routes' traces, smallest first.
+// starts returns the beam's starts not tried yet: the trace after
+// provenance in each removal order, then the other routes' traces,
+// smallest first (at most the pass's limit of these).
 func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []beamStart
+	orders := 0
 	if t := m.afterProvenance; t != nil && !m.tried[t] {
-		out = append(out, beamStart{t: t, ahead: map[string]bool{StageClockClusters: true, StageDdminInternals: true}})
+		for _, o := range removalOrders() {
+			s := beamStart{t: t, ahead: map[string]bool{}, leaveOut: o.leaveOut, removals: o.removals}
+			for _, p := range o.ahead {
+				s.ahead[p] = true
+			}
+			out = append(out, s)
+			orders++
+		}
 	}
 	cur := routeOf(m.best.Header.Violation, m.memberNames)
 	var routes []*record.Trace
@@ -88,7 +124,7 @@ func (m *minimizer) starts() []beamStart {
 	for _, t := range routes {
 		out = append(out, beamStart{t: t, route: routeOf(t.Header.Violation, m.memberNames)})
 	}
-	return out[:min(len(out), m.limitsOf(StageBeam).starts)]
+	return out[:min(len(out), orders+m.limitsOf(StageBeam).starts)]
 }
 
 func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || len(m.starts()) > 0 }
@@ -99,10 +135,11 @@ func (m *minimizer) onRoute(tr *record.Trace) bool {
 }
 
 // beam runs the driver's tiers on each start (starts) in a fork. Its first
-// call, before the best trace's own descent, keeps its result aside (kept)
-// for the next call to offer: offered at once, it could take the moves'
-// place. Only a result with fewer deliveries plus externals than the best
-// trace is offered (so a tie keeps the first start's result).
+// call, before the best trace's own descent, keeps its smallest result
+// aside (kept) for the next call to offer: offered at once, it could take
+// the moves' place. Only a result with fewer deliveries plus externals
+// than the best trace (and than the kept one) is kept or offered, so a tie
+// keeps the earlier start's result.
 func (m *minimizer) beam(ctx context.Context) error {
 	if t := m.kept; m.descending && t != nil {
 		m.kept = nil
@@ -110,17 +147,37 @@ func (m *minimizer) beam(ctx context.Context) error {
 			return nil
 		}
 	}
-	for _, s := range m.starts() {
+	share := passNamed(m.table, StageBeam).Share
+	var first int64 // the steps the first start took
+	for i, s := range m.starts() {
 		m.tried[s.t] = true
+		if i > 0 {
+			m.limit.Store(m.shareOf(share, m.callEnd()))
+			if s.removals && first > 0 {
+				m.limit.Store(min(m.limit.Load(), m.steps.Load()+first))
+			}
+		}
 		f := m.fork(s.t)
-		f.route, f.ahead = s.route, s.ahead
+		f.route, f.ahead, f.removalsOnly = s.route, s.ahead, s.removals
+		for _, p := range s.leaveOut {
+			f.skip[p] = true
+		}
+		if s.ahead[StageDdminExternals] {
+			delete(f.skip, StageDdminExternals)
+		}
+		before := m.steps.Load()
 		err := f.descend(ctx)
 		m.steps.Store(f.steps.Load())
+		if i == 0 {
+			first = m.steps.Load() - before
+		}
 		m.schedules.Add(f.schedules.Load())
 		switch b := f.snapshotBest(); {
 		case total(b) >= total(m.snapshotBest()):
 		case !m.descending:
-			m.kept = b
+			if m.kept == nil || total(b) < total(m.kept) {
+				m.kept = b
+			}
 		default:
 			m.offer(b)
 		}

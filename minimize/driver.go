@@ -27,18 +27,19 @@ func (m *minimizer) drive(ctx context.Context) error {
 		_, err := m.call(ctx, StageDdminExternals)
 		return err
 	}
-	// The beam's second start runs first, its steps left out of the stall rule.
+	// The beam's second starts run first, their steps left out of the stall rule.
 	start := m.steps.Load()
 	if _, err := m.call(ctx, StageBeam); err != nil {
 		return err
 	}
 	m.uncounted.Store(m.steps.Load() - start)
 	m.descending = true
-	if err := m.descend(ctx); err != nil {
-		return err
-	}
+	err := m.descend(ctx)
 	if t := m.kept; t != nil && total(t) < total(m.snapshotBest()) {
-		m.offer(t) // the budget ended the descent before the beam's call
+		m.offer(t) // the budget or an interrupt ended the descent before the beam's call
+	}
+	if err != nil {
+		return err
 	}
 	m.noStall = true
 	for _, p := range m.order(Cleanup) {
@@ -58,6 +59,9 @@ func (m *minimizer) descend(ctx context.Context) error {
 			if again, err = m.round(ctx, Removal, false); err != nil {
 				return err
 			}
+		}
+		if m.removalsOnly {
+			return nil
 		}
 		improved, err := m.round(ctx, Move, true)
 		if err == nil && !improved {
@@ -122,10 +126,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		m.left[name] = best
 		return false, nil
 	}
-	end := m.cfg.Steps
-	if !m.noStall {
-		end -= m.cfg.Steps / cleanupShare
-	}
+	end := m.callEnd()
 	done := m.steps.Load()
 	if done >= end {
 		return false, nil
@@ -168,6 +169,15 @@ func sameButContents(a, b *record.Trace) bool {
 		return record.ShapeOf(x) == record.ShapeOf(y) && x.From == y.From && x.Timer == y.Timer && x.Cause == y.Cause &&
 			x.Cond == y.Cond && x.Limit == y.Limit
 	})
+}
+
+// callEnd is the step count no call may pass: the budget, less the
+// cleanup's part until the cleanup runs.
+func (m *minimizer) callEnd() int64 {
+	if m.noStall {
+		return m.cfg.Steps
+	}
+	return m.cfg.Steps - m.cfg.Steps/cleanupShare
 }
 
 // stallPoint is the step count at which the running pass call stalls:

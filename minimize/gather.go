@@ -274,6 +274,9 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 
 // gathers reports whether the gather pass applies: the best trace has moves.
 func (m *minimizer) gathers(context.Context) bool {
+	if m.snapshotBest().Header.Deliveries > m.limitsOf(StageGather).deliveries {
+		return false // its plans and their symmetries grow with the trace, outside the step count
+	}
 	return len(m.gatherEdits(m.snapshotBest().Events)) > 0
 }
 

@@ -215,8 +215,10 @@ type minimizer struct {
 	tried      map[*record.Trace]bool
 	descending bool
 	kept       *record.Trace
-	route      string
-	ahead      map[string]bool
+	// removalsOnly: a fork that runs the removal tier only (descend).
+	removalsOnly bool
+	route        string
+	ahead        map[string]bool
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace

@@ -64,7 +64,8 @@ type limits struct {
 	// The most units one-at-a-time pairs, members gather permutes, moves
 	// retarget and inject list, starts of a beam call.
 	units, members, moves, starts int
-	// deliveries: the most of a trace retarget reroutes or insert searches.
+	// deliveries: the most of a trace retarget reroutes or insert searches,
+	// and the largest gather applies to.
 	deliveries int
 	// schedules: the schedules of one check (round-form).
 	schedules int
@@ -105,7 +106,7 @@ func passTable() []pass {
 
 		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
-			limits{members: 6}, (*minimizer).gathers, (*minimizer).gatherStage},
+			limits{members: 6, deliveries: 64}, (*minimizer).gathers, (*minimizer).gatherStage},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
 			"reorders and reroutes deliveries, moves and re-inserts external events, addresses external events, timers, rounds and messages to other actors, each move followed by a descent"},
 			limits{moves: 4000, deliveries: 40}, nil, (*minimizer).retarget},
@@ -117,7 +118,7 @@ func passTable() []pass {
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
-			"runs the removals and moves again on other starts, in a fork: the trace after provenance with internal events removed first, and the last best trace of each route of the violation (its detail with names and numbers masked) that the best trace left; its result replaces the best trace when smaller"},
+			"runs the removals and moves again on other starts, in a fork: the trace after provenance in four removal orders (internal events first; the others run the removals alone), and the last best trace of each route of the violation (its detail with names and numbers masked) that the best trace left; its result replaces the best trace when smaller"},
 			limits{starts: 3}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
