@@ -25,8 +25,8 @@
 //   - retarget (move): events addressed, ordered and placed otherwise.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
-//   - beam (search): the descent again from other starts: internal
-//     events first, and each route of the violation the best trace left.
+//   - beam (search): the descent again from other starts: four removal
+//     orders, and each route of the violation the best trace left.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - insert (search; needs optimal.Forks): the exact search, one event inserted.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
