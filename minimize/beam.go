@@ -17,14 +17,12 @@ import (
 // use the pass's share of the steps left when it begins.
 
 // beamStart is one start of the beam: a trace, the route its fork keeps
-// to ("" for any), the passes its fork runs ahead of their tier and those
-// it leaves out, and whether it runs the removal tier only.
+// to ("" for any) and the removal order it descends in (the zero order
+// for a route's start).
 type beamStart struct {
-	t        *record.Trace
-	route    string
-	ahead    map[string]bool
-	leaveOut []string
-	removals bool
+	t     *record.Trace
+	route string
+	removalOrder
 }
 
 // removalOrder is one order of the removal tier a beam start descends
@@ -94,17 +92,12 @@ func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []beamStart
-	orders := 0
 	if t := m.afterProvenance; t != nil && !m.tried[t] {
 		for _, o := range removalOrders() {
-			s := beamStart{t: t, ahead: map[string]bool{}, leaveOut: o.leaveOut, removals: o.removals}
-			for _, p := range o.ahead {
-				s.ahead[p] = true
-			}
-			out = append(out, s)
-			orders++
+			out = append(out, beamStart{t: t, removalOrder: o})
 		}
 	}
+	orders := len(out)
 	cur := routeOf(m.best.Header.Violation, m.memberNames)
 	var routes []*record.Trace
 	for r, t := range m.routes {
@@ -152,18 +145,20 @@ func (m *minimizer) beam(ctx context.Context) error {
 	for i, s := range m.starts() {
 		m.tried[s.t] = true
 		if i > 0 {
-			m.limit.Store(m.shareOf(share, m.callEnd()))
+			limit := m.shareOf(share, m.callEnd())
 			if s.removals && first > 0 {
-				m.limit.Store(min(m.limit.Load(), m.steps.Load()+first))
+				limit = min(limit, m.steps.Load()+first)
 			}
+			m.limit.Store(limit)
 		}
 		f := m.fork(s.t)
-		f.route, f.ahead, f.removalsOnly = s.route, s.ahead, s.removals
+		f.route, f.removalsOnly, f.ahead = s.route, s.removals, map[string]bool{}
+		for _, p := range s.ahead {
+			f.ahead[p] = true
+			delete(f.skip, p) // a pass ahead runs even where forks leave it out
+		}
 		for _, p := range s.leaveOut {
 			f.skip[p] = true
-		}
-		if s.ahead[StageDdminExternals] {
-			delete(f.skip, StageDdminExternals)
 		}
 		before := m.steps.Load()
 		err := f.descend(ctx)

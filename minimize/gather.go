@@ -273,11 +273,15 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 }
 
 // gathers reports whether the gather pass applies: the best trace has moves.
+// Every plan has a move (the identity permutation), so the plans and stand-ins
+// decide it without the permutations' symmetry checks.
 func (m *minimizer) gathers(context.Context) bool {
-	if m.snapshotBest().Header.Deliveries > m.limitsOf(StageGather).deliveries {
+	best := m.snapshotBest()
+	if best.Header.Deliveries > m.limitsOf(StageGather).deliveries {
 		return false // its plans and their symmetries grow with the trace, outside the step count
 	}
-	return len(m.gatherEdits(m.snapshotBest().Events)) > 0
+	members := m.sys.Members(m.resolved)
+	return len(gatherPlans(best.Events, members)) > 0 || len(m.standIns(best.Events, members)) > 0
 }
 
 // gatherStage runs the gather pass (reorderWith over gatherEdits).
