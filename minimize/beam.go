@@ -155,7 +155,9 @@ func (m *minimizer) beam(ctx context.Context) error {
 		f.route, f.removalsOnly, f.ahead = s.route, s.removals, map[string]bool{}
 		for _, p := range s.ahead {
 			f.ahead[p] = true
-			delete(f.skip, p) // a pass ahead runs even where forks leave it out
+			if !m.skip[p] { // a pass ahead runs where forks leave it out, not where the run does (--passes)
+				delete(f.skip, p)
+			}
 		}
 		for _, p := range s.leaveOut {
 			f.skip[p] = true
