@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -38,7 +39,10 @@ type removalOrder struct {
 // run the removal tier only, each in another order (external events first
 // without wildcards; FIFO-dependent internal events first; internal
 // events first without them), so that the first removals, which fix the
-// route the rest refines, differ. The smallest result is kept.
+// route the rest refines, differ. Each of the others may take the steps
+// the first's removal calls took; one that differs from the first only by
+// leaving passes out starts where it parts from it (sharedPrefix). The
+// smallest result is kept.
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}},
@@ -46,6 +50,32 @@ func removalOrders() []removalOrder {
 		{ahead: []string{StageFifoInternals}, removals: true},
 		{ahead: []string{StageClockClusters, StageDdminInternals}, leaveOut: []string{StageFifoInternals}, removals: true},
 	}
+}
+
+// prefix is a fork's state before the first call of the pass named
+// before: what a fork that leaves that pass out starts from.
+type prefix struct {
+	before string
+	best   *record.Trace
+	calls  map[string]int
+	left   map[string]*record.Trace
+}
+
+// sharedPrefix returns the state of the first order's fork o starts from:
+// the first prefix before a pass o leaves out, when o differs from the
+// first order only by leaving passes out. found is false when o does not;
+// a nil prefix with found true means the first order never called a pass
+// o leaves out, so o would descend exactly as it did.
+func sharedPrefix(first, o removalOrder, prefixes []prefix) (p *prefix, found bool) {
+	if !slices.Equal(first.ahead, o.ahead) || len(first.leaveOut) > 0 || len(o.leaveOut) == 0 {
+		return nil, false
+	}
+	for i := range prefixes {
+		if slices.Contains(o.leaveOut, prefixes[i].before) {
+			return &prefixes[i], true
+		}
+	}
+	return nil, true
 }
 
 // routeOf is a violation's detail with member names and numbers masked.
@@ -141,17 +171,37 @@ func (m *minimizer) beam(ctx context.Context) error {
 		}
 	}
 	share := passNamed(m.table, StageBeam).Share
-	var first int64 // the steps the first start took
+	var first *minimizer // the first removal order's fork, once descended
 	for i, s := range m.starts() {
 		m.tried[s.t] = true
+		var pre *prefix
+		if first != nil && s.route == "" {
+			var shares bool
+			if pre, shares = sharedPrefix(first.firstOrder, s.removalOrder, first.prefixes); shares && pre == nil {
+				continue // it would descend as the first did
+			}
+		}
 		if i > 0 {
 			limit := m.shareOf(share, m.callEnd())
-			if s.removals && first > 0 {
-				limit = min(limit, m.steps.Load()+first)
+			if s.removals && first != nil && first.removalSteps > 0 {
+				limit = min(limit, m.steps.Load()+first.removalSteps)
 			}
 			m.limit.Store(limit)
 		}
 		f := m.fork(s.t)
+		if pre != nil {
+			f.best, f.calls, f.left = pre.best, maps.Clone(pre.calls), maps.Clone(pre.left)
+		}
+		if i == 0 && s.route == "" {
+			f.firstOrder, f.shareAt = s.removalOrder, map[string]bool{}
+			for _, o := range removalOrders()[1:] {
+				if _, ok := sharedPrefix(s.removalOrder, o, nil); ok {
+					for _, p := range o.leaveOut {
+						f.shareAt[p] = true
+					}
+				}
+			}
+		}
 		f.route, f.removalsOnly, f.ahead = s.route, s.removals, map[string]bool{}
 		for _, p := range s.ahead {
 			f.ahead[p] = true
@@ -162,11 +212,10 @@ func (m *minimizer) beam(ctx context.Context) error {
 		for _, p := range s.leaveOut {
 			f.skip[p] = true
 		}
-		before := m.steps.Load()
 		err := f.descend(ctx)
 		m.steps.Store(f.steps.Load())
-		if i == 0 {
-			first = m.steps.Load() - before
+		if f.shareAt != nil {
+			first = f
 		}
 		m.schedules.Add(f.schedules.Load())
 		switch b := f.snapshotBest(); {

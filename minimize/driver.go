@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -131,6 +132,9 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	if done >= end {
 		return false, nil
 	}
+	if m.shareAt[name] && m.calls[name] == 0 {
+		m.prefixes = append(m.prefixes, prefix{name, best, maps.Clone(m.calls), maps.Clone(m.left)})
+	}
 	m.calls[name]++
 	m.callStart, m.whole = done, p.Whole
 	stage := name
@@ -150,6 +154,9 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		err = fmt.Errorf("minimize: stage %s: %w", stage, err)
 	}
 	after := m.snapshotBest()
+	if p.Tier == Removal {
+		m.removalSteps += m.steps.Load() - done
+	}
 	m.left[name] = after
 	return smaller(after, best), err
 }
