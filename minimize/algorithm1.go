@@ -17,17 +17,16 @@ type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
 // delivery a wildcard when wild. It returns the smallest reproducing trace
 // found (t when none; the best so far on an error) and the checks made.
 func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
-	bp := dpor.FromEvents(fp, t.Events)
-	items, indices := ddminSets(t.Events, internals)
 	wildFrom := -1
 	if wild {
 		wildFrom = 0
 	}
+	items, plan := ddminSets(dpor.FromEvents(fp, t.Events), t.Events, internals, wildFrom)
 	best, checked := t, 0
 	test := func(ctx context.Context, cands [][]int) (int, error) {
 		for k, c := range cands {
 			checked++
-			tr, err := check(ctx, planOf(bp, indices(c), wildFrom))
+			tr, err := check(ctx, plan(c))
 			if err != nil {
 				return -1, err
 			}

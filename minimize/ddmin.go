@@ -16,28 +16,22 @@ import (
 // budgetFor), the deliveries from wildFrom on wildcards (-1: none).
 func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mode, maxSched, wildFrom int) error {
 	base := m.snapshotBest()
-	bp := dpor.FromEvents(m.fp, base.Events)
-	items, indices := ddminSets(base.Events, internals)
+	items, plan := ddminSets(dpor.FromEvents(m.fp, base.Events), base.Events, internals, wildFrom)
 	_, err := ddmin(ctx, items, func(ctx context.Context, cands [][]int) (int, error) {
-		idx := make([][]int, len(cands))
-		for k, c := range cands {
-			idx[k] = indices(c)
-		}
 		i, tr, err := m.first(ctx, len(cands), mode, cmp.Or(maxSched, m.budgetFor()), func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
-			return planOf(bp, idx[k], wildFrom)
+			return plan(cands[k])
 		})
-		if tr != nil {
-			m.offer(tr)
-		}
+		m.offer(tr)
 		return i, err
 	})
 	return err
 }
 
 // ddminSets returns the items of ddmin over events (the external units, or
-// every delivery when internals) and the sorted event indices of a set of
-// items, every event of the other kind kept (but validExternals).
-func ddminSets(events []record.Event, internals bool) (items []int, indices func(set []int) []int) {
+// every delivery when internals) and the plan of a set of items (planOf bp,
+// events' plan, wildcards from wildFrom), every event of the other kind
+// kept (but validExternals).
+func ddminSets(bp dpor.Plan, events []record.Event, internals bool, wildFrom int) (items []int, plan func(set []int) dpor.Plan) {
 	dels := deliveryIndices(events)
 	var units [][]int
 	if internals {
@@ -57,16 +51,16 @@ func ddminSets(events []record.Event, internals bool) (items []int, indices func
 	for i := range items {
 		items[i] = i
 	}
-	return items, func(set []int) []int {
+	return items, func(set []int) dpor.Plan {
 		var idx []int
 		for _, u := range set {
 			idx = append(idx, units[u]...)
 		}
 		slices.Sort(idx)
 		if internals {
-			return union(ext, idx)
+			return planOf(bp, union(ext, idx), wildFrom)
 		}
-		return union(validExternals(events, idx), dels)
+		return planOf(bp, union(validExternals(events, idx), dels), wildFrom)
 	}
 }
 
@@ -104,7 +98,7 @@ func ddmin(ctx context.Context, items []int, test func(ctx context.Context, cand
 			return -1, err
 		}
 		for k := range live {
-			if k != i && (i < 0 || k < i) {
+			if i < 0 || k < i {
 				memo[key(live[k])] = true
 			}
 		}
@@ -123,9 +117,7 @@ func ddmin(ctx context.Context, items []int, test func(ctx context.Context, cand
 		}
 		h := len(e) / 2
 		e1, e2 := e[:h:h], e[h:]
-		c1 := union(e1, r)
-		c2 := union(e2, r)
-		i, err := try([][]int{c1, c2})
+		i, err := try([][]int{union(e1, r), union(e2, r)})
 		if err != nil {
 			return nil, err
 		}
@@ -149,9 +141,7 @@ func ddmin(ctx context.Context, items []int, test func(ctx context.Context, cand
 }
 
 func union(a, b []int) []int {
-	out := make([]int, 0, len(a)+len(b))
-	out = append(out, a...)
-	out = append(out, b...)
+	out := slices.Concat(a, b)
 	slices.Sort(out)
 	return slices.Compact(out)
 }

@@ -43,12 +43,8 @@ func (m *minimizer) drive(ctx context.Context) error {
 		return err
 	}
 	m.noStall = true
-	for _, p := range m.order(Cleanup) {
-		if _, err := m.call(ctx, p); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = m.round(ctx, Cleanup, false)
+	return err
 }
 
 // descend runs the tiers (removals, moves, searches) until a round of

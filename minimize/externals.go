@@ -15,37 +15,30 @@ func externalUnits(events []record.Event) [][]int {
 	var units [][]int
 	unitOf := map[int]int{} // event index → unit
 	for i, e := range events {
-		if !e.Kind.IsExternal() {
-			continue
-		}
-		if _, done := unitOf[i]; done {
+		if _, done := unitOf[i]; done || !e.Kind.IsExternal() {
 			continue
 		}
 		switch e.Kind {
 		case record.WaitQuiescence, record.WaitCondition:
-			if len(units) > 0 {
-				u := len(units) - 1
+			if u := len(units) - 1; u >= 0 {
 				units[u] = append(units[u], i)
 				unitOf[i] = u
 				continue
 			}
-		case record.Partition:
-			u := len(units)
-			units = append(units, []int{i})
-			unitOf[i] = u
-			for j := i + 1; j < len(events); j++ {
-				if events[j].Kind == record.Heal && sameSides(e, events[j]) {
-					if _, taken := unitOf[j]; !taken {
-						units[u] = append(units[u], j)
-						unitOf[j] = u
-						break
-					}
-				}
-			}
+		}
+		u := len(units)
+		units = append(units, []int{i})
+		unitOf[i] = u
+		if e.Kind != record.Partition {
 			continue
 		}
-		unitOf[i] = len(units)
-		units = append(units, []int{i})
+		for j := i + 1; j < len(events); j++ { // its heal
+			if _, taken := unitOf[j]; !taken && events[j].Kind == record.Heal && sameSides(e, events[j]) {
+				units[u] = append(units[u], j)
+				unitOf[j] = u
+				break
+			}
+		}
 	}
 	for _, u := range units {
 		slices.Sort(u)
@@ -55,10 +48,7 @@ func externalUnits(events []record.Event) [][]int {
 
 func sameSides(p, h record.Event) bool {
 	same := func(a, b []record.ActorID) bool {
-		x, y := slices.Clone(a), slices.Clone(b)
-		slices.Sort(x)
-		slices.Sort(y)
-		return slices.Equal(x, y)
+		return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 	}
 	return same(p.A, h.A) && same(p.B, h.B) || same(p.A, h.B) && same(p.B, h.A)
 }

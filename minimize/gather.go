@@ -203,19 +203,16 @@ func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk i
 		unit = append(unit, e)
 	}
 	var p []record.Event
-	wild := -1
+	wild := 0 // the events of p from before wildFrom
 	for j := 0; j <= d; j++ {
 		e := events[j]
 		if skip[j] || e.Kind == record.Deliver && (e.To == v || e.From == v) {
 			continue
 		}
-		if j >= wildFrom && wild < 0 {
-			wild = len(p)
+		if j < wildFrom {
+			wild++
 		}
 		p = append(p, e)
-	}
-	if wild < 0 {
-		wild = len(p)
 	}
 	p = append(p, unit...)
 	send, del := events[k], events[dk]

@@ -89,27 +89,16 @@ func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 			in[k] = true
 			p[k].Event.To = swap(p[k].Event.To)
 		}
-		drop := map[int]bool{}
+		var drop []int // sorted
 		for k := i + 1; k < len(p); k++ {
-			e := &p[k].Event
-			if e.Kind != record.Deliver {
-				continue
-			}
-			if in[e.Cause] && e.Timer == "" {
+			if e := &p[k].Event; e.Kind == record.Deliver && in[e.Cause] && e.Timer == "" {
 				in[k] = true
 				e.From, e.To = swap(e.From), swap(e.To)
 				if form == thinRound && (e.From != record.External && e.From != x && e.From != y || e.To != x && e.To != y) {
-					drop[k] = true
+					drop = append(drop, k)
 				}
 			}
-			p[k].Wildcard = true
 		}
-		out := p[:0]
-		for k, st := range p {
-			if !drop[k] {
-				out = append(out, st)
-			}
-		}
-		return out
+		return dropped(wildcards(p, i+1), drop, -1, false)
 	}
 }

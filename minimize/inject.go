@@ -57,9 +57,7 @@ func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event,
 		moves = append(moves, mv.plan)
 	}
 	tr, err := m.tryMoves(ctx, base, moves, injectChunk, true)
-	if tr != nil {
-		m.offer(tr)
-	}
+	m.offer(tr)
 	return err
 }
 
@@ -142,7 +140,12 @@ func injectMoves(events []record.Event, offers map[int][]record.Event, most int)
 		ends := append(slices.Clone(cuts[i+1:]), len(events))
 		for j := len(ends) - 1; j >= 0; j-- {
 			end := ends[j]
-			n := deliveriesIn(events, c, end)
+			n := 0 // the deliveries between actors the move leaves out
+			for _, e := range events[c:end] {
+				if e.Kind == record.Deliver && e.From != record.External {
+					n++
+				}
+			}
 			if n < 2 {
 				continue
 			}
@@ -155,7 +158,7 @@ func injectMoves(events []record.Event, offers map[int][]record.Event, most int)
 			}
 			for _, p := range at {
 				for _, x := range offers[p] {
-					if n <= 1 || x.Kind == record.Send && n <= 2 {
+					if x.Kind == record.Send && n <= 2 {
 						continue // no trade: the plan would not be smaller (a client message adds its delivery)
 					}
 					out = append(out, injectMove{cut: c, until: end, at: p, offer: x})
@@ -167,17 +170,6 @@ func injectMoves(events []record.Event, offers map[int][]record.Event, most int)
 		}
 	}
 	return out
-}
-
-// deliveriesIn counts the deliveries between actors of events[from:to].
-func deliveriesIn(events []record.Event, from, to int) int {
-	n := 0
-	for _, e := range events[from:to] {
-		if e.Kind == record.Deliver && e.From != record.External {
-			n++
-		}
-	}
-	return n
 }
 
 // plan builds the move's plan from bp: the stretch's deliveries between

@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/demi-project/demi/dpor"
@@ -48,9 +49,7 @@ func (m *minimizer) provenance(ctx context.Context) error {
 	_, tr, err := m.first(ctx, len(cands), dpor.STS, 1, func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
 		return planOf(bp, cands[k], -1)
 	})
-	if tr != nil {
-		m.offer(tr)
-	}
+	m.offer(tr)
 	return err
 }
 
@@ -147,18 +146,17 @@ func (m *minimizer) fifoInternals(ctx context.Context) error {
 	})
 }
 
-// clockOf returns a delivery's logical clock (-1: none) and whether its
-// message advances the receiver's clock.
-func clockOf(e record.Event) (int, bool) {
-	c := -1
-	if cl, ok := e.Msg.(record.Clocked); ok {
-		c = cl.LogicalClock()
+// clockOf returns a delivery's logical clock (-1: none, or e is no
+// delivery) and whether its message advances the receiver's clock.
+func clockOf(e record.Event) (clock int, advances bool) {
+	clock = -1
+	if cl, ok := e.Msg.(record.Clocked); ok && e.Kind == record.Deliver {
+		clock = cl.LogicalClock()
 	}
-	adv := false
-	if a, ok := e.Msg.(record.ClockAdvancer); ok {
-		adv = a.AdvancesClock()
+	if a, ok := e.Msg.(record.ClockAdvancer); ok && e.Kind == record.Deliver {
+		advances = a.AdvancesClock()
 	}
-	return c, adv
+	return clock, advances
 }
 
 // clockClusters removes the deliveries of one logical clock value, oldest
@@ -167,39 +165,25 @@ func clockOf(e record.Event) (int, bool) {
 func (m *minimizer) clockClusters(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		clusters := map[int][]int{}
-		var values []int
 		for i, e := range base.Events {
-			if e.Kind != record.Deliver {
-				continue
-			}
 			if c, _ := clockOf(e); c >= 0 {
-				if _, ok := clusters[c]; !ok {
-					values = append(values, c)
-				}
 				clusters[c] = append(clusters[c], i)
 			}
 		}
-		slices.Sort(values)
 		var es []edit
-		for _, c := range values {
+		for _, c := range slices.Sorted(maps.Keys(clusters)) {
 			idx := clusters[c]
 			first, last := idx[0], idx[len(idx)-1]
 			lo := 0
 			for i := first - 1; i >= 0; i-- {
-				if e := base.Events[i]; e.Kind == record.Deliver {
-					if ci, _ := clockOf(e); ci >= 0 && ci < c {
-						lo = i
-						break
-					}
+				if ci, _ := clockOf(base.Events[i]); ci >= 0 && ci < c {
+					lo = i
+					break
 				}
 			}
 			var timers []int
 			for i := lo; i <= last; i++ {
-				e := base.Events[i]
-				if e.Kind != record.Deliver {
-					continue
-				}
-				if ci, adv := clockOf(e); adv && ci <= c && !slices.Contains(idx, i) {
+				if ci, adv := clockOf(base.Events[i]); adv && ci <= c && !slices.Contains(idx, i) {
 					timers = append(timers, i)
 				}
 			}

@@ -247,14 +247,13 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if err != nil {
 		return nil, err
 	}
-	cfg = m.cfg
 	m.noStall = true // the initial window search is bounded by its share alone
 	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
 
 	// Stage "initial": the input, or on a long trace a short window of it
 	// (window.go), must reproduce its violation exactly.
 	m.setStage(StageInitial)
-	deadline, cancel := context.WithDeadline(ctx, m.start.Add(cfg.Budget))
+	deadline, cancel := context.WithDeadline(ctx, m.start.Add(m.cfg.Budget))
 	defer cancel()
 	m.limit.Store(m.shareOf(windowShare, m.cfg.Steps))
 	win, err := m.windowFirst(ctx, deadline, t)
@@ -267,7 +266,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		rep, err := replay.Run(deadline, sys, t)
 		if err != nil {
 			if ctx.Err() == nil && deadline.Err() != nil {
-				return nil, fmt.Errorf("minimize: the budget of %s ran out while replaying the input, before its violation was reproduced: %w", cfg.Budget, err)
+				return nil, fmt.Errorf("minimize: the budget of %s ran out while replaying the input, before its violation was reproduced: %w", m.cfg.Budget, err)
 			}
 			return nil, fmt.Errorf("minimize: replaying the input: %w", err)
 		}
@@ -288,9 +287,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.readInput(m.best.Events)
 	m.recordPace(true)
 	m.endStage()
-	if win != nil {
-		m.offer(win)
-	}
+	m.offer(win)
 
 	if err := m.newChecks(); err != nil {
 		return nil, err
@@ -326,7 +323,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	}
 	m.endStage()
 	best.Header.Note = fmt.Sprintf("minimized by demi (strategy %s) from %d deliveries and %d externals",
-		cmp.Or(cfg.Strategy, "tfb"), t.Header.Deliveries, t.Header.Externals)
+		cmp.Or(m.cfg.Strategy, "tfb"), t.Header.Deliveries, t.Header.Externals)
 	res.Trace = best
 	m.mu.Lock()
 	res.Stages = append([]StageStats(nil), m.stages...)
@@ -413,7 +410,7 @@ func (m *minimizer) newChecks() error {
 		m.checked = newChecked()
 	}
 	also := slices.Sorted(maps.Keys(m.images))
-	for i := 0; i < m.cfg.Workers; i++ {
+	for range m.cfg.Workers {
 		c, err := dpor.New(dpor.Config{System: m.sys, Options: m.opts, Seed: m.seed, Target: m.target, Also: also,
 			Mode: dpor.STS, MaxSchedules: 1, Fingerprint: m.cfg.Fingerprint, Allowed: allowed})
 		if err != nil {
@@ -452,26 +449,25 @@ func smaller(a, b *record.Trace) bool {
 	return weight(a) < weight(b)
 }
 
-// offer makes tr the best trace if it is smaller. It reports whether it was.
+// offer makes tr the best trace if it is smaller (nil is not). It reports
+// whether it was.
 func (m *minimizer) offer(tr *record.Trace) bool {
-	return m.replaceBest(tr, func(best *record.Trace) bool { return smaller(tr, best) })
+	return tr != nil && m.replaceBest(tr, func(best *record.Trace) bool { return smaller(tr, best) })
 }
 
 // replaceBest makes tr the best trace if take(best) holds, and reports whether it did.
 func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) bool) bool {
 	m.mu.Lock()
-	ok := take(m.best)
-	fewer := false
-	if ok {
-		fewer = total(tr) < total(m.best) || tr.Header.Deliveries < m.best.Header.Deliveries
-		m.noteRoute(m.best, tr)
-		m.best = tr
+	if !take(m.best) {
+		m.mu.Unlock()
+		return false
 	}
+	fewer := total(tr) < total(m.best) || tr.Header.Deliveries < m.best.Header.Deliveries
+	m.noteRoute(m.best, tr)
+	m.best = tr
 	m.mu.Unlock()
-	if ok {
-		m.recordPace(fewer)
-	}
-	return ok
+	m.recordPace(fewer)
+	return true
 }
 
 // recordPace notes a pace point; fewer: the best trace has fewer events or
@@ -488,20 +484,16 @@ func (m *minimizer) recordPace(fewer bool) {
 
 func (m *minimizer) setStage(name string) {
 	m.mu.Lock()
-	m.stage = name
-	m.stageT0 = time.Now()
-	m.stageS0 = m.schedules.Load()
-	m.stageW0 = m.steps.Load()
-	m.stageB0 = m.best
+	m.stage, m.stageT0, m.stageB0 = name, time.Now(), m.best
+	m.stageS0, m.stageW0 = m.schedules.Load(), m.steps.Load()
 	m.mu.Unlock()
 	m.report()
 }
 
 func (m *minimizer) endStage() {
 	m.mu.Lock()
-	now := m.schedules.Load()
 	row := StageStats{Name: m.stage, Deliveries: m.best.Header.Deliveries,
-		Externals: m.best.Header.Externals, Schedules: now - m.stageS0, Steps: m.steps.Load() - m.stageW0,
+		Externals: m.best.Header.Externals, Schedules: m.schedules.Load() - m.stageS0, Steps: m.steps.Load() - m.stageW0,
 		Seconds: time.Since(m.stageT0).Seconds()}
 	m.stages = append(m.stages, row)
 	before := m.stageB0
@@ -557,9 +549,6 @@ type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err er
 // first is firstTrace over candidates checked in mode with at most
 // maxSched schedules each, a success only on the fork's route (onRoute).
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
-	if mode == dpor.STS {
-		maxSched = 1
-	}
 	if m.mode == dpor.NoDiverge {
 		mode = dpor.NoDiverge // every check aborts at a transition the input never made
 	}
@@ -636,8 +625,7 @@ func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, 
 	}
 	var wg sync.WaitGroup
 	for _, c := range m.checks[:min(len(m.checks), hi-lo)] {
-		wg.Add(1)
-		go func(c *dpor.Checker) { defer wg.Done(); work(c) }(c)
+		wg.Go(func() { work(c) })
 	}
 	wg.Wait()
 	f := int(found.Load())

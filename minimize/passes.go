@@ -193,10 +193,9 @@ func (m *minimizer) limitsOf(name string) limits { return passNamed(m.table, nam
 
 // Passes returns the pass table's rows, in table order.
 func Passes() []PassInfo {
-	table := passTable()
-	out := make([]PassInfo, len(table))
-	for i, p := range table {
-		out[i] = p.PassInfo
+	var out []PassInfo
+	for _, p := range passTable() {
+		out = append(out, p.PassInfo)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/demi-project/demi/record"
 )
@@ -89,15 +90,9 @@ func (r *renamer) targets(dv domainValue) []reflect.Value {
 		return out
 	}
 	add := func(y reflect.Value) {
-		if u[y.Interface()] {
-			return
+		if !u[y.Interface()] && !slices.ContainsFunc(out, func(o reflect.Value) bool { return o.Interface() == y.Interface() }) {
+			out = append(out, y)
 		}
-		for _, o := range out {
-			if o.Interface() == y.Interface() {
-				return
-			}
-		}
-		out = append(out, y)
 	}
 	// addFree adds the smallest free value below the bound (at most len(u)).
 	addFree := func(below func(y int64) bool) {

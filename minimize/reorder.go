@@ -24,7 +24,7 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 		}
 		base := m.snapshotBest()
 		tr, err := m.tryMoves(ctx, base, gen(base), reorderChunk, false)
-		if err != nil || tr == nil || !m.offer(tr) {
+		if err != nil || !m.offer(tr) {
 			return err
 		}
 	}
@@ -98,12 +98,7 @@ func newDescended() *descended { return &descended{seen: map[checkKey][]reached{
 func (d *descended) ends(key checkKey, chunk, left int) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, p := range d.seen[key] {
-		if p.chunk < chunk && p.left >= left {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(d.seen[key], func(p reached) bool { return p.chunk < chunk && p.left >= left })
 }
 
 // note remembers the traces of a failed descent.
@@ -173,8 +168,7 @@ func (m *minimizer) fifo() bool {
 // removals lists the single removals of a descent: every external unit,
 // then every delivery from the last (queueSuffix).
 func removals(events []record.Event, fifo bool) [][]int {
-	var out [][]int
-	out = append(out, externalUnits(events)...)
+	out := externalUnits(events)
 	dels := deliveryIndices(events)
 	for k := len(dels) - 1; k >= 0; k-- {
 		out = append(out, queueSuffix(events, dels[k], fifo))
@@ -199,10 +193,12 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 		last[e.To] = j
 	}
 	// External events later.
+	have := map[record.Shape]bool{} // the external events' shapes
 	for i, e := range ev {
 		if !e.Kind.IsExternal() {
 			continue
 		}
+		have[record.ShapeOf(e)] = true
 		for j := i + 1; j < len(ev); j++ {
 			if ev[j].Kind == record.Deliver {
 				out = append(out, moveTo(i, j+1))
@@ -210,12 +206,6 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 		}
 	}
 	// Re-inserted externals: each shape the input had and base lacks.
-	have := map[record.Shape]bool{}
-	for _, e := range ev {
-		if e.Kind.IsExternal() {
-			have[record.ShapeOf(e)] = true
-		}
-	}
 	for _, x := range m.dropped {
 		if have[record.ShapeOf(x)] {
 			continue
@@ -237,12 +227,10 @@ func reinsertable(events []record.Event) []record.Event {
 	for _, e := range events {
 		switch e.Kind {
 		case record.Start, record.Send, record.Kill, record.Restart:
-		default:
-			continue
-		}
-		if s := record.ShapeOf(e); !seen[s] {
-			seen[s] = true
-			out = append(out, e)
+			if s := record.ShapeOf(e); !seen[s] {
+				seen[s] = true
+				out = append(out, e)
+			}
 		}
 	}
 	return out

@@ -45,15 +45,11 @@ func retarget(i int, to record.ActorID) edit {
 			p[i].Event.Actor = to
 		}
 		for k := i + 1; k < len(p); k++ {
-			if p[k].Event.Kind != record.Deliver {
-				continue
-			}
-			if p[k].Event.Cause == i {
+			if p[k].Event.Kind == record.Deliver && p[k].Event.Cause == i {
 				p[k].Event.To = to
 			}
-			p[k].Wildcard = true
 		}
-		return p
+		return wildcards(p, i+1)
 	}
 }
 
@@ -91,14 +87,8 @@ func redirectEdits(events []record.Event) []edit {
 // the deliveries after it reroutable wildcards.
 func redirect(i int, to record.ActorID) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := slices.Clone(bp)
-		p[i].Event.To = to
-		p[i].Wildcard = true
-		for k := i + 1; k < len(p); k++ {
-			if p[k].Event.Kind == record.Deliver {
-				p[k].Wildcard, p[k].Reroute = true, true
-			}
-		}
+		p := dropped(bp, nil, i+1, true) // a copy, nothing dropped
+		p[i].Event.To, p[i].Wildcard = to, true
 		return p
 	}
 }

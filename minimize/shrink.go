@@ -14,28 +14,26 @@ import (
 
 // shrinkContents shrinks the contents of external messages (the paper's
 // Observation #5): components of record.Shrinkable messages (groupEdits)
-// and renames of integers and strings (rename.go).
+// and renames of integers and strings (rename.go). Its edits are the group
+// edits of the best trace, then for every message not shared by a group
+// the renames of the values it is the first to hold.
 func (m *minimizer) shrinkContents(ctx context.Context) error {
-	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, m.shrinkEdits)
-}
-
-// shrinkEdits lists the group edits of base, then for every message not
-// shared by a group the renames of the values it is the first to hold.
-func (m *minimizer) shrinkEdits(base *record.Trace) []edit {
-	es, groups := m.groupEdits(base, false)
-	rn := newRenamer(base)
-	for i, e := range base.Events {
-		if e.Kind != record.Send || e.Msg == nil {
-			continue
+	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
+		es, groups := m.groupEdits(base, false)
+		rn := newRenamer(base)
+		for i, e := range base.Events {
+			if e.Kind != record.Send || e.Msg == nil {
+				continue
+			}
+			if _, ok := e.Msg.(record.Shrinkable); ok && len(groups[m.fp.Of(e.Msg).Full]) > 1 {
+				continue
+			}
+			for _, r := range rn.renamesAt(i) {
+				es = append(es, replacement(r))
+			}
 		}
-		if _, ok := e.Msg.(record.Shrinkable); ok && len(groups[m.fp.Of(e.Msg).Full]) > 1 {
-			continue
-		}
-		for _, r := range rn.renamesAt(i) {
-			es = append(es, replacement(r))
-		}
-	}
-	return es
+		return es
+	})
 }
 
 // groupEdits lists the edits that remove one component (componentOrder)
@@ -143,10 +141,7 @@ func valueWeight(v reflect.Value, depth int) uint64 {
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		x := v.Int()
-		if x < 0 {
-			x = -x
-		}
-		return uint64(min(x, 1<<20))
+		return uint64(min(max(x, -x), 1<<20)) // |x|, at most 2^20
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return min(v.Uint(), 1<<20)
 	case reflect.String:

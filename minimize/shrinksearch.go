@@ -124,7 +124,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 				return nil, err
 			}
 			m.steps.Add(int64(res.Steps) * searchStepCost)
-			if res.Trace != nil && m.offer(res.Trace) {
+			if m.offer(res.Trace) {
 				return res.Trace, nil
 			}
 			exhausted[i] = res.Exhausted
