@@ -177,7 +177,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 		var pre *prefix
 		if first != nil && s.route == "" {
 			var shares bool
-			if pre, shares = sharedPrefix(first.firstOrder, s.removalOrder, first.prefixes); shares && pre == nil {
+			if pre, shares = sharedPrefix(removalOrders()[0], s.removalOrder, first.prefixes); shares && pre == nil {
 				continue // it would descend as the first did
 			}
 		}
@@ -192,8 +192,8 @@ func (m *minimizer) beam(ctx context.Context) error {
 		if pre != nil {
 			f.best, f.calls, f.left = pre.best, maps.Clone(pre.calls), maps.Clone(pre.left)
 		}
-		if i == 0 && s.route == "" {
-			f.firstOrder, f.shareAt = s.removalOrder, map[string]bool{}
+		if i == 0 && s.route == "" { // the first removal order (starts)
+			f.shareAt = map[string]bool{}
 			for _, o := range removalOrders()[1:] {
 				if _, ok := sharedPrefix(s.removalOrder, o, nil); ok {
 					for _, p := range o.leaveOut {

@@ -219,12 +219,11 @@ type minimizer struct {
 	removalsOnly bool
 	route        string
 	ahead        map[string]bool
-	// In the first removal order's fork: that order, the passes another
-	// order leaves out (shareAt) and the fork's state before each one's
-	// first call (prefixes), where that order's descent parts from this.
-	firstOrder removalOrder
-	shareAt    map[string]bool
-	prefixes   []prefix
+	// In the first removal order's fork: the passes another order leaves
+	// out (shareAt) and the fork's state before each one's first call
+	// (prefixes), where that order's descent parts from this.
+	shareAt  map[string]bool
+	prefixes []prefix
 	// removalSteps: the steps the removal tier's calls took.
 	removalSteps int64
 
