@@ -108,6 +108,11 @@ type Config struct {
 	// OnUpdate is called with the report after every bug and stage of the
 	// run, so that partial results can be written as they come.
 	OnUpdate func(*Report) error
+	// Isolate runs each minimization the studies time in a fresh process
+	// of this executable, so that its seconds are those of a demi minimize
+	// process (runMinimize). The executable must serve the request when
+	// ChildEnv is set (ServeMinimize).
+	Isolate bool
 }
 
 // ScalingConfig is the scaling study: failing traces of growing length of
@@ -561,7 +566,7 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 	}
 
 	c.Log("%s: minimizing %s (strategy tfb, budget %s, -j %d)", bug, row.Initial, c.Budget, c.Workers)
-	res, err := runMinimize(ctx, sys, t, minimize.Config{Budget: c.Budget, Strategy: "tfb", Workers: c.Workers})
+	res, _, err := c.runMinimize(ctx, sys, t, minimize.Config{Budget: c.Budget, Strategy: "tfb", Workers: c.Workers})
 	if err != nil {
 		return Row{}, fmt.Errorf("minimize: %w", err)
 	}
@@ -585,7 +590,7 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 		row.STSSchedules+row.TFBSchedules, row.Replayed, row.Replays)
 
 	if c.NoDiverge {
-		nd, err := runMinimize(ctx, sys, t, minimize.Config{Budget: c.Budget, Strategy: "nodiverge", Workers: c.Workers})
+		nd, _, err := c.runMinimize(ctx, sys, t, minimize.Config{Budget: c.Budget, Strategy: "nodiverge", Workers: c.Workers})
 		if err != nil {
 			return Row{}, fmt.Errorf("minimize (nodiverge): %w", err)
 		}

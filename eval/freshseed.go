@@ -397,9 +397,8 @@ func (c *Config) FirstFresh(ctx context.Context, fc FreshCase, maxSeeds int) (*r
 func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System, t *record.Trace, row FreshRow) (FreshRun, error) {
 	run := FreshRun{Seed: t.Header.Seed, Fingerprint: t.Header.Violation.Fingerprint, Initial: sizeOf(t)}
 	c.Log("fresh %s: seed %d, %s, %s: minimizing (budget %s, -j %d)", row.Bug, run.Seed, run.Initial, run.Fingerprint, f.Budget, f.Workers)
-	cpu0 := cpuTime()
-	res, err := runMinimize(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers, Steps: f.Steps})
-	run.CPUSeconds = (cpuTime() - cpu0).Seconds()
+	res, cpu, err := c.runMinimize(ctx, sys, t, minimize.Config{Budget: f.Budget, Strategy: "tfb", Workers: f.Workers, Steps: f.Steps})
+	run.CPUSeconds = cpu.Seconds()
 	if err != nil {
 		return FreshRun{}, fmt.Errorf("minimize: %w", err)
 	}

@@ -106,7 +106,7 @@ func (c *Config) scaling(ctx context.Context, rep *Report, update func() error) 
 		for _, w := range sc.Workers {
 			row := ScalingRow{Target: n, Initial: sizeOf(t), FuzzRuns: runs, Seed: t.Header.Seed, Workers: w}
 			c.Log("scaling: minimizing %s with -j %d (budget %s)", row.Initial, w, sc.Budget)
-			res, err := runMinimize(ctx, sys, t, minimize.Config{Budget: sc.Budget, Strategy: "tfb", Workers: w})
+			res, _, err := c.runMinimize(ctx, sys, t, minimize.Config{Budget: sc.Budget, Strategy: "tfb", Workers: w})
 			switch {
 			case err != nil && ctx.Err() != nil:
 				return ctx.Err()

@@ -279,7 +279,7 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		return fmt.Errorf("results directory: %w", err)
 	}
 	cfg := eval.Config{Catalog: cat, TraceDir: f.traces, Bugs: bugList, Budget: f.budget, Workers: f.workers,
-		PeerBudget: f.peerBudget, OptimalBudget: f.optBudget, NoDiverge: !f.noNoDiverge, Replays: f.replays,
+		PeerBudget: f.peerBudget, OptimalBudget: f.optBudget, NoDiverge: !f.noNoDiverge, Replays: f.replays, Isolate: true,
 		Log: func(format string, a ...any) {
 			fmt.Fprintf(stderr, "%s demi-eval: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
 		}}

@@ -17,12 +17,18 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/demi-project/demi/eval"
 	"github.com/demi-project/demi/examples"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, examples.Catalog(), os.Args[1:], os.Stdout, os.Stderr)
+	var code int
+	if req, ok := os.LookupEnv(eval.ChildEnv); ok { // one minimization of a study (eval.Config.Isolate)
+		code = eval.ServeMinimize(ctx, examples.Catalog(), req, os.Stdout, os.Stderr)
+	} else {
+		code = run(ctx, examples.Catalog(), os.Args[1:], os.Stdout, os.Stderr)
+	}
 	stop()
 	os.Exit(code)
 }

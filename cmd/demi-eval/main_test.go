@@ -18,6 +18,15 @@ import (
 
 func ringCatalog() *record.Catalog { return record.NewCatalog(tokenring.System()) }
 
+// TestMain serves the minimizations demi-eval runs in child processes
+// (eval.Config.Isolate) as main does: the child is this test binary.
+func TestMain(m *testing.M) {
+	if req, ok := os.LookupEnv(eval.ChildEnv); ok {
+		os.Exit(eval.ServeMinimize(context.Background(), ringCatalog(), req, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 // runEval runs demi-eval on the token ring and returns its exit status,
 // stdout and stderr.
 func runEval(t *testing.T, args ...string) (int, string, string) {
