@@ -165,9 +165,11 @@ type shared struct {
 	checked *checked
 	// Read off the input: per Shrinkable message type the most components
 	// a message had; the external events moves may re-insert
-	// (reinsertable); the members, longest name first (routeOf).
+	// (reinsertable); the distinct contents of its Shrinkable external
+	// messages (contentEdits); the members, longest name first (routeOf).
 	maxComponents map[string]int
 	dropped       []record.Event
+	contents      []record.Message
 	memberNames   []string
 	// images maps the target's images under the system's symmetries to the
 	// relabelling back onto it (record.Symmetry.Images; checks stop at
@@ -382,10 +384,15 @@ func orDefault[T int | int64 | time.Duration](v, d T) T {
 // readInput notes what the passes read off the input's events.
 func (m *minimizer) readInput(events []record.Event) {
 	m.maxComponents = map[string]int{}
+	seen := map[uint64]bool{}
 	for _, e := range events {
 		if sh, ok := e.Msg.(record.Shrinkable); ok && e.Kind == record.Send {
 			name := record.TypeName(e.Msg)
 			m.maxComponents[name] = max(m.maxComponents[name], sh.Components())
+			if f := m.fp.Of(e.Msg).Full; !seen[f] {
+				seen[f] = true
+				m.contents = append(m.contents, e.Msg)
+			}
 		}
 	}
 	m.dropped = reinsertable(events)

@@ -31,7 +31,36 @@ func retargetEdits(events []record.Event) []edit {
 			}
 		}
 	}
+	return append(out, shortcutEdits(events)...)
+}
+
+// shortcutEdits lists the moves that address an external send to the
+// actor its receiver relayed it to: for the send at i, delivered at d to
+// a, and each message a sent while handling it, delivered at k to b, the
+// send goes to b and is delivered at k (after the relay's delivery, now
+// a wildcard with nothing to match). A retarget alone delivers the send
+// at d, earlier than the relay reached b, and the route may need it late.
+func shortcutEdits(events []record.Event) []edit {
+	var out []edit
+	for d, e := range events {
+		if e.Kind != record.Deliver || e.From != record.External || e.Cause < 0 || events[e.Cause].Kind != record.Send {
+			continue
+		}
+		for k := d + 1; k < len(events); k++ {
+			if r := events[k]; r.Kind == record.Deliver && r.Cause == d && r.Timer == "" && r.To != e.To {
+				out = append(out, shortcut(e.Cause, d, k, r.To))
+			}
+		}
+	}
 	return out
+}
+
+// shortcut is the move of shortcutEdits: the send at i retargeted to to,
+// its delivery at d moved to just after k.
+func shortcut(i, d, k int, to record.ActorID) edit {
+	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		return moveTo(d, k+1)(f, retarget(i, to)(f, bp))
+	}
 }
 
 // retarget addresses the external event at i (a send with its delivery)
@@ -60,8 +89,46 @@ func (m *minimizer) retarget(ctx context.Context) error {
 		out := retargetEdits(base.Events)
 		out = append(out, m.moves(base)...)
 		out = append(out, handoverEdits(base.Events)...) // handover.go
-		return append(out, redirectEdits(base.Events)...)
+		out = append(out, redirectEdits(base.Events)...)
+		return append(out, contentEdits(base.Events, m.contents, m.fp)...)
 	})
+}
+
+// contentEdits lists the moves that give an external send another content
+// of its message type that the input had (contents: its Shrinkable
+// external messages, distinct). shrink-contents only takes components
+// away, and the route to a smaller trace may need a message the best
+// trace's own descends from none of: a job with the locality preferences
+// of another the input submitted, a configuration of other members.
+func contentEdits(events []record.Event, contents []record.Message, fp *fingerprint.Fingerprinter) []edit {
+	var out []edit
+	for i, e := range events {
+		if e.Kind != record.Send || e.Msg == nil {
+			continue
+		}
+		name, own := record.TypeName(e.Msg), fp.Of(e.Msg).Full
+		for _, c := range contents {
+			if record.TypeName(c) == name && fp.Of(c).Full != own {
+				out = append(out, recontent(i, c))
+			}
+		}
+	}
+	return out
+}
+
+// recontent gives the external send at i (and its delivery) message msg,
+// wildcards after it.
+func recontent(i int, msg record.Message) edit {
+	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := wildcards(slices.Clone(bp), i+1)
+		p[i].Event.Msg = msg
+		for k := i + 1; k < len(p); k++ {
+			if p[k].Event.Kind == record.Deliver && p[k].Event.Cause == i {
+				p[k].Event.Msg, p[k].FP = msg, f.Of(msg)
+			}
+		}
+		return p
+	}
 }
 
 // redirectEdits lists the moves that deliver a message to another started

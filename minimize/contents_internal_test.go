@@ -1,0 +1,59 @@
+package minimize
+
+import (
+	"testing"
+
+	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/examples/spark"
+	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/record"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestContentEditsGiveASendTheInputsOtherContents(t *testing.T) {
+	job := func(prefs ...record.ActorID) record.Message { return spark.SubmitJob{Prefs: prefs} }
+	ev := []record.Event{
+		record.StartEvent("driver"),                                           // 0
+		record.SendEvent("driver", job("", "")),                               // 1
+		{Kind: record.Deliver, From: "master", To: "driver", Cause: -1},       // 2
+		{Kind: record.Deliver, From: record.External, To: "driver", Cause: 1}, // 3
+	}
+	ev[3].Msg = ev[1].Msg
+	fp := fingerprint.New(nil)
+	// The input's contents: the send's own, one other, and a duplicate.
+	contents := []record.Message{job("", ""), job("", "worker-1"), job("", "worker-1")}
+	edits := contentEdits(ev, contents, fp)
+	require.Len(t, edits, 2, "one per content other than the send's own")
+	bp := dpor.FromEvents(fp, ev)
+	p := edits[0](fp, bp)
+	assert.Equal(t, job("", "worker-1"), p[1].Event.Msg)
+	assert.Equal(t, job("", "worker-1"), p[3].Event.Msg, "its delivery carries it too")
+	assert.Equal(t, fp.Of(job("", "worker-1")), p[3].FP)
+	assert.True(t, p[2].Wildcard && p[3].Wildcard, "the deliveries after the send are wildcards")
+	assert.Equal(t, job("", ""), bp[1].Event.Msg, "the best trace's plan is not changed")
+}
+
+// TestContentEscapesSpark2294Seed2200003 checks the move on the result
+// spark-2294 fuzz seed 2200003 (the held-out fresh-seed range 2200000)
+// had before it existed: 21 deliveries (E:7), a speculative copy launched
+// before a task without preference, the job {- - - -}. Its input also
+// submitted {- worker-3 worker-1}; with that content a task without
+// preference launches on worker-1's executor while a node-local one waits,
+// the bug's other route, and the descent reaches 7 (E:5), its best known
+// size.
+func TestContentEscapesSpark2294Seed2200003(t *testing.T) {
+	tr, sys, err := record.ReadFile("testdata/spark-2294-2200003-speculative.trace", record.NewCatalog(spark.System()))
+	require.NoError(t, err)
+	require.Equal(t, [2]int{21, 7}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
+	m, err := newMinimizer(sys, tr, Config{Workers: 1})
+	require.NoError(t, err)
+	c, err := dpor.New(dpor.Config{System: sys, Options: m.opts, Seed: m.seed, Target: m.target, Mode: dpor.TFB, MaxSchedules: reorderSchedules})
+	require.NoError(t, err)
+	edits := contentEdits(tr.Events, []record.Message{spark.SubmitJob{Prefs: []record.ActorID{"", "worker-3", "worker-1"}}}, c.Fingerprinter())
+	require.Len(t, edits, 1)
+	k, nt := firstMove(t, m, c, tr, edits)
+	require.Equal(t, 0, k)
+	assert.Equal(t, [2]int{7, 5}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
+	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
+}
