@@ -247,7 +247,7 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	for p := range m.skip {
 		skip[p] = true
 	}
-	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{},
+	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{}, cut: map[string]*record.Trace{},
 		best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress = nil
 	f.cfg.Steps = m.limit.Load()

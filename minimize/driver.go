@@ -64,6 +64,9 @@ func (m *minimizer) descend(ctx context.Context) error {
 		if err == nil && !improved {
 			improved, err = m.round(ctx, Search, true)
 		}
+		if err == nil && !improved && !m.noStall {
+			improved, err = m.resume(ctx)
+		}
 		if err != nil || !improved {
 			return err
 		}
@@ -82,6 +85,28 @@ func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bo
 		}
 	}
 	return improved, nil
+}
+
+// resume calls again, in table order, each Whole pass whose last call its
+// share ended unfinished on the best trace, with twice that share, until
+// one makes the best trace smaller: a run that stops on stall would
+// otherwise end with the steps it left unused, and a search cut just
+// short of its result never gets them.
+func (m *minimizer) resume(ctx context.Context) (bool, error) {
+	best := m.snapshotBest()
+	for _, p := range m.table {
+		if !p.Whole || m.cut[p.Name] != best {
+			continue
+		}
+		delete(m.cut, p.Name)
+		m.resuming = true
+		ok, err := m.call(ctx, p.Name)
+		m.resuming = false
+		if err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
 }
 
 // order returns the names of tier's passes, highest measured gain first
@@ -116,7 +141,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	}
 	p := passNamed(m.table, name)
 	best := m.snapshotBest()
-	if m.skip[name] || p.Once && m.calls[name] > 0 || m.leftAlike(name, best) || m.mode == dpor.NoDiverge && p.Tier != Removal {
+	if m.skip[name] || p.Once && m.calls[name] > 0 || !m.resuming && m.leftAlike(name, best) || m.mode == dpor.NoDiverge && p.Tier != Removal {
 		return false, nil
 	}
 	if p.applies != nil && !p.applies(m, ctx) {
@@ -138,14 +163,20 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		stage = RoundStage(name, n)
 	}
 	m.setStage(stage)
-	m.limit.Store(m.shareOf(p.Share, end))
+	share := p.Share
+	if m.resuming {
+		share = min(1, 2*share)
+	}
+	limit := m.shareOf(share, end)
+	m.limit.Store(limit)
 	err := p.run(m, ctx)
 	m.endStage()
+	cutShort := false
 	switch {
 	case err != nil && ctx.Err() != nil:
 		err = ctx.Err()
 	case errors.Is(err, errStepBudget):
-		err = nil
+		err, cutShort = nil, true
 	case err != nil:
 		err = fmt.Errorf("minimize: stage %s: %w", stage, err)
 	}
@@ -154,6 +185,9 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		m.removalSteps += m.steps.Load() - done
 	}
 	m.left[name] = after
+	if cutShort && !smaller(after, best) && limit < end {
+		m.cut[name] = best
+	}
 	return smaller(after, best), err
 }
 

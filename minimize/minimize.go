@@ -201,9 +201,13 @@ type minimizer struct {
 
 	// The driver's state (driver.go): calls, the best trace last left and
 	// statistics per pass, the passes left out, the trace after provenance.
-	calls           map[string]int
-	left            map[string]*record.Trace
-	passStats       map[string]*PassStats
+	calls     map[string]int
+	left      map[string]*record.Trace
+	passStats map[string]*PassStats
+	// cut holds, per pass, the best trace its last call ended on at its
+	// share, unfinished; resuming is set while resume calls it again.
+	cut             map[string]*record.Trace
+	resuming        bool
 	skip            map[string]bool
 	afterProvenance *record.Trace
 	// stallCap, when set, bounds a fork's work: its parent's stall point.
@@ -362,7 +366,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	sh.images = sys.Symmetry.Images(sh.resolved, members, t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
 	slices.SortStableFunc(sh.memberNames, func(a, b string) int { return len(b) - len(a) })
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
-		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{},
+		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}, cut: map[string]*record.Trace{},
 		routes: map[string]*record.Trace{}, tried: map[*record.Trace]bool{}}
 	for _, name := range cfg.Skip {
 		if passNamed(sh.table, name) == nil {

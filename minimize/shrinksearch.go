@@ -1,6 +1,7 @@
 package minimize
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -95,7 +96,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		}
 		left := (m.end() - m.steps.Load()) / searchStepCost
 		if left <= 0 || ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, cmp.Or(ctx.Err(), errStepBudget)
 		}
 		// The searches run ahead on the workers (optimal.Ahead: the
 		// results are those of one search after the other).
@@ -117,7 +118,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		for k, i := range todo {
 			left := (m.end() - m.steps.Load()) / searchStepCost
 			if left <= 0 || ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, cmp.Or(ctx.Err(), errStepBudget)
 			}
 			res, err := ahead.Result(k, int(left))
 			if err != nil {
