@@ -22,7 +22,8 @@
 //   - shrink-contents (removal): components of external messages.
 //   - one-at-a-time (removal): every causal cone, delivery and external.
 //   - gather (move; needs record.Symmetry): a round takes a later message.
-//   - retarget (move): events addressed, ordered and placed otherwise.
+//   - retarget (move): events addressed, ordered and placed otherwise,
+//     external messages given the input's other contents.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
 //   - beam (search): the descent again from other starts: four removal
@@ -33,7 +34,9 @@
 //
 // Work is counted in steps (one event of one schedule a check runs), never
 // in time: Config.Steps bounds all of it, each pass call may use its share
-// of what remains, and the run stops on stall (driver.go), so the result
+// of what remains (a whole-scan pass its share cut short gets one more call
+// with twice it before the run ends), and the run stops on stall
+// (driver.go), so the result
 // depends on the input and the step budget alone, not on Workers or load.
 // A run, given a system and a trace that records a violation:
 //
