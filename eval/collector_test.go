@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"testing"
@@ -53,6 +54,9 @@ func TestIsolatedMinimizationIsTheSameRun(t *testing.T) {
 // TestServeMinimizeRejectsAMalformedRequest: exit status 2, as for bad
 // input.
 func TestServeMinimizeRejectsAMalformedRequest(t *testing.T) {
-	code := eval.ServeMinimize(context.Background(), record.NewCatalog(), "{not json", os.Stdout, os.Stderr)
+	var stdout, stderr bytes.Buffer
+	code := eval.ServeMinimize(context.Background(), record.NewCatalog(), "{not json", &stdout, &stderr)
 	assert.Equal(t, 2, code)
+	assert.Empty(t, stdout.String(), "no report")
+	assert.Contains(t, stderr.String(), eval.ChildEnv+": invalid character")
 }
