@@ -11,38 +11,30 @@ import (
 
 // The beam (docs/minimization.md, "The searches"): the removal tier is
 // greedy, so the route it commits to early decides the local minimum. The
-// beam pass runs the removals and moves (descend) in a fork from each start
-// not tried yet: the trace after provenance in each of the removal orders
-// (removalOrders), and the last best trace of each route of the violation
-// the best trace left, in a fork that keeps to that route. Each start may
-// use the pass's share of the steps left when it begins.
+// beam pass descends in a fork from each start not tried yet (starts), each
+// start with the pass's share of the steps left when it begins.
 
 // beamStart is one start of the beam: a trace, the route its fork keeps
-// to ("" for any) and the removal order it descends in (the zero order
-// for a route's start).
+// to ("" for any) and the removal order it descends in.
 type beamStart struct {
 	t     *record.Trace
 	route string
 	removalOrder
 }
 
-// removalOrder is one order of the removal tier a beam start descends
-// in from the trace after provenance: passes ahead of the others, passes
-// left out, and whether the fork stops after the removal tier.
+// removalOrder is an order of the removal tier: passes ahead of the others,
+// passes left out, and whether the fork stops after the removal tier.
 type removalOrder struct {
 	ahead, leaveOut []string
 	removals        bool
 }
 
 // removalOrders are the beam's starts from the trace after provenance.
-// The first descends fully with internal events removed first; the others
-// run the removal tier only, each in another order (external events first
-// without wildcards; FIFO-dependent internal events first; internal
-// events first without them), so that the first removals, which fix the
-// route the rest refines, differ. Each of the others may take the steps
-// the first's removal calls took; one that differs from the first only by
-// leaving passes out starts where it parts from it (sharedPrefix). The
-// smallest result is kept.
+// The first descends fully, internal events first; the others run the
+// removal tier only, in other orders, so that the first removals, which fix
+// the route the rest refines, differ. Each of the others may take the steps
+// the first's removal calls took; one that only leaves passes out starts
+// where it parts from the first (sharedPrefix).
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}},
@@ -62,10 +54,9 @@ type prefix struct {
 }
 
 // sharedPrefix returns the state of the first order's fork o starts from:
-// the first prefix before a pass o leaves out, when o differs from the
-// first order only by leaving passes out. found is false when o does not;
-// a nil prefix with found true means the first order never called a pass
-// o leaves out, so o would descend exactly as it did.
+// the first prefix before a pass o leaves out; found is false unless o only
+// leaves passes out of first. A nil prefix with found true means first never
+// called a pass o leaves out, so o would descend exactly as it did.
 func sharedPrefix(first, o removalOrder, prefixes []prefix) (p *prefix, found bool) {
 	if !slices.Equal(first.ahead, o.ahead) || len(first.leaveOut) > 0 || len(o.leaveOut) == 0 {
 		return nil, false
@@ -158,10 +149,9 @@ func (m *minimizer) onRoute(tr *record.Trace) bool {
 }
 
 // beam runs the driver's tiers on each start (starts) in a fork. Its first
-// call, before the best trace's own descent, keeps its smallest result
-// aside (kept) for the next call to offer: offered at once, it could take
-// the moves' place. Only a result with fewer deliveries plus externals
-// than the best trace (and than the kept one) is kept or offered, so a tie
+// call, before the best trace's own descent, keeps its smallest result aside
+// (kept) for the next call to offer: offered at once, it could take the
+// moves' place. Only a strictly smaller total is kept or offered: a tie
 // keeps the earlier start's result.
 func (m *minimizer) beam(ctx context.Context) error {
 	if t := m.kept; m.descending && t != nil {

@@ -72,8 +72,7 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 	b = binary.AppendUvarint(b, boolBit(s.broad))
 	b = binary.AppendUvarint(b, uint64(len(plan)))
 	for i := range plan {
-		st := &plan[i]
-		e := &st.Event
+		st, e := &plan[i], &plan[i].Event
 		b = binary.AppendUvarint(b, uint64(e.Kind))
 		b = binary.AppendUvarint(b, uint64(e.ID))
 		b = binary.AppendVarint(b, int64(e.Cause))
@@ -159,8 +158,8 @@ func (m *minimizer) cachedCheck(ctx context.Context, c *dpor.Checker, s checkSet
 }
 
 // relabelled returns r, whose trace breaks an image of the target under a
-// symmetry (shared.images), with that run relabelled onto the target as
-// one schedule of c runs it, or with no trace if that run does not break it.
+// symmetry (shared.images), with that run relabelled onto the target as one
+// schedule of c runs it (no trace if that does not break it).
 func (m *minimizer) relabelled(ctx context.Context, c *dpor.Checker, r dpor.Result) (dpor.Result, error) {
 	c.SetMode(dpor.STS)
 	c.SetMaxSchedules(1)

@@ -13,10 +13,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The driver (docs/minimization.md, "The driver and its passes"): within
-// a tier, passes run by measured gain (events removed per step), ties in
-// table order; a call may use its share of the steps left, and ends at
-// the stall point (stallPoint) unless Whole.
+// The driver (docs/minimization.md, "The driver and its passes"): a call may
+// use its share of the steps left, and ends at the stall point unless Whole.
 
 // drive runs the pass table on the best trace.
 func (m *minimizer) drive(ctx context.Context) error {
@@ -87,11 +85,9 @@ func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bo
 	return improved, nil
 }
 
-// resume calls again, in table order, each Whole pass whose last call its
-// share ended unfinished on the best trace, with twice that share, until
-// one makes the best trace smaller: a run that stops on stall would
-// otherwise end with the steps it left unused, and a search cut just
-// short of its result never gets them.
+// resume calls again, in table order and with twice its share, each Whole
+// pass its share cut short on the best trace, until one makes it smaller: a
+// search cut just short of its result would never get the steps a stall leaves.
 func (m *minimizer) resume(ctx context.Context) (bool, error) {
 	best := m.snapshotBest()
 	for _, p := range m.table {
@@ -148,8 +144,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		m.left[name] = best
 		return false, nil
 	}
-	end := m.callEnd()
-	done := m.steps.Load()
+	end, done := m.callEnd(), m.steps.Load()
 	if done >= end {
 		return false, nil
 	}
@@ -199,8 +194,7 @@ func (m *minimizer) leftAlike(name string, best *record.Trace) bool {
 	return l == best || l != nil && name != StageShrinkContents && sameButContents(l, best)
 }
 
-// sameButContents reports whether a and b have the same events but for
-// the contents of their messages.
+// sameButContents reports whether a and b differ in message contents alone.
 func sameButContents(a, b *record.Trace) bool {
 	return slices.EqualFunc(a.Events, b.Events, func(x, y record.Event) bool {
 		return record.ShapeOf(x) == record.ShapeOf(y) && x.From == y.From && x.Timer == y.Timer && x.Cause == y.Cause &&
@@ -237,8 +231,8 @@ func (m *minimizer) end() int64 {
 	return e
 }
 
-// stallCapOf is the bound a fork of m inherits: m's stall point, which the
-// fork's own improvements (of a trace larger than m's best) do not move.
+// stallCapOf is the bound a fork inherits: m's stall point, which the fork's
+// improvements (of a trace larger than m's best) do not move.
 func (m *minimizer) stallCapOf() int64 {
 	if m.noStall || m.whole {
 		return m.stallCap

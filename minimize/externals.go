@@ -56,9 +56,7 @@ func sameSides(p, h record.Event) bool {
 // validExternals drops from sel the kills and restarts of actors no kept
 // event started and the heals with no kept partition before them.
 func validExternals(events []record.Event, sel []int) []int {
-	started := map[record.ActorID]bool{}
-	cuts := 0
-	out := sel[:0:0]
+	started, cuts, out := map[record.ActorID]bool{}, 0, sel[:0:0]
 	for _, i := range sel {
 		e := events[i]
 		switch e.Kind {
@@ -105,13 +103,18 @@ func startedActors(events []record.Event) []record.ActorID {
 	return out
 }
 
+// leading returns the number of leading events whose kind is in.
+func leading(events []record.Event, in func(record.Kind) bool) int {
+	n := 0
+	for n < len(events) && in(events[n].Kind) {
+		n++
+	}
+	return n
+}
+
 // afterStarts returns the index of the first event after the leading starts.
 func afterStarts(events []record.Event) int {
-	first := 0
-	for first < len(events) && events[first].Kind == record.Start {
-		first++
-	}
-	return first
+	return leading(events, func(k record.Kind) bool { return k == record.Start })
 }
 
 func deliveryIndices(events []record.Event) []int {

@@ -59,8 +59,7 @@ func (m *minimizer) standIns(events []record.Event, members []record.ActorID) []
 	for i, a := range members {
 		for _, b := range members[i+1:] {
 			p := record.Perm{a: b, b: a}
-			ev := slices.Clone(events)
-			changed := false
+			ev, changed := slices.Clone(events), false
 			for k, e := range events {
 				if e.From == record.External && e.Msg != nil {
 					ev[k].Msg = sym.Message(e.Msg, p)
@@ -101,11 +100,10 @@ func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 		}
 		out = append(out, roundPlans(events, started, late, i, sends, e.To, len(events))...)
 		for _, a := range started {
-			if a == e.To {
-				continue
+			if a != e.To {
+				ev := swapRound(i, sends, e.To, a, fullRound)(nil, bp).Events() // swapRound clones bp
+				handed = append(handed, roundPlans(ev, started, late, i, sends, a, i)...)
 			}
-			ev := swapRound(i, sends, e.To, a, fullRound)(nil, bp).Events() // swapRound clones bp
-			handed = append(handed, roundPlans(ev, started, late, i, sends, a, i)...)
 		}
 	}
 	return append(out, handed...)
@@ -169,8 +167,6 @@ func startUnit(events []record.Event, v record.ActorID, before int) []int {
 // gatherPlanOf builds the plan of one gather move (see the top); false
 // when v has no start unit to move or copy.
 func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk int, x, v record.ActorID, wildFrom int) (gatherPlan, bool) {
-	// v's own start unit moves; a member never started gets a copy of
-	// the first other started member's.
 	from := v
 	if !slices.Contains(started, v) {
 		from = ""
@@ -269,9 +265,8 @@ func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
 	}
 }
 
-// gathers reports whether the gather pass applies: the best trace has moves.
-// Every plan has a move (the identity permutation), so the plans and stand-ins
-// decide it without the permutations' symmetry checks.
+// gathers reports whether the best trace has gather moves: every plan has
+// one (the identity), so no symmetry check is needed.
 func (m *minimizer) gathers(context.Context) bool {
 	best := m.snapshotBest()
 	if best.Header.Deliveries > m.limitsOf(StageGather).deliveries {

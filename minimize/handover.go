@@ -11,16 +11,12 @@ import (
 // A timer firing starts a round, and the external messages its actor
 // handles afterwards are often there because of the role the round gave it
 // (commands sent to a leader). A handover move gives both to another actor
-// y: the timer fires at y, those messages are sent to y, and in the causal
-// cones of the timer and of the messages (later timer firings excluded)
-// the two actors trade places; in the thin form the cones' deliveries with
-// a third actor are left pending (they may block FIFO queues).
+// (swapRound).
 //
 // handoverEdits lists the handover moves of events: for every timer firing
 // and every other started actor, the handover with every such message
 // (full; thin when there is none: the timer alone fires elsewhere); then,
-// for every timer firing, every pair of other started actors trade their
-// parts (full).
+// for every timer firing, every pair of other started actors trade parts.
 func handoverEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out, swaps []edit
@@ -74,11 +70,10 @@ const (
 	thinRound
 )
 
-// swapRound makes x and y trade places as senders and receivers in the
-// round of the timer at i: the timer firing, the messages of the sends,
-// and the deliveries of their causal cones (as form says). With x the
-// timer's actor it is a handover to y. The deliveries after i are
-// wildcards.
+// swapRound makes x and y trade places as senders and receivers in the round
+// of the timer at i (with x the timer's actor, a handover to y): the timer
+// firing, the sends' messages and their causal cones' deliveries, those with a
+// third actor left pending in the thin form (they may block FIFO queues).
 func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := slices.Clone(bp)

@@ -29,9 +29,8 @@ func (m *minimizer) inject(ctx context.Context) error {
 	})
 }
 
-// addEvent runs the add-event pass once on the best trace: an offered
-// event that sends no message (a crash-restart) inserted before any event
-// after the leading starts, nothing left out.
+// addEvent runs the add-event pass once on the best trace: an offered event
+// sending no message (a crash-restart) inserted after the leading starts.
 func (m *minimizer) addEvent(ctx context.Context) error {
 	return m.injectWith(ctx, func(events []record.Event, offers map[int][]record.Event) []injectMove {
 		var out []injectMove
@@ -65,8 +64,7 @@ func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event,
 // offers before each cut (ownContents), and before each other position
 // after the leading starts what sends no message (add-event's).
 func (m *minimizer) offers(ctx context.Context, base *record.Trace) (map[int][]record.Event, error) {
-	cuts := injectCuts(base.Events)
-	out := make(map[int][]record.Event, len(base.Events))
+	cuts, out := injectCuts(base.Events), make(map[int][]record.Event, len(base.Events))
 	d, err := record.NewDriver(base.Setup(m.sys), base.Events, record.Follow{})
 	if err != nil {
 		return nil, err
@@ -99,8 +97,7 @@ func ownContents(offers, events []record.Event, p int) []record.Event {
 	seen := map[record.Shape]bool{}
 	for _, x := range offers {
 		if x.Kind == record.Send && x.Msg != nil {
-			name := record.TypeName(x.Msg)
-			own := -1
+			name, own := record.TypeName(x.Msg), -1
 			for i, e := range events {
 				if e.Kind == record.Send && record.TypeName(e.Msg) == name && (own < 0 || i < p) {
 					own = i
@@ -175,15 +172,13 @@ func injectMoves(events []record.Event, offers map[int][]record.Event, most int)
 // plan builds the move's plan from bp: the stretch's deliveries between
 // actors left out, the offer (and its delivery) inserted, wildcards after.
 func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-	p := make(dpor.Plan, 0, len(bp)+2)
-	p = append(p, bp[:mv.cut]...)
+	p := append(make(dpor.Plan, 0, len(bp)+2), bp[:mv.cut]...)
 	for i := mv.cut; i <= len(bp); i++ {
 		if i == mv.at {
 			x := mv.offer
 			p = append(p, dpor.Step{Event: x})
 			if x.Kind == record.Send {
-				d := record.Event{Kind: record.Deliver, From: x.From, To: x.To, Msg: x.Msg, Cause: -1}
-				p = append(p, dpor.Step{Event: d, FP: fp.Of(x.Msg)})
+				p = append(p, dpor.Step{Event: record.Event{Kind: record.Deliver, From: x.From, To: x.To, Msg: x.Msg, Cause: -1}, FP: fp.Of(x.Msg)})
 			}
 		}
 		if i == len(bp) {

@@ -20,8 +20,7 @@ func (m *minimizer) provenance(ctx context.Context) error {
 		v = len(base.Events) - 1
 	}
 	members := m.sys.Members(m.resolved)
-	c := record.NewCausality(members, base.Events)
-	named := []int{v}
+	c, named := record.NewCausality(members, base.Events), []int{v}
 	text := base.Header.Violation.Fingerprint + " " + base.Header.Violation.Detail
 	for _, id := range record.NamedActors(text, members) {
 		for i := v; i >= 0; i-- {
@@ -99,8 +98,7 @@ func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, ed
 			pos, improvedThisPass = 0, false
 			continue
 		}
-		bp := dpor.FromEvents(m.fp, base.Events)
-		from := pos
+		bp, from := dpor.FromEvents(m.fp, base.Events), pos
 		i, tr, err := m.first(ctx, len(es)-from, mode, maxSched, func(fp *fingerprint.Fingerprinter, k int) dpor.Plan {
 			return es[from+k](fp, bp) // nil: an edit with nothing to try
 		})
@@ -111,11 +109,8 @@ func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, ed
 			pos = len(es)
 			continue
 		}
-		if m.offer(tr) {
-			improvedThisPass = true
-			pos = from + i
-		} else {
-			pos = from + i + 1
+		if pos = from + i + 1; m.offer(tr) {
+			improvedThisPass, pos = true, from+i
 		}
 	}
 }
@@ -204,15 +199,13 @@ func (m *minimizer) clockClusters(ctx context.Context) error {
 // budgetFor returns the schedules of a TFB check of the best trace:
 // MaxSchedules, proportionally fewer (at least one) beyond TFBScale.
 func (m *minimizer) budgetFor() int {
-	d := m.snapshotBest().Header.Deliveries
-	n := m.cfg.MaxSchedules
+	d, n := m.snapshotBest().Header.Deliveries, m.cfg.MaxSchedules
 	return max(1, min(n, n*m.cfg.TFBScale/max(d, 1)))
 }
 
 // causalCone returns delivery i and every delivery it caused, sorted.
 func causalCone(events []record.Event, i int) []int {
-	in := map[int]bool{i: true}
-	out := []int{i}
+	in, out := map[int]bool{i: true}, []int{i}
 	for j := i + 1; j < len(events); j++ {
 		if e := events[j]; e.Kind == record.Deliver && in[e.Cause] {
 			in[j] = true
@@ -230,8 +223,7 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.fifo()
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		var es []edit
-		// add adds the removal of drop() when at least fewest, wildcards
-		// from i on; on a long trace drop runs when checked.
+		// add adds drop() when at least fewest, wildcards from i; lazily on long traces.
 		add := func(i, fewest int, drop func() []int) {
 			if base.Header.Deliveries >= longTrace {
 				es = append(es, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {

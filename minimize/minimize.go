@@ -35,9 +35,9 @@
 // Work is counted in steps (one event of one schedule a check runs), never
 // in time: Config.Steps bounds all of it, each pass call may use its share
 // of what remains (a whole-scan pass its share cut short gets one more call
-// with twice it before the run ends), and the run stops on stall
-// (driver.go), so the result
-// depends on the input and the step budget alone, not on Workers or load.
+// with twice it before the run ends), and the run stops on stall (driver.go),
+// so the result depends on the input and the step budget alone, not on
+// Workers or load.
 // A run, given a system and a trace that records a violation:
 //
 //	res, err := minimize.Run(ctx, sys, trace, minimize.Config{})
@@ -88,10 +88,8 @@ type Config struct {
 	Skip []string
 	// TFBScale is the deliveries up to which a check gets the whole
 	// MaxSchedules, proportionally fewer beyond (0 = 100).
-	TFBScale int
-	// fullChecks runs every check from the start and remembers none
-	// (cache.go): the same results, slower; tests compare the two.
-	fullChecks bool
+	TFBScale   int
+	fullChecks bool // no cache (cache.go): the same results, slower; tests compare
 }
 
 // Progress is a snapshot of a running minimization.
@@ -162,23 +160,16 @@ type shared struct {
 	fp       *fingerprint.Fingerprinter
 	table    []pass
 	checks   []*dpor.Checker
-	// tallies holds each checker's schedule count in a scan (firstIn).
-	tallies map[*dpor.Checker]*tally
-	// checked remembers the candidates checked without success (cache.go).
-	checked *checked
-	// Read off the input: per Shrinkable message type the most components
-	// a message had; the external events moves may re-insert
-	// (reinsertable); the distinct contents of its Shrinkable external
-	// messages (contentEdits); the members, longest name first (routeOf).
+	tallies  map[*dpor.Checker]*tally // each checker's schedule count in a scan (firstIn)
+	checked  *checked                 // the candidates checked without success (cache.go)
+	// Read off the input (readInput): the most components per Shrinkable type,
+	// reinsertable events, distinct Shrinkable contents, members longest first.
 	maxComponents map[string]int
 	dropped       []record.Event
 	contents      []record.Message
 	memberNames   []string
-	// images maps the target's images under the system's symmetries to the
-	// relabelling back onto it (record.Symmetry.Images; checks stop at
-	// them, cachedCheck relabels).
-	images map[string]record.Perm
-	start  time.Time
+	images        map[string]record.Perm // the target's symmetric images → relabelling onto it (cachedCheck)
+	start         time.Time
 }
 
 // minimizer is one run, or a fork of one (beam.go).
@@ -187,14 +178,11 @@ type minimizer struct {
 	cfg Config
 
 	schedules atomic.Int64
-	// The work done so far (firstTrace), where the running stage must end.
-	steps atomic.Int64
-	limit atomic.Int64
-	// The stall rule (driver.go): the step count at the last improvement
-	// (fewer events or deliveries, recordPace), the beam's second start's
-	// steps (left out), no stall at all (the initial window, the cleanup
-	// tier, forks), the floor, the running call's start and whether it is
-	// a Whole pass's.
+	steps     atomic.Int64 // the work done so far (firstTrace)
+	limit     atomic.Int64 // where the running stage must end
+	// The stall rule (driver.go): the steps at the last improvement, the
+	// beam's second starts' steps (left out), no stall (initial window,
+	// cleanup, forks), the floor, the running call's start and Whole.
 	lastImprovement atomic.Int64
 	uncounted       atomic.Int64
 	noStall         bool
@@ -202,39 +190,31 @@ type minimizer struct {
 	callStart       int64
 	whole           bool
 
-	// The driver's state (driver.go): calls, the best trace last left and
-	// statistics per pass, the passes left out, the trace after provenance.
-	calls     map[string]int
-	left      map[string]*record.Trace
-	passStats map[string]*PassStats
-	// cut holds, per pass, the best trace its last call ended on at its
-	// share, unfinished; resuming is set while resume calls it again.
+	// The driver's state (driver.go): per pass calls, the best trace last
+	// left, statistics, the trace its call was cut short on (resume).
+	calls           map[string]int
+	left            map[string]*record.Trace
+	passStats       map[string]*PassStats
 	cut             map[string]*record.Trace
 	resuming        bool
 	skip            map[string]bool
 	afterProvenance *record.Trace
-	// stallCap, when set, bounds a fork's work: its parent's stall point.
-	stallCap int64
-	// The beam (beam.go): each route's last best trace, the starts
-	// descended from, whether the best trace's own descent has begun
-	// (before, the beam's result is kept aside in kept); in a fork, the
-	// only route whose traces count as a success ("" for any) and the
-	// passes run ahead of their tier.
-	routes     map[string]*record.Trace
-	tried      map[*record.Trace]bool
-	descending bool
-	kept       *record.Trace
-	// removalsOnly: a fork that runs the removal tier only (descend).
+	stallCap        int64 // when set, bounds a fork's work: its parent's stall point
+	// The beam (beam.go): each route's last best trace, the starts tried,
+	// whether the own descent has begun (before it, the beam's result waits
+	// in kept); in a fork, removal tier only, the only route that counts
+	// ("" for any), the passes run ahead of their tier, and in the first
+	// order's fork the passes others leave out with the state before them.
+	routes       map[string]*record.Trace
+	tried        map[*record.Trace]bool
+	descending   bool
+	kept         *record.Trace
 	removalsOnly bool
 	route        string
 	ahead        map[string]bool
-	// In the first removal order's fork: the passes another order leaves
-	// out (shareAt) and the fork's state before each one's first call
-	// (prefixes), where that order's descent parts from this.
-	shareAt  map[string]bool
-	prefixes []prefix
-	// removalSteps: the steps the removal tier's calls took.
-	removalSteps int64
+	shareAt      map[string]bool
+	prefixes     []prefix
+	removalSteps int64 // the steps the removal tier's calls took
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace
@@ -258,8 +238,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.noStall = true // the initial window search is bounded by its share alone
 	m.stallFloor = max(minStallFloor, stallPerEvent*int64(t.Header.Deliveries+t.Header.Externals))
 
-	// Stage "initial": the input, or on a long trace a short window of it
-	// (window.go), must reproduce its violation exactly.
+	// The input, or a long trace's window (window.go), must reproduce exactly.
 	m.setStage(StageInitial)
 	deadline, cancel := context.WithDeadline(ctx, m.start.Add(m.cfg.Budget))
 	defer cancel()
@@ -312,9 +291,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	if runErr != nil && !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
 		return nil, runErr
 	}
-	// Stage "final": exact replay, with a fresh context so that an
-	// interrupted run still verifies what it writes (the input's own
-	// replay is verified already).
+	// A fresh context: an interrupted run still verifies what it writes.
 	m.setStage(StageFinal)
 	best := m.snapshotBest()
 	if best != replayed {
@@ -462,8 +439,7 @@ func smaller(a, b *record.Trace) bool {
 	return weight(a) < weight(b)
 }
 
-// offer makes tr the best trace if it is smaller (nil is not). It reports
-// whether it was.
+// offer makes tr the best trace if it is smaller (nil is not), reporting whether.
 func (m *minimizer) offer(tr *record.Trace) bool {
 	return tr != nil && m.replaceBest(tr, func(best *record.Trace) bool { return smaller(tr, best) })
 }
@@ -483,9 +459,8 @@ func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) 
 	return true
 }
 
-// recordPace notes a pace point; fewer: the best trace has fewer events or
-// deliveries than before (not just lighter contents): the stall rule
-// counts from here.
+// recordPace notes a pace point; fewer (fewer events or deliveries, not
+// just lighter contents) restarts the stall rule's count.
 func (m *minimizer) recordPace(fewer bool) {
 	m.mu.Lock()
 	if fewer {
@@ -604,14 +579,9 @@ func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (
 // firstIn is firstTrace over the candidates lo..hi-1, in one go; an error
 // ends the scan like a success.
 func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, *record.Trace, error) {
-	var (
-		next   atomic.Int64
-		found  atomic.Int64
-		traces = make([]*record.Trace, hi-lo)
-		errs   = make([]error, hi-lo)
-		steps  = make([]int64, hi-lo)
-		scheds = make([]int64, hi-lo)
-	)
+	var next, found atomic.Int64
+	traces, errs := make([]*record.Trace, hi-lo), make([]error, hi-lo)
+	steps, scheds := make([]int64, hi-lo), make([]int64, hi-lo)
 	next.Store(int64(lo))
 	found.Store(int64(hi))
 	work := func(c *dpor.Checker) {
@@ -627,11 +597,7 @@ func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, 
 			k := int(i) - lo
 			traces[k], errs[k], steps[k], scheds[k] = tr, err, st, t.n
 			if tr != nil || err != nil {
-				for {
-					cur := found.Load()
-					if i >= cur || found.CompareAndSwap(cur, i) {
-						break
-					}
+				for cur := found.Load(); i < cur && !found.CompareAndSwap(cur, i); cur = found.Load() {
 				}
 			}
 		}
@@ -661,8 +627,7 @@ type tally struct {
 	n    int64
 }
 
-// ran counts n schedules that c ran: toward its candidate in a scan, else
-// toward the total.
+// ran counts n schedules of c: toward its candidate in a scan, else the total.
 func (m *minimizer) ran(c *dpor.Checker, n int) {
 	if t := m.tallies[c]; t != nil && t.scan {
 		t.n += int64(n)

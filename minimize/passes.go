@@ -9,8 +9,7 @@ import (
 	"github.com/demi-project/demi/dpor"
 )
 
-// Tier is the group a pass belongs to: when the driver (driver.go) calls
-// it.
+// Tier is the group a pass belongs to: when the driver (driver.go) calls it.
 type Tier int
 
 const (
@@ -22,8 +21,7 @@ const (
 	// Search passes look further: another start, more schedules per
 	// check, exact or random searches for a cheaper suffix.
 	Search
-	// Cleanup passes run once, after the rest, and never make the trace
-	// larger.
+	// Cleanup passes run once, after the rest, and never make the trace larger.
 	Cleanup
 )
 
@@ -49,8 +47,7 @@ type PassInfo struct {
 	Doc string
 }
 
-// pass is a row of the pass table: its description, its own bounds,
-// whether it applies to the best trace, and how it runs.
+// pass is a row of the pass table: its description, bounds, and how it runs.
 type pass struct {
 	PassInfo
 	limits
@@ -58,17 +55,14 @@ type pass struct {
 	run     func(m *minimizer, ctx context.Context) error
 }
 
-// limits are a pass's own bounds on its work besides its share (0 where
-// a bound does not concern the pass).
+// limits are a pass's own bounds on its work besides its share (0: none).
 type limits struct {
 	// The most units one-at-a-time pairs, members gather permutes, moves
 	// retarget and inject list, starts of a beam call.
 	units, members, moves, starts int
-	// deliveries: the most of a trace retarget reroutes or insert searches,
-	// and the largest gather applies to.
-	deliveries int
-	// schedules: the schedules of one check (round-form).
-	schedules int
+	// The most deliveries of a trace retarget reroutes, insert searches or
+	// gather applies to; the schedules of one round-form check.
+	deliveries, schedules int
 	// The searches: states per search in the first of rounds;
 	// identStates from the best trace unedited; cost bounds a continuation.
 	states, rounds, identStates, cost int
@@ -138,8 +132,7 @@ func passTable() []pass {
 // an idle 2-core machine (Result.OutOfTime says when it ended a run).
 const DefaultBudget = 3 * time.Minute
 
-// finalReplayTimeout bounds the final exact replay of the result, which
-// is outside the step budget and Config.Budget.
+// finalReplayTimeout bounds the final replay, outside the step budget and Budget.
 const finalReplayTimeout = time.Minute
 
 // DefaultSteps is the work budget of a trace of fewer than 5,000
@@ -150,10 +143,8 @@ const DefaultSteps = 20_000_000
 // The budget: every constant that bounds the work of a run or of a way of
 // checking several passes share (a pass's own bounds are its row's).
 const (
-	// The run stalls once the steps since the last improvement exceed
-	// stallRatio times the steps up to it, and at least the floor:
-	// stallPerEvent steps per event of the input, at least minStallFloor;
-	// yet every pass call may go minCallSteps from its start (driver.go).
+	// The stall rule (stallPoint, driver.go); the floor is stallPerEvent
+	// steps per event of the input, at least minStallFloor.
 	stallRatio    = 1.0
 	stallPerEvent = 300
 	minStallFloor = 100_000
@@ -170,17 +161,15 @@ const (
 	windowShare = 0.1
 	longTrace   = 5000
 	minWindow   = 32
-	// A scan looks at the budget every scanChunk candidates, every
-	// reorderChunk moves.
+	// A scan looks at the budget every scanChunk candidates, reorderChunk moves.
 	scanChunk    = 16
 	reorderChunk = 4
 	// A move: one check of reorderSchedules schedules, then a descent of
 	// at most descentChecks checks (an insertion's too).
 	reorderSchedules = 8
 	descentChecks    = 400
-	// The moves of inject and add-event go injectChunk at a time, each
-	// checked with injectSchedules schedules backtracking on any message
-	// type (dpor's Broad): the new route often needs another type.
+	// Inject's and add-event's moves go injectChunk at a time, each checked
+	// with injectSchedules schedules, Broad: the new route often needs another type.
 	injectChunk     = 8
 	injectSchedules = 32
 	searchStepCost  = 10 // steps a forked step of the searches counts

@@ -14,12 +14,10 @@ import (
 
 // renamer lists the renames of one trace's external messages.
 type renamer struct {
-	base *record.Trace
-	// The values of each domain; the (domain, value) pairs by the send
-	// that holds them first; the domains of Shrinkable messages.
-	used     map[string]map[any]bool
-	first    map[int][]domainValue
-	zeroOnly map[string]bool
+	base     *record.Trace
+	used     map[string]map[any]bool // the values of each domain
+	first    map[int][]domainValue   // the (domain, value) pairs by the send that holds them first
+	zeroOnly map[string]bool         // the domains of Shrinkable messages
 }
 
 type domainValue struct {
@@ -149,8 +147,7 @@ func mapLeaves(v reflect.Value, path string, depth int, f func(domain string, v 
 		}
 		return s
 	case reflect.Struct:
-		t := v.Type()
-		c := reflect.New(t).Elem()
+		t, c := v.Type(), reflect.New(v.Type()).Elem()
 		c.Set(v)
 		for i := 0; i < t.NumField(); i++ {
 			if sf := t.Field(i); sf.IsExported() && sf.Tag.Get("demi") != "-" {

@@ -72,10 +72,9 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 	return cur, steps, nil
 }
 
-// descended remembers, for one scan of moves, the traces the failed
-// descents passed through and the checks they had left there: a descent
-// is a function of both, so a later one that reaches such a trace with no
-// more checks left fails too. Only earlier chunks count (determinism).
+// descended remembers, for one scan of moves, the traces failed descents
+// passed through with their checks left: a descent is a function of both, so
+// a later one with no more left there fails too. Only earlier chunks count.
 type descended struct {
 	mu   sync.Mutex
 	seen map[checkKey][]reached
@@ -92,9 +91,8 @@ type passed struct {
 
 func newDescended() *descended { return &descended{seen: map[checkKey][]reached{}} }
 
-// ends reports whether a descent of a move of chunk that reaches key with
-// left checks left is known to fail: one of an earlier chunk passed it
-// with as many checks left or more.
+// ends reports whether a descent of chunk at key with left checks left is
+// known to fail: one of an earlier chunk passed it with as many left or more.
 func (d *descended) ends(key checkKey, chunk, left int) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -111,10 +109,9 @@ func (d *descended) note(path []passed) {
 }
 
 // descent removes events from cur, one removal (removals) at a time, while
-// that reproduces the violation, in at most descentChecks checks, and
-// returns the result and its steps. alone (after an insertion): every
-// delivery alone first, then with the rest of its FIFO queue. stop, when
-// set, may end it at every trace it reaches.
+// that reproduces, in at most descentChecks checks, and returns the result
+// and its steps. alone (after an insertion): every delivery alone first, then
+// with the rest of its FIFO queue. stop, when set, may end it at any trace.
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {
@@ -131,8 +128,7 @@ func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Tr
 		}
 		return out
 	}
-	var steps int64
-	checks := 0
+	steps, checks := int64(0), 0
 	for improved := true; improved && checks < maxChecks; {
 		improved = false
 		cp := dpor.FromEvents(c.Fingerprinter(), cur.Events)
@@ -266,10 +262,9 @@ func insertAt(x record.Event, at int) edit {
 	}
 }
 
-// rerouteEdits lists the reroute moves of events: every window of
-// consecutive deliveries left out, shortest first, from the end, the later
-// deliveries reroutable (dpor.Step.Reroute); none on traces of more than
-// most deliveries (the moves are quadratic).
+// rerouteEdits lists the reroute moves of events: every window of consecutive
+// deliveries left out, shortest first, from the end, later deliveries
+// reroutable; none beyond most deliveries (the moves are quadratic).
 func rerouteEdits(events []record.Event, most int) []edit {
 	dels := deliveryIndices(events)
 	if len(dels) > most {

@@ -34,12 +34,9 @@ func retargetEdits(events []record.Event) []edit {
 	return append(out, shortcutEdits(events)...)
 }
 
-// shortcutEdits lists the moves that address an external send to the
-// actor its receiver relayed it to: for the send at i, delivered at d to
-// a, and each message a sent while handling it, delivered at k to b, the
-// send goes to b and is delivered at k (after the relay's delivery, now
-// a wildcard with nothing to match). A retarget alone delivers the send
-// at d, earlier than the relay reached b, and the route may need it late.
+// shortcutEdits lists the moves that address an external send, delivered
+// at d to a, to each b that a relayed it to (delivered at k), delivered at k
+// (shortcut): a retarget alone delivers it at d, where the route may need it late.
 func shortcutEdits(events []record.Event) []edit {
 	var out []edit
 	for d, e := range events {
@@ -95,11 +92,9 @@ func (m *minimizer) retarget(ctx context.Context) error {
 }
 
 // contentEdits lists the moves that give an external send another content
-// of its message type that the input had (contents: its Shrinkable
-// external messages, distinct). shrink-contents only takes components
-// away, and the route to a smaller trace may need a message the best
-// trace's own descends from none of: a job with the locality preferences
-// of another the input submitted, a configuration of other members.
+// of its type that the input had (contents). shrink-contents only takes
+// components away, and the route to a smaller trace may need a message the
+// best trace's own descends from none of (another job's locality preferences).
 func contentEdits(events []record.Event, contents []record.Message, fp *fingerprint.Fingerprinter) []edit {
 	var out []edit
 	for i, e := range events {
@@ -132,8 +127,7 @@ func recontent(i int, msg record.Message) edit {
 }
 
 // redirectEdits lists the moves that deliver a message to another started
-// actor instead, the later deliveries reroutable (a round moves to another
-// member of a quorum).
+// actor, later deliveries reroutable (a round moves to another quorum member).
 func redirectEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit

@@ -21,8 +21,7 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 	settings := checkSettings{mode: dpor.TFB, maxSched: m.limitsOf(StageRoundForm).schedules}
 	for _, step := range []func(*record.Trace, *rounds.Layout) [][]int{roundRemovals, m.lateRemovals} {
 		if err := m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
-			drops := step(base, lay)
-			bp := dpor.FromEvents(m.fp, base.Events)
+			drops, bp := step(base, lay), dpor.FromEvents(m.fp, base.Events)
 			_, tr, err := m.firstKept(ctx, len(drops), settings, func(fp *fingerprint.Fingerprinter, i int) dpor.Plan {
 				return removal(drops[i], -1)(fp, bp)
 			}, func(r *record.Trace) bool { return smaller(r, base) })
@@ -32,8 +31,7 @@ func (m *minimizer) roundForm(ctx context.Context) error {
 		}
 	}
 	return m.untilNoGain(ctx, func(base *record.Trace, lay *rounds.Layout) (*record.Trace, error) {
-		moves := lockstepMoves(base, lay)
-		residue := lay.Totals().Residue
+		moves, residue := lockstepMoves(base, lay), lay.Totals().Residue
 		_, tr, err := m.firstKept(ctx, len(moves), settings, func(fp *fingerprint.Fingerprinter, i int) dpor.Plan {
 			return dpor.FromEvents(fp, moves[i])
 		}, func(r *record.Trace) bool {

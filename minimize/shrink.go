@@ -13,10 +13,8 @@ import (
 )
 
 // shrinkContents shrinks the contents of external messages (the paper's
-// Observation #5): components of record.Shrinkable messages (groupEdits)
-// and renames of integers and strings (rename.go). Its edits are the group
-// edits of the best trace, then for every message not shared by a group
-// the renames of the values it is the first to hold.
+// Observation #5): the group edits (groupEdits), then for every message not
+// shared by a group the renames of the values it first holds (rename.go).
 func (m *minimizer) shrinkContents(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
 		es, groups := m.groupEdits(base, false)
@@ -59,9 +57,8 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 		if !ok || several && len(g) < 2 {
 			continue
 		}
-		// A message sent to several actors keeps more than half of the
-		// input's most components: a smaller configuration changes the
-		// quorum arithmetic.
+		// A message sent to several actors keeps more than half the input's
+		// most components: a smaller configuration changes quorum arithmetic.
 		if len(g) > 1 && sh.Components()-1 <= m.maxComponents[record.TypeName(sh)]/2 {
 			continue
 		}
@@ -110,8 +107,7 @@ func replacement(repl map[int]record.Message) edit {
 			}
 			if st.Event.Kind == record.Deliver && st.Event.Cause >= 0 {
 				if msg, ok := repl[st.Event.Cause]; ok {
-					p[i].Event.Msg = msg
-					p[i].FP = fp.Of(msg)
+					p[i].Event.Msg, p[i].FP = msg, fp.Of(msg)
 				}
 			}
 		}

@@ -45,11 +45,10 @@ func (m *minimizer) insert(ctx context.Context) error {
 	}
 	small, steps, err := m.descent(ctx, m.checks[0], tr, true, nil)
 	m.steps.Add(steps)
-	if err != nil {
-		return err
+	if err == nil {
+		m.offer(small)
 	}
-	m.offer(small)
-	return nil
+	return err
 }
 
 // searchCuts searches from the cuts of the prefixes of base's edited plans
@@ -68,10 +67,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		if err != nil {
 			return nil, fmt.Errorf("shrink search: %w", err)
 		}
-		first := 0
-		for first < len(pre) && pre[first].Kind.IsExternal() {
-			first++
-		}
+		first := leading(pre, record.Kind.IsExternal)
 		states, rounds, most := lim.states, lim.rounds, total(base)
 		switch {
 		case insert != nil:
@@ -98,8 +94,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		if left <= 0 || ctx.Err() != nil {
 			return nil, cmp.Or(ctx.Err(), errStepBudget)
 		}
-		// The searches run ahead on the workers (optimal.Ahead: the
-		// results are those of one search after the other).
+		// Ahead on the workers; the results are those of one search after another.
 		ahead := optimal.RunAhead(ctx, len(todo), m.cfg.Workers, int(left), func(ctx context.Context, k, maxSteps int) (*optimal.Result, error) {
 			s := order[todo[k]]
 			cfg := optimal.Config{Subsets: true, TotalBound: s.bound, MaxStates: s.states << (2 * round), MaxSteps: maxSteps, Workers: 1}
@@ -136,8 +131,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 }
 
 // insertable lists a copy of each send, kill and restart shape of events
-// (reinsertable), and, when the input restarts a member, a restart of
-// every started one.
+// (reinsertable), and a restart of every started member if the input restarts.
 func insertable(dropped, events []record.Event) []record.Event {
 	all := slices.Clone(events)
 	if slices.ContainsFunc(dropped, func(e record.Event) bool { return e.Kind == record.Restart }) {

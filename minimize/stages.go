@@ -30,6 +30,5 @@ const (
 	StageFinal = "final"
 )
 
-// RoundStage is the name of the stage row of a pass's call n (2, 3, ...):
-// "ddmin-internals-2".
+// RoundStage names the stage row of a pass's call n (2, 3, ...): "ddmin-internals-2".
 func RoundStage(stage string, round int) string { return fmt.Sprintf("%s-%d", stage, round) }

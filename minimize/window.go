@@ -11,9 +11,8 @@ import (
 )
 
 // windowFirst is the initial check of a long trace (docs/minimization.md,
-// "Long traces"): the first window (windowCandidates) that reproduces, an
-// exact trace of the violation; nil when none does or budget (the run's
-// deadline) ends first. Strategy nodiverge has no window.
+// "Long traces"): the first window (windowCandidates) that reproduces; nil
+// when none does or budget (the run's deadline) ends first, or under nodiverge.
 func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*record.Trace, error) {
 	if m.mode == dpor.NoDiverge || t.Header.Deliveries < longTrace {
 		return nil, nil
@@ -52,11 +51,7 @@ func windowCandidates(events []record.Event, v int) []windowCandidate {
 	if v < 0 || v >= len(events) {
 		v = len(events) - 1
 	}
-	setup := 0
-	for setup < len(events) && events[setup].Kind.IsExternal() {
-		setup++
-	}
-	end := v + 1
+	setup, end := leading(events, record.Kind.IsExternal), v+1
 	if end-setup < 4*minWindow {
 		return nil
 	}
@@ -72,8 +67,7 @@ func windowCandidates(events []record.Event, v int) []windowCandidate {
 	prev := end
 	for n := minWindow; n <= (end-setup)/2; n *= 2 {
 		start := end - n
-		// The latest quiescent point at or before start, unless it
-		// reaches back past the next length.
+		// The latest quiescent point at or before start, back to the next length.
 		q := start
 		for q > setup && q > end-2*n && !quiet[q] {
 			q--
@@ -108,8 +102,7 @@ func quiescentPoints(events []record.Event, setup int) []bool {
 		diff[e.Cause+1]++
 		diff[j+1]--
 	}
-	quiet := make([]bool, len(events)+1)
-	open := int32(0)
+	quiet, open := make([]bool, len(events)+1), int32(0)
 	for k := 0; k <= len(events); k++ {
 		open += diff[k]
 		quiet[k] = open == 0
