@@ -109,8 +109,10 @@ func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, ed
 			pos = len(es)
 			continue
 		}
-		if pos = from + i + 1; m.offer(tr) {
+		if m.offer(tr) {
 			improvedThisPass, pos = true, from+i
+		} else {
+			pos = from + i + 1
 		}
 	}
 }

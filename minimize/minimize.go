@@ -597,7 +597,10 @@ func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, 
 			k := int(i) - lo
 			traces[k], errs[k], steps[k], scheds[k] = tr, err, st, t.n
 			if tr != nil || err != nil {
-				for cur := found.Load(); i < cur && !found.CompareAndSwap(cur, i); cur = found.Load() {
+				for {
+					if cur := found.Load(); i >= cur || found.CompareAndSwap(cur, i) {
+						break
+					}
 				}
 			}
 		}
