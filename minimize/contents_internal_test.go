@@ -43,13 +43,8 @@ func TestContentEditsGiveASendTheInputsOtherContents(t *testing.T) {
 // the bug's other route, and the descent reaches 7 (E:5), its best known
 // size.
 func TestContentEscapesSpark2294Seed2200003(t *testing.T) {
-	tr, sys, err := record.ReadFile("testdata/spark-2294-2200003-speculative.trace", record.NewCatalog(spark.System()))
-	require.NoError(t, err)
+	tr, m, c := traceMinimizer(t, "testdata/spark-2294-2200003-speculative.trace", spark.System())
 	require.Equal(t, [2]int{21, 7}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
-	m, err := newMinimizer(sys, tr, Config{Workers: 1})
-	require.NoError(t, err)
-	c, err := dpor.New(dpor.Config{System: sys, Options: m.opts, Seed: m.seed, Target: m.target, Mode: dpor.TFB, MaxSchedules: reorderSchedules})
-	require.NoError(t, err)
 	edits := contentEdits(tr.Events, []record.Message{spark.SubmitJob{Prefs: []record.ActorID{"", "worker-3", "worker-1"}}}, c.Fingerprinter())
 	require.Len(t, edits, 1)
 	k, nt := firstMove(t, m, c, tr, edits)

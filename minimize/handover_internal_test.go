@@ -95,7 +95,13 @@ func TestSwapRoundEscapesRaft42Seed6000(t *testing.T) {
 // for it as the retarget stage has them.
 func raftMinimizer(t *testing.T, path string) (*record.Trace, *minimizer, *dpor.Checker) {
 	t.Helper()
-	tr, sys, err := record.ReadFile(path, record.NewCatalog(raft.System()))
+	return traceMinimizer(t, path, raft.System())
+}
+
+// traceMinimizer is raftMinimizer for a trace of sys.
+func traceMinimizer(t *testing.T, path string, sys *record.System) (*record.Trace, *minimizer, *dpor.Checker) {
+	t.Helper()
+	tr, sys, err := record.ReadFile(path, record.NewCatalog(sys))
 	require.NoError(t, err)
 	m, err := newMinimizer(sys, tr, Config{Workers: 1})
 	require.NoError(t, err)

@@ -64,19 +64,27 @@ func shortcut(i, d, k int, to record.ActorID) edit {
 // to actor to instead, wildcards after it.
 func retarget(i int, to record.ActorID) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := slices.Clone(bp)
-		if p[i].Event.Kind == record.Send {
-			p[i].Event.To = to
-		} else {
-			p[i].Event.Actor = to
-		}
-		for k := i + 1; k < len(p); k++ {
-			if p[k].Event.Kind == record.Deliver && p[k].Event.Cause == i {
-				p[k].Event.To = to
+		return withExternal(bp, i, func(st *dpor.Step) {
+			if st.Event.Kind == record.Kill || st.Event.Kind == record.Restart {
+				st.Event.Actor = to
+			} else {
+				st.Event.To = to
 			}
-		}
-		return wildcards(p, i+1)
+		})
 	}
+}
+
+// withExternal returns a copy of bp with change applied to the external
+// event at i and its deliveries, the deliveries after i wildcards.
+func withExternal(bp dpor.Plan, i int, change func(*dpor.Step)) dpor.Plan {
+	p := wildcards(slices.Clone(bp), i+1)
+	change(&p[i])
+	for k := i + 1; k < len(p); k++ {
+		if p[k].Event.Kind == record.Deliver && p[k].Event.Cause == i {
+			change(&p[k])
+		}
+	}
+	return p
 }
 
 // retarget runs the retarget pass: reorderWith over the retargets, the
@@ -92,9 +100,8 @@ func (m *minimizer) retarget(ctx context.Context) error {
 }
 
 // contentEdits lists the moves that give an external send another content
-// of its type that the input had (contents). shrink-contents only takes
-// components away, and the route to a smaller trace may need a message the
-// best trace's own descends from none of (another job's locality preferences).
+// of its type that the input had (contents): shrink-contents only takes
+// components away, and a shorter route may need another job's preferences.
 func contentEdits(events []record.Event, contents []record.Message, fp *fingerprint.Fingerprinter) []edit {
 	var out []edit
 	for i, e := range events {
@@ -115,14 +122,13 @@ func contentEdits(events []record.Event, contents []record.Message, fp *fingerpr
 // wildcards after it.
 func recontent(i int, msg record.Message) edit {
 	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := wildcards(slices.Clone(bp), i+1)
-		p[i].Event.Msg = msg
-		for k := i + 1; k < len(p); k++ {
-			if p[k].Event.Kind == record.Deliver && p[k].Event.Cause == i {
-				p[k].Event.Msg, p[k].FP = msg, f.Of(msg)
+		fpm := f.Of(msg)
+		return withExternal(bp, i, func(st *dpor.Step) {
+			st.Event.Msg = msg
+			if st.Event.Kind == record.Deliver {
+				st.FP = fpm
 			}
-		}
-		return p
+		})
 	}
 }
 
