@@ -52,7 +52,8 @@ func minimizeHere(ctx context.Context, sys *record.System, t *record.Trace, cfg 
 // ChildEnv names the environment variable that makes an executable a
 // minimization child (Config.Isolate): its value is the request. A
 // program that sets Config.Isolate must, when it is set, call
-// ServeMinimize before anything else and exit with its status.
+// ServeMinimize with a catalog that knows Config.Catalog's systems before
+// anything else, and exit with its status.
 const ChildEnv = "DEMI_EVAL_MINIMIZE"
 
 // childRequest is what a minimization child minimizes: the trace in In,
