@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/demi-project/demi/record"
 )
@@ -14,11 +13,10 @@ import (
 // beam pass descends in a fork from each start not tried yet (starts), each
 // start with the pass's share of the steps left when it begins.
 
-// beamStart is one start of the beam: a trace, the route its fork keeps
-// to ("" for any) and the removal order it descends in.
+// beamStart is one start of the beam: a trace and the removal order it
+// descends in.
 type beamStart struct {
-	t     *record.Trace
-	route string
+	t *record.Trace
 	removalOrder
 }
 
@@ -69,46 +67,8 @@ func sharedPrefix(first, o removalOrder, prefixes []prefix) (p *prefix, found bo
 	return nil, true
 }
 
-// routeOf is a violation's detail with member names and numbers masked.
-func routeOf(v *record.Violation, members []string) string {
-	if v == nil {
-		return ""
-	}
-	s := v.Detail
-	for _, id := range members {
-		s = strings.ReplaceAll(s, id, "*")
-	}
-	var b strings.Builder
-	digits := false
-	for _, r := range s {
-		if '0' <= r && r <= '9' {
-			if !digits {
-				b.WriteByte('#')
-			}
-			digits = true
-			continue
-		}
-		digits = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// noteRoute is called, m.mu held, when tr replaces old as the best trace:
-// if the violation's route changed, old is kept as its route's best.
-func (m *minimizer) noteRoute(old, tr *record.Trace) {
-	if m.routes == nil || old == nil {
-		return
-	}
-	from, to := routeOf(old.Header.Violation, m.memberNames), routeOf(tr.Header.Violation, m.memberNames)
-	if from != to {
-		m.routes[from] = old
-	}
-}
-
 // starts returns the beam's starts not tried yet: the trace after
-// provenance in each removal order, then the other routes' traces,
-// smallest first (at most the pass's limit of these).
+// provenance in each removal order.
 func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -118,35 +78,10 @@ func (m *minimizer) starts() []beamStart {
 			out = append(out, beamStart{t: t, removalOrder: o})
 		}
 	}
-	orders := len(out)
-	cur := routeOf(m.best.Header.Violation, m.memberNames)
-	var routes []*record.Trace
-	for r, t := range m.routes {
-		if r != cur && !m.tried[t] && total(t) > total(m.best) {
-			routes = append(routes, t)
-		}
-	}
-	slices.SortFunc(routes, func(a, b *record.Trace) int {
-		if smaller(a, b) {
-			return -1
-		}
-		if smaller(b, a) {
-			return 1
-		}
-		return strings.Compare(routeOf(a.Header.Violation, m.memberNames), routeOf(b.Header.Violation, m.memberNames))
-	})
-	for _, t := range routes {
-		out = append(out, beamStart{t: t, route: routeOf(t.Header.Violation, m.memberNames)})
-	}
-	return out[:min(len(out), orders+m.limitsOf(StageBeam).starts)]
+	return out
 }
 
 func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || len(m.starts()) > 0 }
-
-// onRoute reports whether tr's violation is on m's route (if any).
-func (m *minimizer) onRoute(tr *record.Trace) bool {
-	return m.route == "" || routeOf(tr.Header.Violation, m.memberNames) == m.route
-}
 
 // beam runs the driver's tiers on each start (starts) in a fork. Its first
 // call, before the best trace's own descent, keeps its smallest result aside
@@ -165,7 +100,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 	for i, s := range m.starts() {
 		m.tried[s.t] = true
 		var pre *prefix
-		if first != nil && s.route == "" {
+		if first != nil {
 			var shares bool
 			if pre, shares = sharedPrefix(removalOrders()[0], s.removalOrder, first.prefixes); shares && pre == nil {
 				continue // it would descend as the first did
@@ -182,7 +117,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 		if pre != nil {
 			f.best, f.calls, f.left = pre.best, maps.Clone(pre.calls), maps.Clone(pre.left)
 		}
-		if i == 0 && s.route == "" { // the first removal order (starts)
+		if i == 0 { // the first removal order (starts)
 			f.shareAt = map[string]bool{}
 			for _, o := range removalOrders()[1:] {
 				if _, ok := sharedPrefix(s.removalOrder, o, nil); ok {
@@ -192,7 +127,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 				}
 			}
 		}
-		f.route, f.removalsOnly, f.ahead = s.route, s.removals, map[string]bool{}
+		f.removalsOnly, f.ahead = s.removals, map[string]bool{}
 		for _, p := range s.ahead {
 			f.ahead[p] = true
 			if !m.skip[p] { // a pass ahead runs where forks leave it out, not where the run does (--passes)

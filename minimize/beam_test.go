@@ -15,58 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBeamEscapesARouteSwitch minimizes two fresh spark-2294 traces
-// (seeds 200002 and 200007 of demi-eval's fresh-seed study, range 200000).
-// Their violation keeps one fingerprint on two routes: a task without
-// preference launched before a node-local one, and a speculative copy
-// launched before one. A removal switches to the second route (delta
-// debugging over the deliveries on 200002, over the external events on
-// 200007), whose local minimum is 21 deliveries (E:7). The beam's descent
-// from the last best trace of the first route, keeping to that route,
-// reaches 7 (E:5), the bug's best known size, and replaces the best trace
-// at once (a route's start is tried when the search tier reaches the
-// beam). On 200007 the same removals without keeping to the route would
-// switch again. Since the beam's second starts descend in several removal
-// orders, one of them reaches 7 (E:5) on 200007 before the route is left
-// (offered, with no steps, when the search tier reaches the beam). Without
-// the beam both now reach 7 (E:5) too: shrink-contents' zero rename (a
-// preference to none) on 200002, and on 200007 retarget's content move (a
-// job the input submitted with other locality preferences).
-func TestBeamEscapesARouteSwitch(t *testing.T) {
-	for file, alone := range map[string][2]int{
-		"spark-2294-200002-routes.trace": {7, 5},
-		"spark-2294-200007-routes.trace": {7, 5},
-	} {
-		t.Run(file, func(t *testing.T) {
-			tr, sys, err := record.ReadFile("testdata/"+file, record.NewCatalog(spark.System()))
-			require.NoError(t, err)
-			size := func(skip ...string) ([2]int, []minimize.StageStats) {
-				res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2, Skip: skip})
-				require.NoError(t, err)
-				require.False(t, res.Interrupted)
-				return [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals}, res.Stages
-			}
-			without, _ := size(minimize.StageBeam)
-			assert.Equal(t, alone, without, "without the beam")
-			with, stages := size()
-			assert.Equal(t, [2]int{7, 5}, with)
-			var rows []minimize.StageStats
-			for _, s := range stages {
-				if minimize.PassOf(s.Name) == minimize.StageBeam {
-					rows = append(rows, s)
-				}
-			}
-			require.NotEmpty(t, rows)
-			assert.Equal(t, minimize.StageBeam, rows[0].Name, "the second start runs first")
-			found := false
-			for _, r := range rows[1:] {
-				found = found || [2]int{r.Deliveries, r.Externals} == [2]int{7, 5}
-			}
-			assert.True(t, found, "the beam reaches 7 (E:5) and replaces the best trace")
-		})
-	}
-}
-
 // TestBeamSecondStartEscapesALocalMinimum minimizes the shipped etcdraft
 // apply-before-commit trace: the best trace's descent stands at 7
 // deliveries (E:3), and the beam's second start, internal events before
@@ -92,18 +40,27 @@ func TestBeamSecondStartEscapesALocalMinimum(t *testing.T) {
 	assert.Equal(t, [2]int{6, 3}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 }
 
-// TestZeroRenameReachesTheOtherRoute minimizes a fresh spark-2294 trace
-// (seed 600007 of the fresh-seed study, range 600000) that fails on the
-// second route only (a speculative copy launched before a node-local
-// task): the route of the bug's best known size (a task without
-// preference) is not among its traces. shrink-contents renames a
-// preference of its job to the zero value (no preference), which reaches
-// that route: 7 deliveries (E:5) where the second route's local minimum is
-// 21 (E:7).
-func TestZeroRenameReachesTheOtherRoute(t *testing.T) {
-	res := minimizeFile(t, "testdata/spark-2294-600007-second-route.trace", spark.System())
-	assert.Equal(t, [2]int{7, 5}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
-	assert.Contains(t, res.Trace.Header.Violation.Detail, "NO_PREF before NODE_LOCAL")
+// TestSecondRouteTracesReachTheBestKnownSize minimizes fresh spark-2294
+// traces whose violation has one fingerprint on two routes: a task without
+// preference launched before a node-local one (the bug's best known size,
+// 7 deliveries (E:5)), and a speculative copy launched before one (a local
+// minimum at 21 (E:7)).
+//   - 600007 (fresh-seed range 600000) fails on the second route only:
+//     shrink-contents renames a preference of its job to the zero value (no
+//     preference), which reaches the first.
+//   - 200002 (range 200000): a removal switches to the second route; the
+//     zero rename of a preference reaches the first again.
+//   - 200007: the same switch, after external events are removed; retarget's
+//     content move submits another job the input had (other locality
+//     preferences), which reaches the first.
+func TestSecondRouteTracesReachTheBestKnownSize(t *testing.T) {
+	for _, file := range []string{"spark-2294-600007-second-route.trace", "spark-2294-200002-routes.trace", "spark-2294-200007-routes.trace"} {
+		t.Run(file, func(t *testing.T) {
+			res := minimizeFile(t, "testdata/"+file, spark.System())
+			assert.Equal(t, [2]int{7, 5}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+			assert.Contains(t, res.Trace.Header.Violation.Detail, "NO_PREF before NODE_LOCAL")
+		})
+	}
 }
 
 // minimizeFile minimizes the trace in path, of system sys, with a budget

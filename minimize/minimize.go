@@ -26,8 +26,8 @@
 //     external messages given the input's other contents.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
-//   - beam (search): the descent again from other starts: four removal
-//     orders, and each route of the violation the best trace left.
+//   - beam (search): the descent again from the trace after provenance in
+//     four removal orders.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - insert (search; needs optimal.Forks): the exact search, one event inserted.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
@@ -163,11 +163,10 @@ type shared struct {
 	tallies  map[*dpor.Checker]*tally // each checker's schedule count in a scan (firstIn)
 	checked  *checked                 // the candidates checked without success (cache.go)
 	// Read off the input (readInput): the most components per Shrinkable type,
-	// reinsertable events, distinct Shrinkable contents, members longest first.
+	// reinsertable events, distinct Shrinkable contents.
 	maxComponents map[string]int
 	dropped       []record.Event
 	contents      []record.Message
-	memberNames   []string
 	images        map[string]record.Perm // the target's symmetric images → relabelling onto it (cachedCheck)
 	start         time.Time
 }
@@ -200,17 +199,14 @@ type minimizer struct {
 	skip            map[string]bool
 	afterProvenance *record.Trace
 	stallCap        int64 // when set, bounds a fork's work: its parent's stall point
-	// The beam (beam.go): each route's last best trace, the starts tried,
-	// whether the own descent has begun (before it, the beam's result waits
-	// in kept); in a fork, removal tier only, the only route that counts
-	// ("" for any), the passes run ahead of their tier, and in the first
-	// order's fork the passes others leave out with the state before them.
-	routes       map[string]*record.Trace
+	// The beam (beam.go): the starts tried, whether the own descent has
+	// begun (before it, the beam's result waits in kept); in a fork,
+	// removal tier only, the passes run ahead of their tier, and in the
+	// first order's fork the passes others leave out with the state before them.
 	tried        map[*record.Trace]bool
 	descending   bool
 	kept         *record.Trace
 	removalsOnly bool
-	route        string
 	ahead        map[string]bool
 	shareAt      map[string]bool
 	prefixes     []prefix
@@ -340,14 +336,10 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 		return nil, fmt.Errorf("minimize: %w", err)
 	}
 	members := sys.Members(sh.resolved)
-	for _, id := range members {
-		sh.memberNames = append(sh.memberNames, string(id))
-	}
 	sh.images = sys.Symmetry.Images(sh.resolved, members, t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
-	slices.SortStableFunc(sh.memberNames, func(a, b string) int { return len(b) - len(a) })
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
 		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}, cut: map[string]*record.Trace{},
-		routes: map[string]*record.Trace{}, tried: map[*record.Trace]bool{}}
+		tried: map[*record.Trace]bool{}}
 	for _, name := range cfg.Skip {
 		if passNamed(sh.table, name) == nil {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)
@@ -452,7 +444,6 @@ func (m *minimizer) replaceBest(tr *record.Trace, take func(best *record.Trace) 
 		return false
 	}
 	fewer := total(tr) < total(m.best) || tr.Header.Deliveries < m.best.Header.Deliveries
-	m.noteRoute(m.best, tr)
 	m.best = tr
 	m.mu.Unlock()
 	m.recordPace(fewer)
@@ -535,16 +526,16 @@ type candidate func(fp *fingerprint.Fingerprinter, i int) dpor.Plan
 type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err error)
 
 // first is firstTrace over candidates checked in mode with at most
-// maxSched schedules each, a success only on the fork's route (onRoute).
+// maxSched schedules each.
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
 	if m.mode == dpor.NoDiverge {
 		mode = dpor.NoDiverge // every check aborts at a transition the input never made
 	}
-	return m.firstKept(ctx, n, checkSettings{mode: mode, maxSched: maxSched}, gen, m.onRoute)
+	return m.firstKept(ctx, n, checkSettings{mode: mode, maxSched: maxSched}, gen, nil)
 }
 
 // firstKept is firstTrace over candidates checked with settings s, a
-// check's trace a success when keep holds for it.
+// check's trace a success when keep (if any) holds for it.
 func (m *minimizer) firstKept(ctx context.Context, n int, s checkSettings, gen candidate, keep func(*record.Trace) bool) (int, *record.Trace, error) {
 	return m.firstTrace(ctx, n, scanChunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
 		plan := gen(c.Fingerprinter(), i)
@@ -552,7 +543,7 @@ func (m *minimizer) firstKept(ctx context.Context, n int, s checkSettings, gen c
 			return nil, 0, nil
 		}
 		tr, steps, err := m.check(ctx, c, s, plan)
-		if tr != nil && !keep(tr) {
+		if tr != nil && keep != nil && !keep(tr) {
 			tr = nil
 		}
 		return tr, steps, err

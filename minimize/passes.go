@@ -58,8 +58,8 @@ type pass struct {
 // limits are a pass's own bounds on its work besides its share (0: none).
 type limits struct {
 	// The most units one-at-a-time pairs, members gather permutes, moves
-	// retarget and inject list, starts of a beam call.
-	units, members, moves, starts int
+	// retarget and inject list.
+	units, members, moves int
 	// The most deliveries of a trace retarget reroutes, insert searches or
 	// gather applies to; the schedules of one round-form check.
 	deliveries, schedules int
@@ -112,8 +112,8 @@ func passTable() []pass {
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
-			"runs the removals and moves again on other starts, in a fork: the trace after provenance in four removal orders (internal events first; the others run the removals alone), and the last best trace of each route of the violation (its detail with names and numbers masked) that the best trace left; its result replaces the best trace when smaller"},
-			limits{starts: 3}, (*minimizer).hasStarts, (*minimizer).beam},
+			"runs the removals and moves again on other starts, in a fork: the trace after provenance in four removal orders (internal events first; the others run the removals alone); its result replaces the best trace when smaller"},
+			limits{}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
 			limits{states: 1000, rounds: 3, identStates: 250}, (*minimizer).searches, (*minimizer).shrinkSearch},
