@@ -2,8 +2,6 @@ package minimize
 
 import (
 	"context"
-	"maps"
-	"slices"
 
 	"github.com/demi-project/demi/record"
 )
@@ -31,40 +29,13 @@ type removalOrder struct {
 // The first descends fully, internal events first; the others run the
 // removal tier only, in other orders, so that the first removals, which fix
 // the route the rest refines, differ. Each of the others may take the steps
-// the first's removal calls took; one that only leaves passes out starts
-// where it parts from the first (sharedPrefix).
+// the first's removal calls took.
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}},
 		{ahead: []string{StageDdminExternals}, leaveOut: []string{StageDdminExternalsWild}, removals: true},
 		{ahead: []string{StageFifoInternals}, removals: true},
-		{ahead: []string{StageClockClusters, StageDdminInternals}, leaveOut: []string{StageFifoInternals}, removals: true},
 	}
-}
-
-// prefix is a fork's state before the first call of the pass named
-// before: what a fork that leaves that pass out starts from.
-type prefix struct {
-	before string
-	best   *record.Trace
-	calls  map[string]int
-	left   map[string]*record.Trace
-}
-
-// sharedPrefix returns the state of the first order's fork o starts from:
-// the first prefix before a pass o leaves out; found is false unless o only
-// leaves passes out of first. A nil prefix with found true means first never
-// called a pass o leaves out, so o would descend exactly as it did.
-func sharedPrefix(first, o removalOrder, prefixes []prefix) (p *prefix, found bool) {
-	if !slices.Equal(first.ahead, o.ahead) || len(first.leaveOut) > 0 || len(o.leaveOut) == 0 {
-		return nil, false
-	}
-	for i := range prefixes {
-		if slices.Contains(o.leaveOut, prefixes[i].before) {
-			return &prefixes[i], true
-		}
-	}
-	return nil, true
 }
 
 // starts returns the beam's starts not tried yet: the trace after
@@ -99,13 +70,6 @@ func (m *minimizer) beam(ctx context.Context) error {
 	var first *minimizer // the first removal order's fork, once descended
 	for i, s := range m.starts() {
 		m.tried[s.t] = true
-		var pre *prefix
-		if first != nil {
-			var shares bool
-			if pre, shares = sharedPrefix(removalOrders()[0], s.removalOrder, first.prefixes); shares && pre == nil {
-				continue // it would descend as the first did
-			}
-		}
 		if i > 0 {
 			limit := m.shareOf(share, m.callEnd())
 			if s.removals && first != nil && first.removalSteps > 0 {
@@ -114,19 +78,6 @@ func (m *minimizer) beam(ctx context.Context) error {
 			m.limit.Store(limit)
 		}
 		f := m.fork(s.t)
-		if pre != nil {
-			f.best, f.calls, f.left = pre.best, maps.Clone(pre.calls), maps.Clone(pre.left)
-		}
-		if i == 0 { // the first removal order (starts)
-			f.shareAt = map[string]bool{}
-			for _, o := range removalOrders()[1:] {
-				if _, ok := sharedPrefix(s.removalOrder, o, nil); ok {
-					for _, p := range o.leaveOut {
-						f.shareAt[p] = true
-					}
-				}
-			}
-		}
 		f.removalsOnly, f.ahead = s.removals, map[string]bool{}
 		for _, p := range s.ahead {
 			f.ahead[p] = true
@@ -139,7 +90,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 		}
 		err := f.descend(ctx)
 		m.steps.Store(f.steps.Load())
-		if f.shareAt != nil {
+		if i == 0 {
 			first = f
 		}
 		m.schedules.Add(f.schedules.Load())

@@ -100,10 +100,8 @@ func TestBeamRemovalOrdersLeaveAFourMemberRoute(t *testing.T) {
 	assert.Equal(t, [2]int{39, 9}, size(run(minimize.StageBeam)), "without the beam")
 	res := run()
 	assert.Equal(t, [2]int{16, 8}, size(res))
-	// The fourth order (the first without fifo-internals) starts where it
-	// parts from the first; run from the trace after provenance, it took
-	// 946,528 steps here, and the beam 2,822,560.
 	i := slices.IndexFunc(res.Passes, func(p minimize.PassStats) bool { return p.Name == minimize.StageBeam })
 	require.GreaterOrEqual(t, i, 0)
-	assert.Less(t, res.Passes[i].Steps, int64(2_200_000), "the beam's steps")
+	// Three removal orders: the beam took 1,876,224 steps here.
+	assert.Less(t, res.Passes[i].Steps, int64(2_000_000), "the beam's steps")
 }

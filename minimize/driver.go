@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 
@@ -147,9 +146,6 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	end, done := m.callEnd(), m.steps.Load()
 	if done >= end {
 		return false, nil
-	}
-	if m.shareAt[name] && m.calls[name] == 0 {
-		m.prefixes = append(m.prefixes, prefix{name, best, maps.Clone(m.calls), maps.Clone(m.left)})
 	}
 	m.calls[name]++
 	m.callStart, m.whole = done, p.Whole

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestInsertableCopiesTheTracesExternalsAndRestartsEveryMember(t *testing.T) {
+func TestInsertableCopiesTheTracesExternalsAndTheInputsRestarts(t *testing.T) {
 	type put struct{ K string }
 	events := []record.Event{
 		record.StartEvent("a"), record.StartEvent("b"), record.StartEvent("c"),
@@ -26,9 +26,10 @@ func TestInsertableCopiesTheTracesExternalsAndRestartsEveryMember(t *testing.T) 
 	// Without a restart in the input: copies of the trace's externals only.
 	got := insertable([]record.Event{{Kind: record.Send, To: "a", Msg: put{"z"}}}, events)
 	assert.Equal(t, str([]record.Event{events[3], events[6]}), str(got))
-	// With one: a restart of every member too, after the copies.
-	got = insertable([]record.Event{{Kind: record.Restart, Actor: "c"}}, events)
-	assert.Equal(t, str([]record.Event{events[3], events[6], {Kind: record.Restart, Actor: "a"}, {Kind: record.Restart, Actor: "c"}}), str(got))
+	// With restarts of c (twice): a restart of c too, after the copies, and
+	// none of a, which the input never restarts.
+	got = insertable([]record.Event{{Kind: record.Restart, Actor: "c"}, {Kind: record.Restart, Actor: "c"}}, events)
+	assert.Equal(t, str([]record.Event{events[3], events[6], {Kind: record.Restart, Actor: "c"}}), str(got))
 	// No external to copy and no restart in the input: nothing to insert.
 	assert.Empty(t, insertable(nil, events[:3]))
 }

@@ -2,6 +2,7 @@ package minimize_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/demi-project/demi/minimize"
@@ -61,12 +62,27 @@ func (a *staleActor) Receive(ctx *record.Context, _ record.ActorID, msg record.M
 	}
 }
 
+func staleMembers() []record.ActorID { return []record.ActorID{"r", "s", "c"} }
+
 func staleSystem() *record.System {
 	return &record.System{
 		Name:     "stale",
-		Members:  func(record.Options) []record.ActorID { return []record.ActorID{"r", "s", "c"} },
+		Members:  func(record.Options) []record.ActorID { return staleMembers() },
 		New:      func(id record.ActorID, _ record.Options) record.Actor { return &staleActor{id: id} },
 		Messages: []record.Message{Hello{}, Data{}, Clear{}, staleTik{}},
+		// Its fault model: a crash-restart of any member (what the insert
+		// pass may add besides copies of the trace's own external events).
+		Externals: []record.Generator{{Name: "restart", Weight: 1,
+			Make: func(r *rand.Rand, _ record.View) (record.Event, bool) {
+				return record.Event{Kind: record.Restart, Actor: staleMembers()[r.IntN(3)]}, true
+			},
+			Each: func(record.View) []record.Event {
+				var out []record.Event
+				for _, a := range staleMembers() {
+					out = append(out, record.Event{Kind: record.Restart, Actor: a})
+				}
+				return out
+			}}},
 		Invariant: func(v record.View) *record.Violation {
 			if r, ok := v.Actor("r").(*staleActor); ok && r.late {
 				return &record.Violation{Fingerprint: "late-first"}
@@ -115,7 +131,8 @@ func staleInput(t *testing.T, sys *record.System, restartC bool) *record.Trace {
 // TestInsertStageReachesARouteThatNeedsNewEvents runs the insert stage
 // on the Clear route as the removals leave it (the restart of c gone: 7
 // deliveries, E:3). Every removal keeps it (the Clear is what resets r),
-// and the cheaper route needs a restart of r and a second tick of s that
+// and the cheaper route needs a restart of r (the input restarts only c;
+// the system's restart generator offers r) and a second tick of s that
 // the trace does not have. The insert stage finds it: 4 deliveries and 3
 // externals.
 func TestInsertStageReachesARouteThatNeedsNewEvents(t *testing.T) {

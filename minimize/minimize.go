@@ -27,7 +27,7 @@
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
 //   - beam (search): the descent again from the trace after provenance in
-//     four removal orders.
+//     three removal orders.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - insert (search; needs optimal.Forks): the exact search, one event inserted.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
@@ -201,16 +201,14 @@ type minimizer struct {
 	stallCap        int64 // when set, bounds a fork's work: its parent's stall point
 	// The beam (beam.go): the starts tried, whether the own descent has
 	// begun (before it, the beam's result waits in kept); in a fork,
-	// removal tier only, the passes run ahead of their tier, and in the
-	// first order's fork the passes others leave out with the state before them.
+	// removal tier only, the passes run ahead of their tier, and the steps
+	// its removal tier's calls took.
 	tried        map[*record.Trace]bool
 	descending   bool
 	kept         *record.Trace
 	removalsOnly bool
 	ahead        map[string]bool
-	shareAt      map[string]bool
-	prefixes     []prefix
-	removalSteps int64 // the steps the removal tier's calls took
+	removalSteps int64
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace

@@ -25,7 +25,11 @@ func (m *minimizer) searches(ctx context.Context) bool {
 // forks, with events to insert.
 func (m *minimizer) inserts(ctx context.Context) bool {
 	t := m.snapshotBest()
-	return t.Header.Deliveries <= m.limitsOf(StageInsert).deliveries && len(insertable(m.dropped, t.Events)) > 0 && m.searches(ctx)
+	if t.Header.Deliveries > m.limitsOf(StageInsert).deliveries {
+		return false
+	}
+	restarts, err := m.restarts(ctx, t)
+	return err == nil && len(insertable(restarts, t.Events)) > 0 && m.searches(ctx)
 }
 
 // shrinkSearch runs one call of the shrink-search pass on the best trace.
@@ -39,7 +43,11 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 // insert runs one call of the insert pass, a descent after a trace found.
 func (m *minimizer) insert(ctx context.Context) error {
 	base := m.snapshotBest()
-	tr, err := m.searchCuts(ctx, base, nil, insertable(m.dropped, base.Events), m.limitsOf(StageInsert))
+	restarts, err := m.restarts(ctx, base)
+	if err != nil {
+		return err
+	}
+	tr, err := m.searchCuts(ctx, base, nil, insertable(restarts, base.Events), m.limitsOf(StageInsert))
 	if err != nil || tr == nil {
 		return err
 	}
@@ -130,13 +138,28 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 	return nil, nil
 }
 
+// restarts lists the input's restarts and those the system's fuzz
+// generators offer somewhere along base (offers): a restart of an actor
+// neither restarts is outside the system's fault model.
+func (m *minimizer) restarts(ctx context.Context, base *record.Trace) ([]record.Event, error) {
+	offers, err := m.offers(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(m.dropped)
+	for p := range base.Events {
+		out = append(out, offers[p]...)
+	}
+	return slices.DeleteFunc(out, func(e record.Event) bool { return e.Kind != record.Restart }), nil
+}
+
 // insertable lists a copy of each send, kill and restart shape of events
-// (reinsertable), and a restart of every started member if the input restarts.
-func insertable(dropped, events []record.Event) []record.Event {
+// and of the restarts in restarts (reinsertable).
+func insertable(restarts, events []record.Event) []record.Event {
 	all := slices.Clone(events)
-	if slices.ContainsFunc(dropped, func(e record.Event) bool { return e.Kind == record.Restart }) {
-		for _, a := range startedActors(events) {
-			all = append(all, record.Event{Kind: record.Restart, Actor: a})
+	for _, e := range restarts {
+		if e.Kind == record.Restart {
+			all = append(all, record.Event{Kind: record.Restart, Actor: e.Actor})
 		}
 	}
 	var out []record.Event
