@@ -8,7 +8,7 @@ import (
 
 // The beam (docs/minimization.md, "The searches"): the removal tier is
 // greedy, so the route it commits to early decides the local minimum. The
-// beam pass descends in a fork from each start not tried yet (starts), each
+// beam pass descends in a fork from each start (starts), once, each
 // start with the pass's share of the steps left when it begins.
 
 // beamStart is one start of the beam: a trace and the removal order it
@@ -38,13 +38,13 @@ func removalOrders() []removalOrder {
 	}
 }
 
-// starts returns the beam's starts not tried yet: the trace after
+// starts returns the beam's starts unless they ran: the trace after
 // provenance in each removal order.
 func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []beamStart
-	if t := m.afterProvenance; t != nil && !m.tried[t] {
+	if t := m.afterProvenance; t != nil && !m.beamed {
 		for _, o := range removalOrders() {
 			out = append(out, beamStart{t: t, removalOrder: o})
 		}
@@ -68,8 +68,9 @@ func (m *minimizer) beam(ctx context.Context) error {
 	}
 	share := passNamed(m.table, StageBeam).Share
 	var first *minimizer // the first removal order's fork, once descended
-	for i, s := range m.starts() {
-		m.tried[s.t] = true
+	starts := m.starts()
+	m.beamed = true
+	for i, s := range starts {
 		if i > 0 {
 			limit := m.shareOf(share, m.callEnd())
 			if s.removals && first != nil && first.removalSteps > 0 {

@@ -199,11 +199,11 @@ type minimizer struct {
 	skip            map[string]bool
 	afterProvenance *record.Trace
 	stallCap        int64 // when set, bounds a fork's work: its parent's stall point
-	// The beam (beam.go): the starts tried, whether the own descent has
+	// The beam (beam.go): whether its starts ran, whether the own descent has
 	// begun (before it, the beam's result waits in kept); in a fork,
 	// removal tier only, the passes run ahead of their tier, and the steps
 	// its removal tier's calls took.
-	tried        map[*record.Trace]bool
+	beamed       bool
 	descending   bool
 	kept         *record.Trace
 	removalsOnly bool
@@ -336,8 +336,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	members := sys.Members(sh.resolved)
 	sh.images = sys.Symmetry.Images(sh.resolved, members, t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
-		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}, cut: map[string]*record.Trace{},
-		tried: map[*record.Trace]bool{}}
+		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}, cut: map[string]*record.Trace{}}
 	for _, name := range cfg.Skip {
 		if passNamed(sh.table, name) == nil {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)
