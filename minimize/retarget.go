@@ -103,14 +103,18 @@ func (m *minimizer) retarget(ctx context.Context) error {
 // of its type that the input had (contents): shrink-contents only takes
 // components away, and a shorter route may need another job's preferences.
 func contentEdits(events []record.Event, contents []record.Message, fp *fingerprint.Fingerprinter) []edit {
+	names, fps := make([]string, len(contents)), make([]uint64, len(contents))
+	for k, c := range contents {
+		names[k], fps[k] = record.TypeName(c), fp.Of(c).Full
+	}
 	var out []edit
 	for i, e := range events {
 		if e.Kind != record.Send || e.Msg == nil {
 			continue
 		}
 		name, own := record.TypeName(e.Msg), fp.Of(e.Msg).Full
-		for _, c := range contents {
-			if record.TypeName(c) == name && fp.Of(c).Full != own {
+		for k, c := range contents {
+			if names[k] == name && fps[k] != own {
 				out = append(out, recontent(i, c))
 			}
 		}
