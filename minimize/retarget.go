@@ -31,33 +31,7 @@ func retargetEdits(events []record.Event) []edit {
 			}
 		}
 	}
-	return append(out, shortcutEdits(events)...)
-}
-
-// shortcutEdits lists the moves that address an external send, delivered
-// at d to a, to each b that a relayed it to (delivered at k), delivered at k
-// (shortcut): a retarget alone delivers it at d, where the route may need it late.
-func shortcutEdits(events []record.Event) []edit {
-	var out []edit
-	for d, e := range events {
-		if e.Kind != record.Deliver || e.From != record.External || e.Cause < 0 || events[e.Cause].Kind != record.Send {
-			continue
-		}
-		for k := d + 1; k < len(events); k++ {
-			if r := events[k]; r.Kind == record.Deliver && r.Cause == d && r.Timer == "" && r.To != e.To {
-				out = append(out, shortcut(e.Cause, d, k, r.To))
-			}
-		}
-	}
 	return out
-}
-
-// shortcut is the move of shortcutEdits: the send at i retargeted to to,
-// its delivery at d moved to just after k.
-func shortcut(i, d, k int, to record.ActorID) edit {
-	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		return moveTo(d, k+1)(f, retarget(i, to)(f, bp))
-	}
 }
 
 // retarget addresses the external event at i (a send with its delivery)
