@@ -55,7 +55,7 @@ func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event,
 	for _, mv := range movesOf(base.Events, offers) {
 		moves = append(moves, mv.plan)
 	}
-	tr, err := m.tryMoves(ctx, base, moves, injectChunk, true)
+	_, tr, err := m.tryMoves(ctx, base, moves, injectChunk, true)
 	m.offer(tr)
 	return err
 }

@@ -165,9 +165,12 @@ const (
 	scanChunk    = 16
 	reorderChunk = 4
 	// A move: one check of reorderSchedules schedules, then a descent of
-	// at most descentChecks checks (an insertion's too).
+	// at most descentChecks checks (an insertion's too), each of
+	// descentSchedules: nearly every removal a descent makes reproduces on
+	// the plan's own schedule, while a removal that fails runs them all.
 	reorderSchedules = 8
 	descentChecks    = 400
+	descentSchedules = 1
 	// Inject's and add-event's moves go injectChunk at a time, each checked
 	// with injectSchedules schedules, Broad: the new route often needs another type.
 	injectChunk     = 8

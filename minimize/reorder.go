@@ -17,28 +17,37 @@ import (
 
 // reorderWith tries the moves gen lists for the best trace, each with its
 // descent; the first that ends smaller replaces it, and so on until none.
+// Each scan after a success starts at the move that succeeded (wrapping
+// around): the moves before it just failed on a trace that differs by one
+// move, and mostly fail again.
 func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace) []edit) error {
+	at := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		base := m.snapshotBest()
-		tr, err := m.tryMoves(ctx, base, gen(base), reorderChunk, false)
+		moves := gen(base)
+		if at >= len(moves) {
+			at = 0
+		}
+		i, tr, err := m.tryMoves(ctx, base, append(moves[at:len(moves):len(moves)], moves[:at]...), reorderChunk, false)
 		if err != nil || !m.offer(tr) {
 			return err
 		}
+		at = (at + i) % len(moves)
 	}
 }
 
 // tryMoves checks the moves of base in order, chunk at a time, each with
-// tryPlan, and returns the first trace smaller than base found, or nil.
-func (m *minimizer) tryMoves(ctx context.Context, base *record.Trace, moves []edit, chunk int, broad bool) (*record.Trace, error) {
+// tryPlan, and returns the first trace smaller than base found and its
+// move's index, or nil and -1.
+func (m *minimizer) tryMoves(ctx context.Context, base *record.Trace, moves []edit, chunk int, broad bool) (int, *record.Trace, error) {
 	bp := dpor.FromEvents(m.fp, base.Events)
 	seen := newDescended()
-	_, tr, err := m.firstTrace(ctx, len(moves), chunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
+	return m.firstTrace(ctx, len(moves), chunk, func(c *dpor.Checker, i int) (*record.Trace, int64, error) {
 		return m.tryPlan(ctx, c, base, moves[i](c.Fingerprinter(), bp), broad, seen, i/chunk)
 	})
-	return tr, err
 }
 
 // tryPlan checks plan (broad: an inserted event's, kept as it is when
@@ -142,7 +151,7 @@ func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Tr
 				break
 			}
 			checks++
-			tr, n, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: reorderSchedules}, removal(drop, drop[0])(c.Fingerprinter(), cp))
+			tr, n, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: descentSchedules}, removal(drop, drop[0])(c.Fingerprinter(), cp))
 			steps += n
 			if err != nil {
 				return nil, steps, err
