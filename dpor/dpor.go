@@ -617,10 +617,11 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) *recor
 		return c.flush(sim, gen, st, pend)
 	}
 	var exact, typed *record.Pending
+	fs, ts := sim.Slot(from), sim.Slot(to)
 	for i := range pend {
 		p := &pend[i]
-		if p.Removed() || p.To != to || p.From != from || p.Timer != timer {
-			continue
+		if pf, pt := p.Slots(); pt != ts || pf != fs || ts < 0 || p.Timer != timer {
+			continue // removed (pt < 0), or another link
 		}
 		f := c.fpOf(gen, p)
 		if f.Full == st.FP.Full {

@@ -33,6 +33,11 @@ func (p *Pending) gone() bool { return p.to < 0 }
 // returns: a message that has been delivered, dropped or cancelled.
 func (p *Pending) Removed() bool { return p.gone() }
 
+// Slots returns the slots (Sim.Slot) of p's sender and receiver; to is
+// negative once p is removed. Comparing slots is cheaper than comparing
+// actor names for a caller that scans the pending messages at every step.
+func (p *Pending) Slots() (from, to int32) { return p.from, p.to }
+
 // pmeta is what the scheduler needs of a pending message: its link
 // (from*(members+1)+to, or linkGone or linkTimer) and its receiver's slot.
 // With a time model, due is its deadline (see time.go).

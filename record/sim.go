@@ -193,6 +193,11 @@ func (s *Sim) idx(id ActorID) int {
 	return -1
 }
 
+// Slot returns the slot of actor id in the Sims of its setup: its index
+// among Members, len(Members) for External, -1 for an actor not in the
+// system (Pending.Slots).
+func (s *Sim) Slot(id ActorID) int32 { return int32(s.slotOf(id)) }
+
 // slotOf is idx for a message's receiver: a few string comparisons are
 // cheaper than hashing for a small system.
 func (s *Sim) slotOf(id ActorID) int {

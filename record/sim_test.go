@@ -740,3 +740,24 @@ func TestSimAccessors(t *testing.T) {
 	assert.Equal(t, record.ActorID("b"), self)
 	assert.Equal(t, "Pong{N:1 Note:x}", record.FormatMessage(&Pong{N: 1, Note: "x"}))
 }
+
+// TestSlotsNameTheLink checks that a pending message's slots are its
+// sender's and receiver's Slot, External's after the members, and that a
+// delivered message's hole has a negative receiver slot.
+func TestSlotsNameTheLink(t *testing.T) {
+	s := newSim(t, probeSystem(3, record.FIFO, nil), record.StartEvent("a"), record.StartEvent("c"))
+	require.NoError(t, s.Apply(record.SendEvent("c", Ping{1})))
+	require.NoError(t, s.Apply(record.SendEvent("a", Ping{2})))
+	assert.Equal(t, []int32{0, 1, 2, 3, -1}, []int32{s.Slot("a"), s.Slot("b"), s.Slot("c"), s.Slot(record.External), s.Slot("nobody")})
+	pend := s.InFlightHoles()
+	require.Len(t, pend, 2)
+	from, to := pend[0].Slots()
+	assert.Equal(t, [2]int32{3, 2}, [2]int32{from, to})
+	require.NoError(t, s.Deliver(pend[0].ID))
+	pend = s.InFlightHoles()
+	require.True(t, pend[0].Removed())
+	_, to = pend[0].Slots()
+	assert.Negative(t, to)
+	from, to = pend[1].Slots()
+	assert.Equal(t, [2]int32{3, 0}, [2]int32{from, to})
+}
