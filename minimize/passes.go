@@ -167,10 +167,11 @@ const (
 	// A move: one check of reorderSchedules schedules, then a descent of
 	// at most descentChecks checks (an insertion's too), each of
 	// descentSchedules: nearly every removal a descent makes reproduces on
-	// the plan's own schedule, while a removal that fails runs them all.
+	// the plan's own schedule, while a removal that fails runs them all
+	// (one alone lost a route on a 5-member protocol: docs/minimization.md).
 	reorderSchedules = 8
 	descentChecks    = 400
-	descentSchedules = 1
+	descentSchedules = 2
 	// Inject's and add-event's moves go injectChunk at a time, each checked
 	// with injectSchedules schedules, Broad: the new route often needs another type.
 	injectChunk     = 8

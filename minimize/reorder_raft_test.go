@@ -46,8 +46,8 @@ func TestReorderEscapesALocalMinimum(t *testing.T) {
 // into the scan, and a move that reproduces costs a descent. With the default
 // budget they reach the best known 19 (E:12) only because a scan after a
 // success starts at the move that succeeded and a descent's removal checks
-// run the plan's own schedule alone: before, retarget's share ran out at
-// 79 (E:14) and 46 (E:16).
+// run 2 schedules, not 8: before, retarget's share ran out at 79 (E:14)
+// and 46 (E:16).
 func TestLongMoveScansFinishWithinTheBudget(t *testing.T) {
 	for _, file := range []string{"raft-58a-2600210-four-members.trace", "raft-58a-2700324-four-members.trace"} {
 		t.Run(file, func(t *testing.T) {
