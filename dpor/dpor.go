@@ -618,9 +618,12 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) *recor
 	}
 	var exact, typed *record.Pending
 	fs, ts := sim.Slot(from), sim.Slot(to)
+	if ts < 0 {
+		pend = nil // an actor not in the system: nothing is on its link
+	}
 	for i := range pend {
 		p := &pend[i]
-		if pf, pt := p.Slots(); pt != ts || pf != fs || ts < 0 || p.Timer != timer {
+		if pf, pt := p.Slots(); pt != ts || pf != fs || p.Timer != timer {
 			continue // removed (pt < 0), or another link
 		}
 		f := c.fpOf(gen, p)
@@ -652,10 +655,14 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) *recor
 // st's receiver is running, else nil (Step.Flush).
 func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step, pend []record.Pending) *record.Pending {
 	var first *record.Pending
+	fs, ts := sim.Slot(st.Event.From), sim.Slot(st.Event.To)
+	if ts < 0 {
+		return nil
+	}
 	for i := range pend {
 		p := &pend[i]
-		if p.Removed() || p.To != st.Event.To || p.From != st.Event.From || p.Timer != "" {
-			continue
+		if pf, pt := p.Slots(); pt != ts || pf != fs || p.Timer != "" {
+			continue // removed (pt < 0), or another link
 		}
 		if c.fpOf(gen, p).Type == st.FP.Type {
 			if first == nil || !sim.View().Running(p.To) {

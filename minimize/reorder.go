@@ -31,7 +31,7 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 		if at >= len(moves) {
 			at = 0
 		}
-		i, tr, err := m.tryMoves(ctx, base, append(moves[at:len(moves):len(moves)], moves[:at]...), reorderChunk, false)
+		i, tr, err := m.tryMoves(ctx, base, slices.Concat(moves[at:], moves[:at]), reorderChunk, false)
 		if err != nil || !m.offer(tr) {
 			return err
 		}
