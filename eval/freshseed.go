@@ -54,6 +54,11 @@ type FreshConfig struct {
 	// minimize.DefaultSteps; the traces are shorter than 5,000
 	// deliveries).
 	Steps int64
+	// SaveDir, when not empty, is an existing directory where each fresh
+	// failing trace is written, before it is minimized, as
+	// <bug>-<seed>.trace: the inputs of the study, to minimize again by
+	// hand or with another version of demi.
+	SaveDir string
 }
 
 // FreshRun is the minimization of one fresh failing trace.
@@ -337,6 +342,12 @@ func (c *Config) freshBug(ctx context.Context, f FreshConfig, fc FreshCase, opti
 			break
 		}
 		next = t.Header.Seed + 1
+		if f.SaveDir != "" {
+			path := filepath.Join(f.SaveDir, fmt.Sprintf("%s-%d.trace", fc.Bug, t.Header.Seed))
+			if err := t.WriteFile(path); err != nil {
+				return FreshRow{}, fmt.Errorf("saving seed %d: %w", t.Header.Seed, err)
+			}
+		}
 		run, err := c.freshRun(ctx, f, sys, t, row)
 		if err != nil {
 			return FreshRow{}, fmt.Errorf("seed %d: %w", t.Header.Seed, err)

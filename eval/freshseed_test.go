@@ -110,6 +110,7 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	shipped, cfg := tokenringFresh(t)
 	var logs bytes.Buffer
 	cfg.Fresh.N = 2
+	cfg.Fresh.SaveDir = t.TempDir()
 	cfg.OnUpdate = func(r *eval.Report) error { logs.WriteString(r.Fresh[len(r.Fresh)-1].Bug); return nil }
 	rep, err := eval.RunStudies(context.Background(), cfg, nil)
 	require.NoError(t, err)
@@ -125,6 +126,12 @@ func TestFreshSeedsTokenring(t *testing.T) {
 		assert.InDelta(t, float64(x.Result.Deliveries+x.Result.Externals)/float64(row.Best.Deliveries+row.Best.Externals), x.Ratio, 1e-9)
 	}
 	assert.Equal(t, "toktok", logs.String(), "after the bug, and at the end")
+	for _, x := range row.Runs { // the inputs, kept with --fresh-traces
+		saved, _, err := record.ReadFile(filepath.Join(cfg.Fresh.SaveDir, fmt.Sprintf("tok-%d.trace", x.Seed)), cfg.Catalog)
+		require.NoError(t, err)
+		assert.Equal(t, x.Seed, saved.Header.Seed)
+		assert.Equal(t, x.Initial.Deliveries, saved.Header.Deliveries)
+	}
 	var md bytes.Buffer
 	rep.Rows = []eval.Row{{Bug: "tok"}}
 	require.NoError(t, eval.Markdown(&md, rep))

@@ -60,6 +60,7 @@ type flags struct {
 	fresh                                      int
 	freshBudget, optimumBudget                 time.Duration
 	freshFrom                                  uint64
+	freshTraces                                string
 	optimumWorkers                             int
 	noOptimum, studiesOnly                     bool
 	long, longRuns                             int
@@ -161,6 +162,7 @@ bad input, 130 when interrupted.`,
 	fs.DurationVar(&f.scaleBudget, "scaling-budget", time.Minute, "budget of each scaling minimization")
 	fs.IntVar(&f.fresh, "fresh", 5, "fresh-seed study: failing traces per bug from the seeds after the shipped one (0: skip)")
 	fs.DurationVar(&f.freshBudget, "fresh-budget", time.Minute, "budget of each fresh-seed minimization")
+	fs.StringVar(&f.freshTraces, "fresh-traces", "", "fresh-seed study: also write each fresh failing trace to this existing directory as <bug>-<seed>.trace")
 	fs.Uint64Var(&f.freshFrom, "fresh-from", 0, "fresh-seed study: first seed of every bug (default: the one after its shipped seed)")
 	fs.DurationVar(&f.optimumBudget, "optimum-budget", 10*time.Minute, "budget of each bug's search for its optimum (demi optimal --subsets)")
 	fs.IntVar(&f.optimumWorkers, "optimum-workers", 2, "walkers of each optimum search (demi optimal -j; the answers do not depend on it)")
@@ -205,6 +207,11 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	}
 	if f.fresh < 0 || f.freshBudget <= 0 || f.optimumBudget <= 0 {
 		return badInput(errors.New("--fresh must be at least 0, --fresh-budget and --optimum-budget positive"))
+	}
+	if f.freshTraces != "" {
+		if st, err := os.Stat(f.freshTraces); err != nil || !st.IsDir() {
+			return badInput(fmt.Errorf("--fresh-traces %q must be an existing directory", f.freshTraces))
+		}
 	}
 	if f.findingTrials < 0 || f.findingTrials > 1000 || f.findingFrom < 1 || f.findingCapRuns < 1 || f.findingCap <= 0 || f.findingJobs < 1 || f.findingCurveRuns < 0 {
 		return badInput(errors.New("--finding-trials must be 0 to 1000, --finding-from, --finding-cap-runs and --finding-jobs at least 1, --finding-cap positive, --finding-curve-runs at least 0"))
@@ -299,7 +306,7 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		cfg.Scaling = &eval.ScalingConfig{Bug: f.scaleBug, Lengths: lengths, Budget: f.scaleBudget}
 	}
 	if f.fresh > 0 {
-		cfg.Fresh = &eval.FreshConfig{Cases: freshCases(bugList, f.traces), N: f.fresh, Budget: f.freshBudget, From: f.freshFrom}
+		cfg.Fresh = &eval.FreshConfig{Cases: freshCases(bugList, f.traces), N: f.fresh, Budget: f.freshBudget, From: f.freshFrom, SaveDir: f.freshTraces}
 	}
 	if !f.noOptimum {
 		cfg.Optimum = &eval.OptimumConfig{Budget: f.optimumBudget, Workers: f.optimumWorkers}
