@@ -215,6 +215,7 @@ type Checker struct {
 	fp     *fingerprint.Fingerprinter
 	events []record.Event // the schedule of the check under way (see check)
 	heads  []record.ActorID
+	links  []int64 // reroute's queue heads: sender and receiver slots
 	// room is how many backtracks of each kind (type-matching, Broad) a
 	// schedule may still record under the Earliest order: the queue pops
 	// fewest deviations first, then earliest, so a schedule's first
@@ -684,18 +685,19 @@ func (c *Checker) reroute(sim *record.Sim, gen uint32, st *Step, fifo bool) *rec
 	pend := sim.InFlightHoles()
 	v := sim.View()
 	for pass := range 2 {
-		c.heads = c.heads[:0]
+		c.links = c.links[:0]
 		for i := range pend {
 			p := &pend[i]
 			if p.Removed() || p.Timer != "" {
 				continue
 			}
 			if fifo {
-				link := p.From + "\x00" + p.To
-				if slices.Contains(c.heads, link) {
+				from, to := p.Slots()
+				link := int64(from)<<32 | int64(uint32(to))
+				if slices.Contains(c.links, link) {
 					continue // behind the head of its queue
 				}
-				c.heads = append(c.heads, link)
+				c.links = append(c.links, link)
 			}
 			sameTo, sameFrom := p.To == st.Event.To, p.From == st.Event.From
 			if sameTo == sameFrom || (pass == 0) != sameTo {

@@ -52,7 +52,13 @@ func (m *minimizer) starts() []beamStart {
 	return out
 }
 
-func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || len(m.starts()) > 0 }
+// hasStarts reports whether the beam pass applies: a kept result to offer,
+// or starts that have not run.
+func (m *minimizer) hasStarts(context.Context) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.kept != nil || m.afterProvenance != nil && !m.beamed
+}
 
 // beam runs the driver's tiers on each start (starts) in a fork. Its first
 // call, before the best trace's own descent, keeps its smallest result aside
