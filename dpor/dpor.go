@@ -214,8 +214,7 @@ type Checker struct {
 	cfg    Config
 	fp     *fingerprint.Fingerprinter
 	events []record.Event // the schedule of the check under way (see check)
-	heads  []record.ActorID
-	links  []int64 // reroute's queue heads: sender and receiver slots
+	heads  []int64        // the FIFO queue heads a scan has met, by slots (queueKey)
 	// room is how many backtracks of each kind (type-matching, Broad) a
 	// schedule may still record under the Earliest order: the queue pops
 	// fewest deviations first, then earliest, so a schedule's first
@@ -684,22 +683,21 @@ func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step, pend []record.Pen
 func (c *Checker) reroute(sim *record.Sim, gen uint32, st *Step, fifo bool) *record.Pending {
 	pend := sim.InFlightHoles()
 	v := sim.View()
+	fs, ts := sim.Slot(st.Event.From), sim.Slot(st.Event.To)
 	for pass := range 2 {
-		c.links = c.links[:0]
+		c.heads = c.heads[:0]
 		for i := range pend {
 			p := &pend[i]
-			if p.Removed() || p.Timer != "" {
-				continue
+			pf, pt := p.Slots()
+			if pt < 0 || p.Timer != "" {
+				continue // removed, or a timer
 			}
 			if fifo {
-				from, to := p.Slots()
-				link := int64(from)<<32 | int64(uint32(to))
-				if slices.Contains(c.links, link) {
+				if c.metHead(queueKey(pf, pt)) {
 					continue // behind the head of its queue
 				}
-				c.links = append(c.links, link)
 			}
-			sameTo, sameFrom := p.To == st.Event.To, p.From == st.Event.From
+			sameTo, sameFrom := pt == ts, pf == fs
 			if sameTo == sameFrom || (pass == 0) != sameTo {
 				continue
 			}
@@ -725,18 +723,19 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 	n := len(s.decisions)
 	clear(c.seen)
 	c.heads = c.heads[:0]
+	mFrom, mTo := m.Slots()
 	pend := sim.InFlightHoles()
 	for i := range pend {
 		p := &pend[i]
-		if p.Removed() || p.To != m.To || p.ID == m.ID {
-			continue
+		pf, pt := p.Slots()
+		if pt != mTo || p.ID == m.ID {
+			continue // removed (pt < 0), or another receiver
 		}
 		if fifo && p.Timer == "" {
-			if slices.Contains(c.heads, p.From) {
+			if c.metHead(queueKey(pf, pt)) {
 				continue // behind the head of its queue
 			}
-			c.heads = append(c.heads, p.From)
-			if p.From == m.From && m.Timer == "" {
+			if pf == mFrom && m.Timer == "" {
 				continue // m itself is the head of this queue
 			}
 		}
@@ -767,6 +766,19 @@ func (c *Checker) addBacktracks(gen uint32, sim *record.Sim, s *schedule, m *rec
 			s.typed++
 		}
 	}
+}
+
+// queueKey names the FIFO queue from slot from to slot to (Pending.Slots).
+func queueKey(from, to int32) int64 { return int64(from)<<32 | int64(uint32(to)) }
+
+// metHead reports whether a scan already met the head of queue q (in
+// c.heads), and otherwise records that it has: the message is the head.
+func (c *Checker) metHead(q int64) bool {
+	if slices.Contains(c.heads, q) {
+		return true
+	}
+	c.heads = append(c.heads, q)
+	return false
 }
 
 // moved is the distance a backtrack adds to its schedule: delivering p

@@ -44,20 +44,23 @@ func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []beamStart
-	if t := m.afterProvenance; t != nil && !m.beamed {
+	if m.unstarted() {
 		for _, o := range removalOrders() {
-			out = append(out, beamStart{t: t, removalOrder: o})
+			out = append(out, beamStart{t: m.afterProvenance, removalOrder: o})
 		}
 	}
 	return out
 }
+
+// unstarted reports whether the beam's starts can run and have not (m.mu held).
+func (m *minimizer) unstarted() bool { return m.afterProvenance != nil && !m.beamed }
 
 // hasStarts reports whether the beam pass applies: a kept result to offer,
 // or starts that have not run.
 func (m *minimizer) hasStarts(context.Context) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.kept != nil || m.afterProvenance != nil && !m.beamed
+	return m.kept != nil || m.unstarted()
 }
 
 // beam runs the driver's tiers on each start (starts) in a fork. Its first

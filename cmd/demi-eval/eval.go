@@ -209,8 +209,8 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 		return badInput(errors.New("--fresh must be at least 0, --fresh-budget and --optimum-budget positive"))
 	}
 	if f.freshTraces != "" {
-		if st, err := os.Stat(f.freshTraces); err != nil || !st.IsDir() {
-			return badInput(fmt.Errorf("--fresh-traces %q must be an existing directory", f.freshTraces))
+		if err := checkDir("--fresh-traces", f.freshTraces, true); err != nil {
+			return err
 		}
 	}
 	if f.findingTrials < 0 || f.findingTrials > 1000 || f.findingFrom < 1 || f.findingCapRuns < 1 || f.findingCap <= 0 || f.findingJobs < 1 || f.findingCurveRuns < 0 {
@@ -279,8 +279,8 @@ func (f *flags) run(cmd *cobra.Command, cat *record.Catalog, stdout, stderr io.W
 	if err != nil {
 		return badInput(fmt.Errorf("--scaling-lengths: %w", err))
 	}
-	if st, err := os.Stat(f.traces); err != nil || !st.IsDir() {
-		return badInput(fmt.Errorf("--traces %s is not a directory", f.traces))
+	if err := checkDir("--traces", f.traces, false); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("results directory: %w", err)
@@ -510,4 +510,22 @@ func sourceCommit() string {
 		commit += " with uncommitted changes"
 	}
 	return commit
+}
+
+// checkDir checks, before any work starts, that path (given by flag) is an
+// existing directory and, when write is set, that a file can be created in
+// it: a study that runs for minutes must not fail at its first output.
+func checkDir(flag, path string, write bool) error {
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return badInput(fmt.Errorf("%s %s is not a directory", flag, path))
+	}
+	if write {
+		f, err := os.CreateTemp(path, ".demi-eval.check*")
+		if err != nil {
+			return badInput(fmt.Errorf("%s %s: cannot write there: %w", flag, path, err))
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return nil
 }

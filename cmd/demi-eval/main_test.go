@@ -118,7 +118,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--no-such-flag"}, "demi-eval: unknown flag: --no-such-flag"},
 		{[]string{"--traces", dir, "--studies", "dpor,bogus"}, `demi-eval: --studies: unknown study "bogus" (want optimum, fresh, long, dpor or finding)`},
 		{[]string{"--traces", dir, "--studies", "dpor", "--studies-only"}, "demi-eval: --studies and --studies-only both choose the studies; give one"},
-		{[]string{"--traces", dir, "--fresh-traces", missing}, "demi-eval: --fresh-traces \"" + missing + "\" must be an existing directory"},
+		{[]string{"--traces", dir, "--fresh-traces", missing}, "demi-eval: --fresh-traces " + missing + " is not a directory"},
 		{[]string{"--traces", dir, "--dpor-steps", "0"}, "demi-eval: --dpor-schedules and --dpor-steps must be positive"},
 		{[]string{"extra"}, `demi-eval: unknown command "extra" for "demi-eval"`},
 	} {
