@@ -602,10 +602,9 @@ func (p Plan) appendEvents(dst []record.Event) []record.Event {
 }
 
 // match returns the message in flight that plan step st delivers, or nil
-// when it is absent. It scans the pending messages directly (no Enabled
-// list, holes skipped: see record.Sim.InFlightHoles): under FIFO only the
-// head of the step's sender-receiver queue is deliverable, timers always
-// are.
+// when it is absent. It walks the step's own link in the pending messages
+// (record.Sim.OnLink; no Enabled list): under FIFO only the head of the
+// step's sender-receiver queue is deliverable, timers always are.
 func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) *record.Pending {
 	to, from, timer := st.Event.To, st.Event.From, st.Event.Timer
 	head := fifo && timer == ""
@@ -617,14 +616,12 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) *recor
 		return c.flush(sim, gen, st, pend)
 	}
 	var exact, typed *record.Pending
-	fs, ts := sim.Slot(from), sim.Slot(to)
-	if ts < 0 {
-		pend = nil // an actor not in the system: nothing is on its link
-	}
-	for i := range pend {
+	fs, ts := sim.Slot(from), sim.Slot(to) // ts < 0: not in the system, nothing on its link
+	tm := timer != ""
+	for i := sim.OnLink(fs, ts, tm); i >= 0; i = sim.NextOnLink(i) {
 		p := &pend[i]
-		if pf, pt := p.Slots(); pt != ts || pf != fs || p.Timer != timer {
-			continue // removed (pt < 0), or another link
+		if p.Timer != timer {
+			continue // another of the receiver's timers
 		}
 		f := c.fpOf(gen, p)
 		if f.Full == st.FP.Full {
@@ -650,20 +647,14 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) *recor
 	return typed
 }
 
-// flush returns the head of st's FIFO queue in pend (sim.InFlightHoles())
+// flush returns the head of st's FIFO queue (pend is sim.InFlightHoles())
 // when it is not of st's type, a message of st's type waits behind it and
 // st's receiver is running, else nil (Step.Flush).
 func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step, pend []record.Pending) *record.Pending {
 	var first *record.Pending
 	fs, ts := sim.Slot(st.Event.From), sim.Slot(st.Event.To)
-	if ts < 0 {
-		return nil
-	}
-	for i := range pend {
+	for i := sim.OnLink(fs, ts, false); i >= 0; i = sim.NextOnLink(i) {
 		p := &pend[i]
-		if pf, pt := p.Slots(); pt != ts || pf != fs || p.Timer != "" {
-			continue // removed (pt < 0), or another link
-		}
 		if c.fpOf(gen, p).Type == st.FP.Type {
 			if first == nil || !sim.View().Running(p.To) {
 				return nil // the head is the step's own type: nothing to flush

@@ -61,6 +61,11 @@ type typeInfo struct {
 	hash   uint64
 	proto  bool
 	layout []int
+	// addr: a value of the type holds a protobuf struct by value (itself,
+	// or in a field or an array element, not behind a pointer), which
+	// the walk reaches through its address only if the value is
+	// addressable (see Of).
+	addr bool
 }
 
 // New returns a Fingerprinter using user (may be nil) before the default.
@@ -82,10 +87,13 @@ func (f *Fingerprinter) Of(m record.Message) FP {
 	}
 	h := th
 	if m != nil {
-		// An addressable copy, so that protobuf messages held by value can
-		// be marshalled through their address.
-		v := reflect.New(t).Elem()
-		v.Set(reflect.ValueOf(m))
+		v := reflect.ValueOf(m)
+		if f.info(t).addr {
+			// An addressable copy, so that protobuf messages held by
+			// value can be marshalled through their address.
+			v = reflect.New(t).Elem()
+			v.Set(reflect.ValueOf(m))
+		}
 		h = f.walk(h, v, 0)
 	}
 	return FP{Type: th, Full: hashing.Finish(h)}
@@ -107,6 +115,7 @@ func (f *Fingerprinter) info(t reflect.Type) *typeInfo {
 		if t.Kind() == reflect.Struct {
 			in.layout = layout(t)
 		}
+		in.addr = holdsProto(t, 0)
 	}
 	f.infos[t] = in
 	return in
@@ -130,6 +139,30 @@ func nameHash(t reflect.Type) uint64 {
 
 // layout returns the indices of the struct fields that take part in the
 // fingerprint (those not tagged demi:"-").
+// holdsProto reports whether a value of type t holds a protobuf struct
+// by value: t itself, a field or an array element, recursively, not
+// behind a pointer, slice, map or interface (whose elements the walk
+// reaches addressable, or never as protobuf structs).
+func holdsProto(t reflect.Type, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if protoType(t) {
+			return true
+		}
+		for i := 0; i < t.NumField(); i++ {
+			if holdsProto(t.Field(i).Type, depth+1) {
+				return true
+			}
+		}
+	case reflect.Array:
+		return holdsProto(t.Elem(), depth+1)
+	}
+	return false
+}
+
 func layout(t reflect.Type) []int {
 	l := make([]int, 0, t.NumField())
 	for i := 0; i < t.NumField(); i++ {

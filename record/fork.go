@@ -40,6 +40,7 @@ func (s *Sim) Fork() *Sim {
 	f.pend = append(make([]Pending, 0, len(s.pend)+forkRoom), s.pend...)
 	f.meta = append(make([]pmeta, 0, len(s.meta)+forkRoom), s.meta...)
 	f.seen = slices.Clone(s.seen)
+	f.links = slices.Clone(s.links)
 	f.enab = nil
 	f.cut = slices.Clone(s.cut)
 	// The logs only grow: the fork shares their prefix, clipped so that
@@ -73,6 +74,7 @@ func (s *Sim) ForkInto(dst *Sim) *Sim {
 	dst.pend = reuse(old.pend, s.pend)
 	dst.meta = reuse(old.meta, s.meta)
 	dst.seen = reuse(old.seen, s.seen)
+	dst.links = reuse(old.links, s.links)
 	dst.enab = old.enab
 	dst.cut = reuse(old.cut, s.cut)
 	dst.events = slices.Clip(s.events)

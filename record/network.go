@@ -40,16 +40,60 @@ func (p *Pending) Slots() (from, to int32) { return p.from, p.to }
 
 // pmeta is what the scheduler needs of a pending message: its link
 // (from*(members+1)+to, or linkGone or linkTimer) and its receiver's slot.
-// With a time model, due is its deadline (see time.go).
+// With a time model, due is its deadline (see time.go). prev and next are
+// the positions of the link's messages before and after it (-1: none; see
+// linkIndex).
 type pmeta struct {
-	link, to int32
-	due      VirtualTime
+	link, to   int32
+	prev, next int32
+	due        VirtualTime
 }
 
 const (
 	linkGone  = -1 // a hole
 	linkTimer = -2 // a timer: not subject to FIFO order
 )
+
+// linkIndex is what the run keeps per link (and per actor's timers): the
+// positions in the pending list of its first and last pending messages
+// (-1: none), which pmeta's prev and next chain in send order, so that
+// OnLink finds a link's messages without scanning the others'.
+type linkIndex struct{ first, last int32 }
+
+// linkKey returns the entry of Sim.links for pending metadata m: its
+// link, or for a timer len(members+1)² plus its receiver's slot.
+func (s *Sim) linkKey(m pmeta) int {
+	if m.link == linkTimer {
+		n := len(s.members) + 1
+		return n*n + int(m.to)
+	}
+	return int(m.link)
+}
+
+// indexLinks rebuilds Sim.links after the pending list was compacted.
+func (s *Sim) indexLinks() {
+	for k := range s.links {
+		s.links[k] = linkIndex{first: -1, last: -1}
+	}
+	for i := range s.meta {
+		if s.meta[i].link != linkGone {
+			s.chain(i)
+		}
+	}
+}
+
+// chain appends the pending message at position i to its link's chain.
+func (s *Sim) chain(i int) {
+	m := &s.meta[i]
+	l := &s.links[s.linkKey(*m)]
+	m.prev, m.next = l.last, -1
+	if l.last >= 0 {
+		s.meta[l.last].next = int32(i)
+	} else {
+		l.first = int32(i)
+	}
+	l.last = int32(i)
+}
 
 // sched is the enabled set under FIFO, maintained message by message for
 // the fuzzer instead of recomputed from the pending list at every step:
@@ -123,6 +167,7 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 		due = s.dueMessage()
 	}
 	s.meta = append(s.meta, pmeta{link: link, to: ti, due: due})
+	s.chain(len(s.meta) - 1)
 	if s.sch.ok {
 		if link == linkTimer {
 			s.sch.tm = append(s.sch.tm, head{id: id, link: link, to: ti, pos: int32(len(s.pend) - 1)})
@@ -137,9 +182,8 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 }
 
 func (s *Sim) cancelTimer(self int32, key string) {
-	for i := range s.pend {
-		p := &s.pend[i]
-		if p.to == self && p.from == self && p.Timer == key {
+	for i := s.OnLink(self, self, true); i >= 0; i = s.NextOnLink(i) {
+		if s.pend[i].Timer == key {
 			s.remove(i)
 			return
 		}
@@ -151,6 +195,7 @@ func (s *Sim) remove(i int) {
 	if s.sch.ok {
 		s.unschedule(i)
 	}
+	s.unlink(i)
 	// A hole keeps its ID (for binary search) and, until compaction
 	// clears it, the rest of its fields: clearing pointers costs barriers.
 	s.pend[i].to = -1
@@ -166,6 +211,22 @@ func (s *Sim) remove(i int) {
 	}
 	if s.holes > 32 && 2*s.holes > len(s.pend) {
 		s.compact()
+	}
+}
+
+// unlink takes s.pend[i] out of Sim.links (before remove makes it a hole).
+func (s *Sim) unlink(i int) {
+	m := s.meta[i]
+	l := &s.links[s.linkKey(m)]
+	if m.prev >= 0 {
+		s.meta[m.prev].next = m.next
+	} else {
+		l.first = m.next
+	}
+	if m.next >= 0 {
+		s.meta[m.next].prev = m.prev
+	} else {
+		l.last = m.prev
 	}
 }
 
@@ -205,16 +266,14 @@ func (s *Sim) unschedule(i int) {
 	}
 	// The next message of the link becomes its head: a later message,
 	// so it goes at or after k in ID order.
-	for j := i + 1; j < len(s.meta); j++ {
-		if s.meta[j].link == link {
-			h := head{id: s.pend[j].ID, link: link, to: s.meta[j].to, pos: int32(j)}
-			for k+1 < len(hd) && hd[k+1].id < h.id {
-				hd[k] = hd[k+1]
-				k++
-			}
-			hd[k] = h
-			return
+	if j := s.meta[i].next; j >= 0 { // the link's chain (chain, unlink)
+		h := head{id: s.pend[j].ID, link: link, to: s.meta[j].to, pos: j}
+		for k+1 < len(hd) && hd[k+1].id < h.id {
+			hd[k] = hd[k+1]
+			k++
 		}
+		hd[k] = h
+		return
 	}
 	sc.ok = false // unreachable: cnt says there is one
 }
@@ -255,6 +314,7 @@ func (s *Sim) compact() {
 	// its stale messages are overwritten by the next sends.
 	s.pend, s.meta = out, meta
 	s.holes = 0
+	s.indexLinks()
 	if s.sch.ok {
 		for _, hs := range [][]head{s.sch.hd, s.sch.tm} {
 			for k := range hs {
@@ -277,6 +337,7 @@ func (s *Sim) dropWhere(f func(p *Pending) bool) {
 	clear(s.pend[len(out):])
 	s.pend, s.meta = out, meta
 	s.holes = 0
+	s.indexLinks()
 }
 
 // Enabled appends to buf the pending messages that may be delivered next
@@ -373,6 +434,45 @@ func (s *Sim) InFlight() []Pending {
 // reads them so and spares the copy of the list that InFlight makes after
 // every delivery. The slice is owned by the Sim.
 func (s *Sim) InFlightHoles() []Pending { return s.pend }
+
+// OnLink returns the position in InFlightHoles of the first message in
+// flight from the actor in slot from to the one in slot to (Sim.Slot), or
+// -1 when there is none: with timer, of the first timer of the actor in
+// slot to (whatever its key), else of the first ordinary message. NextOnLink
+// returns the next on the same link. The run chains each link's messages
+// (and each actor's timers) in send order, so a caller that looks for one
+// link's messages at every step (dpor matching a plan) never reads the
+// other links'.
+func (s *Sim) OnLink(from, to int32, timer bool) int {
+	n := int32(len(s.members) + 1)
+	if to < 0 || from < 0 || to >= n || from >= n {
+		return -1
+	}
+	m := pmeta{link: from*n + to, to: to}
+	if timer {
+		m.link = linkTimer
+	}
+	for i := s.links[s.linkKey(m)].first; i >= 0; i = s.meta[i].next {
+		if !timer || s.pend[i].from == from {
+			return int(i)
+		}
+	}
+	return -1
+}
+
+// NextOnLink returns the position of the message in flight after the one
+// at position i (an answer of OnLink or NextOnLink) on the same link (for
+// a timer: the next timer of the same actor and sender), or -1 when there is
+// none.
+func (s *Sim) NextOnLink(i int) int {
+	from, timer := s.pend[i].from, s.meta[i].link == linkTimer
+	for j := s.meta[i].next; j >= 0; j = s.meta[j].next {
+		if !timer || s.pend[j].from == from {
+			return int(j)
+		}
+	}
+	return -1
+}
 
 // NotPendingError reports a delivery of a message that is not pending, or
 // not deliverable under the network semantics.

@@ -46,7 +46,8 @@ type Sim struct {
 	pend   []Pending
 	meta   []pmeta // parallel to pend: what Enabled needs, densely packed
 	holes  int
-	seen   []uint32 // FIFO head computation: link (n+1)*from+to seen at generation gen
+	seen   []uint32    // FIFO head computation: link (n+1)*from+to seen at generation gen
+	links  []linkIndex // per link, then per receiver's timers: see linkKey
 	gen    uint32
 	enab   []int32 // scratch for Enabled
 	cut    []bool  // link (n+1)*a+b is cut by a partition
@@ -152,6 +153,8 @@ func (p *simPlan) newSim(opts Options, seed uint64) (*Sim, error) {
 	}
 	n := len(members) + 1
 	s.seen = make([]uint32, n*n)
+	s.links = make([]linkIndex, n*n+n)
+	s.indexLinks()
 	s.cut = make([]bool, n*n)
 	s.ctx.sim = s
 	s.liveStart()

@@ -761,3 +761,39 @@ func TestSlotsNameTheLink(t *testing.T) {
 	from, to = pend[1].Slots()
 	assert.Equal(t, [2]int32{3, 0}, [2]int32{from, to})
 }
+
+// TestNextOnLink checks that OnLink and NextOnLink walk one link's ordinary messages,
+// or one actor's timers, in send order, skipping the other links, other
+// actors' timers and holes, and finds nothing for an actor not in the
+// system.
+func TestNextOnLink(t *testing.T) {
+	b := &behaviour{start: func(p *probe, ctx *record.Context) {
+		ctx.SetTimer("t1", Tick{"1"})
+		ctx.SetTimer("t2", Tick{"2"})
+	}}
+	s := newSim(t, probeSystem(3, record.FIFO, b), record.StartEvent("a"), record.StartEvent("b"))
+	apply(t, s, record.SendEvent("a", Ping{1}), record.SendEvent("b", Ping{2}), record.SendEvent("a", Ping{3}))
+	walk := func(from, to int32, timer bool) []string {
+		var got []string
+		pend := s.InFlightHoles()
+		for i := s.OnLink(from, to, timer); i >= 0; i = s.NextOnLink(i) {
+			p := &pend[i]
+			require.False(t, p.Removed())
+			got = append(got, p.Timer+record.FormatMessage(p.Msg))
+		}
+		return got
+	}
+	ext, a, bb := s.Slot(record.External), s.Slot("a"), s.Slot("b")
+	assert.Equal(t, []string{"Ping{N:1}", "Ping{N:3}"}, walk(ext, a, false))
+	assert.Equal(t, []string{"Ping{N:2}"}, walk(ext, bb, false))
+	assert.Equal(t, []string{"t1Tick{K:1}", "t2Tick{K:2}"}, walk(a, a, true))
+	assert.Empty(t, walk(a, a, false), "a timer is not on the ordinary link")
+	assert.Empty(t, walk(ext, s.Slot("c"), false))
+	assert.Empty(t, walk(ext, s.Slot("nobody"), false))
+	assert.Empty(t, walk(s.Slot("nobody"), a, true))
+
+	pend := s.InFlightHoles()
+	first := s.OnLink(ext, a, false)
+	require.NoError(t, s.Deliver(pend[first].ID))
+	assert.Equal(t, []string{"Ping{N:3}"}, walk(ext, a, false), "a delivered message leaves a hole that is skipped")
+}
