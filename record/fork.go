@@ -41,6 +41,9 @@ func (s *Sim) Fork() *Sim {
 	f.meta = append(make([]pmeta, 0, len(s.meta)+forkRoom), s.meta...)
 	f.seen = slices.Clone(s.seen)
 	f.links = slices.Clone(s.links)
+	if s.chainv != nil {
+		f.chainv = append(make([]chainLink, 0, len(s.chainv)+forkRoom), s.chainv...)
+	}
 	f.enab = nil
 	f.cut = slices.Clone(s.cut)
 	// The logs only grow: the fork shares their prefix, clipped so that
@@ -75,6 +78,7 @@ func (s *Sim) ForkInto(dst *Sim) *Sim {
 	dst.meta = reuse(old.meta, s.meta)
 	dst.seen = reuse(old.seen, s.seen)
 	dst.links = reuse(old.links, s.links)
+	dst.chainv = reuse(old.chainv, s.chainv)
 	dst.enab = old.enab
 	dst.cut = reuse(old.cut, s.cut)
 	dst.events = slices.Clip(s.events)

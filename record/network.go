@@ -40,13 +40,10 @@ func (p *Pending) Slots() (from, to int32) { return p.from, p.to }
 
 // pmeta is what the scheduler needs of a pending message: its link
 // (from*(members+1)+to, or linkGone or linkTimer) and its receiver's slot.
-// With a time model, due is its deadline (see time.go). prev and next are
-// the positions of the link's messages before and after it (-1: none; see
-// linkIndex).
+// With a time model, due is its deadline (see time.go).
 type pmeta struct {
-	link, to   int32
-	prev, next int32
-	due        VirtualTime
+	link, to int32
+	due      VirtualTime
 }
 
 const (
@@ -54,11 +51,16 @@ const (
 	linkTimer = -2 // a timer: not subject to FIFO order
 )
 
-// linkIndex is what the run keeps per link (and per actor's timers): the
-// positions in the pending list of its first and last pending messages
-// (-1: none), which pmeta's prev and next chain in send order, so that
-// OnLink finds a link's messages without scanning the others'.
+// linkIndex is what the run keeps per link (and per actor's timers), once
+// OnLink is first called (a fuzz run never pays for it): the positions in
+// the pending list of its first and last pending messages (-1: none),
+// which Sim.chainv chains in send order, so that OnLink finds a link's
+// messages without scanning the others'.
 type linkIndex struct{ first, last int32 }
+
+// chainLink is a pending message's place in its link's chain: the
+// positions of the link's messages before and after it (-1: none).
+type chainLink struct{ prev, next int32 }
 
 // linkKey returns the entry of Sim.links for pending metadata m: its
 // link, or for a timer len(members+1)² plus its receiver's slot.
@@ -70,11 +72,17 @@ func (s *Sim) linkKey(m pmeta) int {
 	return int(m.link)
 }
 
-// indexLinks rebuilds Sim.links after the pending list was compacted.
+// indexLinks builds Sim.links and Sim.chainv from the pending list (at
+// OnLink's first call, and after the list was compacted).
 func (s *Sim) indexLinks() {
+	if s.links == nil {
+		n := len(s.members) + 1
+		s.links = make([]linkIndex, n*n+n)
+	}
 	for k := range s.links {
 		s.links[k] = linkIndex{first: -1, last: -1}
 	}
+	s.chainv = slices.Grow(s.chainv[:0], len(s.meta))[:len(s.meta)]
 	for i := range s.meta {
 		if s.meta[i].link != linkGone {
 			s.chain(i)
@@ -84,11 +92,10 @@ func (s *Sim) indexLinks() {
 
 // chain appends the pending message at position i to its link's chain.
 func (s *Sim) chain(i int) {
-	m := &s.meta[i]
-	l := &s.links[s.linkKey(*m)]
-	m.prev, m.next = l.last, -1
+	l := &s.links[s.linkKey(s.meta[i])]
+	s.chainv[i] = chainLink{prev: l.last, next: -1}
 	if l.last >= 0 {
-		s.meta[l.last].next = int32(i)
+		s.chainv[l.last].next = int32(i)
 	} else {
 		l.first = int32(i)
 	}
@@ -167,7 +174,10 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 		due = s.dueMessage()
 	}
 	s.meta = append(s.meta, pmeta{link: link, to: ti, due: due})
-	s.chain(len(s.meta) - 1)
+	if s.links != nil {
+		s.chainv = append(s.chainv, chainLink{})
+		s.chain(len(s.meta) - 1)
+	}
 	if s.sch.ok {
 		if link == linkTimer {
 			s.sch.tm = append(s.sch.tm, head{id: id, link: link, to: ti, pos: int32(len(s.pend) - 1)})
@@ -182,8 +192,18 @@ func (s *Sim) send(fi int32, from, to ActorID, msg Message, timer string, cause 
 }
 
 func (s *Sim) cancelTimer(self int32, key string) {
-	for i := s.OnLink(self, self, true); i >= 0; i = s.NextOnLink(i) {
-		if s.pend[i].Timer == key {
+	if s.links != nil {
+		for i := s.OnLink(self, self, true); i >= 0; i = s.NextOnLink(i) {
+			if s.pend[i].Timer == key {
+				s.remove(i)
+				return
+			}
+		}
+		return
+	}
+	for i := range s.pend {
+		p := &s.pend[i]
+		if p.to == self && p.from == self && p.Timer == key {
 			s.remove(i)
 			return
 		}
@@ -195,7 +215,9 @@ func (s *Sim) remove(i int) {
 	if s.sch.ok {
 		s.unschedule(i)
 	}
-	s.unlink(i)
+	if s.links != nil {
+		s.unlink(i)
+	}
 	// A hole keeps its ID (for binary search) and, until compaction
 	// clears it, the rest of its fields: clearing pointers costs barriers.
 	s.pend[i].to = -1
@@ -208,6 +230,9 @@ func (s *Sim) remove(i int) {
 	}
 	if n < len(s.pend) { // the tail is left for the next sends to overwrite (see compact)
 		s.pend, s.meta = s.pend[:n], s.meta[:n]
+		if s.links != nil {
+			s.chainv = s.chainv[:n]
+		}
 	}
 	if s.holes > 32 && 2*s.holes > len(s.pend) {
 		s.compact()
@@ -216,17 +241,16 @@ func (s *Sim) remove(i int) {
 
 // unlink takes s.pend[i] out of Sim.links (before remove makes it a hole).
 func (s *Sim) unlink(i int) {
-	m := s.meta[i]
-	l := &s.links[s.linkKey(m)]
-	if m.prev >= 0 {
-		s.meta[m.prev].next = m.next
+	c, l := s.chainv[i], &s.links[s.linkKey(s.meta[i])]
+	if c.prev >= 0 {
+		s.chainv[c.prev].next = c.next
 	} else {
-		l.first = m.next
+		l.first = c.next
 	}
-	if m.next >= 0 {
-		s.meta[m.next].prev = m.prev
+	if c.next >= 0 {
+		s.chainv[c.next].prev = c.prev
 	} else {
-		l.last = m.prev
+		l.last = c.prev
 	}
 }
 
@@ -266,14 +290,16 @@ func (s *Sim) unschedule(i int) {
 	}
 	// The next message of the link becomes its head: a later message,
 	// so it goes at or after k in ID order.
-	if j := s.meta[i].next; j >= 0 { // the link's chain (chain, unlink)
-		h := head{id: s.pend[j].ID, link: link, to: s.meta[j].to, pos: j}
-		for k+1 < len(hd) && hd[k+1].id < h.id {
-			hd[k] = hd[k+1]
-			k++
+	for j := i + 1; j < len(s.meta); j++ {
+		if s.meta[j].link == link {
+			h := head{id: s.pend[j].ID, link: link, to: s.meta[j].to, pos: int32(j)}
+			for k+1 < len(hd) && hd[k+1].id < h.id {
+				hd[k] = hd[k+1]
+				k++
+			}
+			hd[k] = h
+			return
 		}
-		hd[k] = h
-		return
 	}
 	sc.ok = false // unreachable: cnt says there is one
 }
@@ -314,7 +340,9 @@ func (s *Sim) compact() {
 	// its stale messages are overwritten by the next sends.
 	s.pend, s.meta = out, meta
 	s.holes = 0
-	s.indexLinks()
+	if s.links != nil {
+		s.indexLinks()
+	}
 	if s.sch.ok {
 		for _, hs := range [][]head{s.sch.hd, s.sch.tm} {
 			for k := range hs {
@@ -337,7 +365,9 @@ func (s *Sim) dropWhere(f func(p *Pending) bool) {
 	clear(s.pend[len(out):])
 	s.pend, s.meta = out, meta
 	s.holes = 0
-	s.indexLinks()
+	if s.links != nil {
+		s.indexLinks()
+	}
 }
 
 // Enabled appends to buf the pending messages that may be delivered next
@@ -448,11 +478,14 @@ func (s *Sim) OnLink(from, to int32, timer bool) int {
 	if to < 0 || from < 0 || to >= n || from >= n {
 		return -1
 	}
+	if s.links == nil {
+		s.indexLinks()
+	}
 	m := pmeta{link: from*n + to, to: to}
 	if timer {
 		m.link = linkTimer
 	}
-	for i := s.links[s.linkKey(m)].first; i >= 0; i = s.meta[i].next {
+	for i := s.links[s.linkKey(m)].first; i >= 0; i = s.chainv[i].next {
 		if !timer || s.pend[i].from == from {
 			return int(i)
 		}
@@ -466,7 +499,7 @@ func (s *Sim) OnLink(from, to int32, timer bool) int {
 // none.
 func (s *Sim) NextOnLink(i int) int {
 	from, timer := s.pend[i].from, s.meta[i].link == linkTimer
-	for j := s.meta[i].next; j >= 0; j = s.meta[j].next {
+	for j := s.chainv[i].next; j >= 0; j = s.chainv[j].next {
 		if !timer || s.pend[j].from == from {
 			return int(j)
 		}

@@ -47,7 +47,8 @@ type Sim struct {
 	meta   []pmeta // parallel to pend: what Enabled needs, densely packed
 	holes  int
 	seen   []uint32    // FIFO head computation: link (n+1)*from+to seen at generation gen
-	links  []linkIndex // per link, then per receiver's timers: see linkKey
+	links  []linkIndex // per link, then per receiver's timers (linkKey); nil until OnLink
+	chainv []chainLink // parallel to meta when links is built
 	gen    uint32
 	enab   []int32 // scratch for Enabled
 	cut    []bool  // link (n+1)*a+b is cut by a partition
@@ -153,8 +154,6 @@ func (p *simPlan) newSim(opts Options, seed uint64) (*Sim, error) {
 	}
 	n := len(members) + 1
 	s.seen = make([]uint32, n*n)
-	s.links = make([]linkIndex, n*n+n)
-	s.indexLinks()
 	s.cut = make([]bool, n*n)
 	s.ctx.sim = s
 	s.liveStart()
