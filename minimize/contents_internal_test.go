@@ -1,6 +1,7 @@
 package minimize
 
 import (
+	"context"
 	"testing"
 
 	"github.com/demi-project/demi/dpor"
@@ -49,6 +50,30 @@ func TestContentEscapesSpark2294Seed2200003(t *testing.T) {
 	require.Len(t, edits, 1)
 	k, nt := firstMove(t, m, c, tr, edits)
 	require.Equal(t, 0, k)
+	assert.Equal(t, [2]int{7, 5}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
+	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
+}
+
+// TestGeneratorContentsEscapeSpark2294Seed3300006 checks the same escape
+// where the input had no other content: the result spark-2294 fuzz seed
+// 3300006 (the held-out fresh-seed range 3300000) had before retarget took
+// contents from the system's generators, 21 deliveries (E:7) with the job
+// {- - - -}, the only job its input submitted. The generators' jobs
+// (record.System.InjectedContents) include two-task jobs with a
+// preference, and one of them leads the descent to 7 (E:5), the best known
+// size.
+func TestGeneratorContentsEscapeSpark2294Seed3300006(t *testing.T) {
+	tr, m, c := traceMinimizer(t, "testdata/spark-2294-3300006-speculative.trace", spark.System())
+	require.Equal(t, [2]int{21, 7}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
+	require.Empty(t, contentEdits(tr.Events, m.contents, c.Fingerprinter()), "the input has no other job")
+	m.best = tr
+	injected, err := m.injectedContents(context.Background())
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(injected), m.limitsOf(StageRetarget).contents)
+	edits := contentEdits(tr.Events, injected, c.Fingerprinter())
+	require.NotEmpty(t, edits)
+	k, nt := firstMove(t, m, c, tr, edits)
+	require.GreaterOrEqual(t, k, 0)
 	assert.Equal(t, [2]int{7, 5}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
 	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
 }

@@ -23,7 +23,8 @@
 //   - one-at-a-time (removal): every causal cone, delivery and external.
 //   - gather (move; needs record.Symmetry): a round takes a later message.
 //   - retarget (move): events addressed, ordered and placed otherwise,
-//     external messages given the input's other contents.
+//     external messages given the input's other contents or those the
+//     system's generators make.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
 //   - beam (search): the descent again from the trace after provenance in
@@ -167,6 +168,7 @@ type shared struct {
 	maxComponents map[string]int
 	dropped       []record.Event
 	contents      []record.Message
+	injected      []record.Message       // the generators' other contents (retarget), once computed
 	images        map[string]record.Perm // the target's symmetric images → relabelling onto it (cachedCheck)
 	start         time.Time
 }

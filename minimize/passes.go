@@ -63,6 +63,9 @@ type limits struct {
 	// The most deliveries of a trace retarget reroutes, insert searches or
 	// gather applies to; the schedules of one round-form check.
 	deliveries, schedules int
+	// The most contents per message type retarget takes from the
+	// system's generators (record.System.InjectedContents).
+	contents int
 	// The searches: states per search in the first of rounds;
 	// identStates from the best trace unedited; cost bounds a continuation.
 	states, rounds, identStates, cost int
@@ -102,8 +105,8 @@ func passTable() []pass {
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
 			limits{members: 6, deliveries: 64}, (*minimizer).gathers, (*minimizer).gatherStage},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
-			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had, addresses them, timers, rounds and messages to other actors, each move followed by a descent"},
-			limits{moves: 4000, deliveries: 40}, nil, (*minimizer).retarget},
+			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had or the system's generators make, addresses them, timers, rounds and messages to other actors, each move followed by a descent"},
+			limits{moves: 4000, deliveries: 40, contents: 16}, nil, (*minimizer).retarget},
 		{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 			"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
 			limits{moves: 8000}, (*minimizer).injects, (*minimizer).inject},

@@ -64,13 +64,51 @@ func withExternal(bp dpor.Plan, i int, change func(*dpor.Step)) dpor.Plan {
 // retarget runs the retarget pass: reorderWith over the retargets, the
 // reorder moves, the handovers and the redirects, in that order.
 func (m *minimizer) retarget(ctx context.Context) error {
+	contents, err := m.injectedContents(ctx)
+	if err != nil {
+		return err
+	}
+	contents = append(slices.Clip(m.contents), contents...)
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
 		out := retargetEdits(base.Events)
 		out = append(out, m.moves(base)...)
 		out = append(out, handoverEdits(base.Events)...) // handover.go
 		out = append(out, redirectEdits(base.Events)...)
-		return append(out, contentEdits(base.Events, m.contents, m.fp)...)
+		return append(out, contentEdits(base.Events, contents, m.fp)...)
 	})
+}
+
+// injectedContents returns, once per minimization, the contents the
+// system's generators make (record.System.InjectedContents) in the state
+// after the best trace's leading starts that the input did not have: a
+// route may need a content the fuzzed run never drew (a job with a
+// locality preference where every job of the input had none).
+func (m *minimizer) injectedContents(ctx context.Context) ([]record.Message, error) {
+	if m.injected != nil || len(m.sys.Externals) == 0 {
+		return m.injected, nil
+	}
+	base := m.snapshotBest()
+	d, err := record.NewDriver(base.Setup(m.sys), base.Events, record.Follow{})
+	if err != nil {
+		return nil, err
+	}
+	n := afterStarts(base.Events)
+	if err := d.RunTo(ctx, n); err != nil {
+		return nil, err
+	}
+	m.steps.Add(int64(n))
+	have := map[uint64]bool{}
+	for _, c := range m.contents {
+		have[m.fp.Of(c).Full] = true
+	}
+	m.injected = []record.Message{}
+	for _, c := range m.sys.InjectedContents(d.Sim().View(), m.limitsOf(StageRetarget).contents) {
+		if f := m.fp.Of(c).Full; !have[f] {
+			have[f] = true
+			m.injected = append(m.injected, c)
+		}
+	}
+	return m.injected, nil
 }
 
 // contentEdits lists the moves that give an external send another content
