@@ -63,7 +63,7 @@ type linkIndex struct{ first, last int32 }
 type chainLink struct{ prev, next int32 }
 
 // linkKey returns the entry of Sim.links for pending metadata m: its
-// link, or for a timer len(members+1)² plus its receiver's slot.
+// link, or for a timer (len(members)+1)² plus its receiver's slot.
 func (s *Sim) linkKey(m pmeta) int {
 	if m.link == linkTimer {
 		n := len(s.members) + 1
