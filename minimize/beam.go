@@ -9,7 +9,8 @@ import (
 // The beam (docs/minimization.md, "The searches"): the removal tier is
 // greedy, so the route it commits to early decides the local minimum. The
 // beam pass descends in a fork from each start (starts), once, each
-// start with the pass's share of the steps left when it begins.
+// start with the pass's share of the steps left when it begins; the first
+// (a full descent) also ends each call at its own stall point (untilStall).
 
 // beamStart is one start of the beam: a trace and the removal order it
 // descends in.
@@ -88,6 +89,9 @@ func (m *minimizer) beam(ctx context.Context) error {
 			m.limit.Store(limit)
 		}
 		f := m.fork(s.t)
+		if i == 0 && !s.removals {
+			f.untilStall(m)
+		}
 		f.removalsOnly, f.ahead = s.removals, map[string]bool{}
 		for _, p := range s.ahead {
 			f.ahead[p] = true
@@ -139,4 +143,14 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	f.cfg.Steps = m.limit.Load()
 	f.steps.Store(m.steps.Load())
 	return f
+}
+
+// untilStall makes fork f, a full descent from a start, end each of its
+// calls at its own stall point (counted from the fork's start, as m's is
+// from the run's), within the start's share: a call that stops paying
+// leaves the rest of the share to the calls after it instead of running
+// to its own share's end (docs/minimization.md, the beam).
+func (f *minimizer) untilStall(m *minimizer) {
+	f.noStall, f.stallFloor = false, m.stallFloor
+	f.uncounted.Store(f.steps.Load())
 }

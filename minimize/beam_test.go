@@ -105,3 +105,29 @@ func TestBeamRemovalOrdersLeaveAFourMemberRoute(t *testing.T) {
 	// Three removal orders: the beam took 1,876,224 steps here.
 	assert.Less(t, res.Passes[i].Steps, int64(2_000_000), "the beam's steps")
 }
+
+// TestBeamFirstStartRunsToItsStallPoint minimizes a fresh raft-56 trace
+// (seed 3600080 of the fresh-seed range 3600000). Its first beam start,
+// internal events first, has 2 M steps (the beam's 0.1 share of the
+// default 20 M). When each call of the start's descent ran to its own
+// share's end, calls that had stopped paying used them up, the start
+// ended at 32 (E:9), no smaller than the best trace's own descent, and
+// the run ended there. Each call now ends at the start's own stall point,
+// the start gets to 24 deliveries (E:8), and from there the run reaches
+// the bug's best known size, 16 (E:8).
+func TestBeamFirstStartRunsToItsStallPoint(t *testing.T) {
+	tr, sys, err := record.ReadFile("testdata/raft-56-3600080-cut-start.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2})
+	require.NoError(t, err)
+	require.False(t, res.Interrupted)
+	var kept []minimize.StageStats
+	for _, s := range res.Stages {
+		if minimize.PassOf(s.Name) == minimize.StageBeam && s.Steps == 0 {
+			kept = append(kept, s)
+		}
+	}
+	require.Len(t, kept, 1, "the kept result offered once")
+	assert.Equal(t, [2]int{24, 8}, [2]int{kept[0].Deliveries, kept[0].Externals}, "the start's result")
+	assert.Equal(t, [2]int{16, 8}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+}
