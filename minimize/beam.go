@@ -89,7 +89,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 			m.limit.Store(limit)
 		}
 		f := m.fork(s.t)
-		if i == 0 && !s.removals {
+		if !s.removals {
 			f.untilStall(m)
 		}
 		f.removalsOnly, f.ahead = s.removals, map[string]bool{}

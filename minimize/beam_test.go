@@ -116,11 +116,7 @@ func TestBeamRemovalOrdersLeaveAFourMemberRoute(t *testing.T) {
 // the start gets to 24 deliveries (E:8), and from there the run reaches
 // the bug's best known size, 16 (E:8).
 func TestBeamFirstStartRunsToItsStallPoint(t *testing.T) {
-	tr, sys, err := record.ReadFile("testdata/raft-56-3600080-cut-start.trace", record.NewCatalog(raft.System()))
-	require.NoError(t, err)
-	res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2})
-	require.NoError(t, err)
-	require.False(t, res.Interrupted)
+	res := minimizeFile(t, "testdata/raft-56-3600080-cut-start.trace", raft.System())
 	var kept []minimize.StageStats
 	for _, s := range res.Stages {
 		if minimize.PassOf(s.Name) == minimize.StageBeam && s.Steps == 0 {
