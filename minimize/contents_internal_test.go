@@ -77,3 +77,28 @@ func TestGeneratorContentsEscapeSpark2294Seed3300006(t *testing.T) {
 	assert.Equal(t, [2]int{7, 5}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
 	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
 }
+
+// TestGeneratorContentsEscapeSpark2294Seed3800004 checks the same escape
+// where the generators rarely draw the content that fits: the result
+// spark-2294 fuzz seed 3800004 (the held-out fresh-seed range 3800000)
+// had while retarget took at most 16 generator contents per message type,
+// 21 deliveries (E:7) with the job {- - - -} on worker-3's executor. The
+// fitting jobs (a task without preference before one that prefers
+// worker-3) are not among the first 16 (the one-task jobs, then the
+// two-task ones in draw order) but are among the first 32.
+func TestGeneratorContentsEscapeSpark2294Seed3800004(t *testing.T) {
+	tr, m, c := traceMinimizer(t, "testdata/spark-2294-3800004-speculative.trace", spark.System())
+	require.Equal(t, [2]int{21, 7}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
+	m.best = tr
+	injected, err := m.injectedContents(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 32, m.limitsOf(StageRetarget).contents)
+	require.Len(t, injected, 32, "the trace's own job has more tasks")
+	k, nt := firstMove(t, m, c, tr, contentEdits(tr.Events, injected[:16], c.Fingerprinter()))
+	require.Equal(t, -1, k, "no escape among the first 16")
+	require.Nil(t, nt)
+	k, nt = firstMove(t, m, c, tr, contentEdits(tr.Events, injected, c.Fingerprinter()))
+	require.GreaterOrEqual(t, k, 0)
+	assert.Equal(t, [2]int{7, 5}, [2]int{nt.Header.Deliveries, nt.Header.Externals})
+	assert.Equal(t, tr.Header.Violation.Fingerprint, nt.Header.Violation.Fingerprint)
+}
