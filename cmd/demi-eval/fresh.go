@@ -6,14 +6,18 @@ import (
 
 	"github.com/demi-project/demi/eval"
 	"github.com/demi-project/demi/examples"
+	"github.com/demi-project/demi/examples/etcdraft"
+	"github.com/demi-project/demi/examples/paxos"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/examples/spark"
 	"github.com/demi-project/demi/record"
 )
 
 // freshCases returns the fresh-seed study's cases, restricted to bugs when
-// given: the fuzz run of every raft bug's shipped trace (raft.ShippedFuzz)
-// and the fuzz search of every spark bug's (spark.ShippedFuzz). A spark
+// given: the fuzz run of every raft bug's shipped trace (raft.ShippedFuzz),
+// the fuzz search of every etcdraft and paxos bug's (etcdraft.ShippedFuzz,
+// paxos.ShippedFuzz, from seed 1) and of every spark bug's
+// (spark.ShippedFuzz). A spark
 // search starts at seed 1 and keeps the first qualifying run, so its case
 // starts at the seed of the shipped trace in traces (the study tries the
 // seeds after it), or at the search's first seed when that trace cannot be
@@ -24,6 +28,16 @@ func freshCases(bugs []string, traces string) []eval.FreshCase {
 	for _, c := range raft.ShippedFuzz() {
 		if want(c.Bug) {
 			out = append(out, eval.FreshCase{Bug: c.Bug, System: "raft", Options: c.Options(), Search: c.Config})
+		}
+	}
+	for _, c := range etcdraft.ShippedFuzz() {
+		if name := etcdraft.TraceName(c.Bug); want(name) {
+			out = append(out, eval.FreshCase{Bug: name, System: "etcdraft", Options: c.Options(), Search: c.Config})
+		}
+	}
+	for _, c := range paxos.ShippedFuzz() {
+		if name := paxos.TraceName(c.Bug); want(name) {
+			out = append(out, eval.FreshCase{Bug: name, System: "paxos", Options: c.Options(), Search: c.Config})
 		}
 	}
 	for _, c := range spark.ShippedFuzz() {

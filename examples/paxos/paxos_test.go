@@ -1,8 +1,11 @@
 package paxos_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/demi-project/demi/examples/paxos"
@@ -165,6 +168,25 @@ func TestShippedTraces(t *testing.T) {
 			r, err := replay.Run(context.Background(), sys, tr)
 			require.NoError(t, err)
 			assert.True(t, r.Reproduced, "%v", r.Divergence)
+		})
+	}
+}
+
+// TestShippedTracesRegenerate runs the documented fuzz search of every bug
+// (paxos.ShippedFuzz) and expects the shipped file byte for byte.
+func TestShippedTracesRegenerate(t *testing.T) {
+	cases := paxos.ShippedFuzz()
+	require.Len(t, cases, 2)
+	for _, c := range cases {
+		t.Run(c.Bug, func(t *testing.T) {
+			tr, _, err := record.Search(context.Background(), paxos.System(), c.Options(), c.Config)
+			require.NoError(t, err)
+			require.NotNil(t, tr, "no violation in %d runs", c.Config.Runs)
+			want, err := os.ReadFile(filepath.Join("..", "traces", paxos.TraceName(c.Bug)+".trace"))
+			require.NoError(t, err)
+			var got bytes.Buffer
+			require.NoError(t, tr.Encode(&got))
+			assert.True(t, bytes.Equal(want, got.Bytes()), "the shipped trace is stale: run scripts/gen-traces.sh")
 		})
 	}
 }
