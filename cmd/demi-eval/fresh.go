@@ -17,8 +17,8 @@ import (
 // given: the fuzz run of every raft bug's shipped trace (raft.ShippedFuzz),
 // the fuzz search of every etcdraft and paxos bug's (etcdraft.ShippedFuzz,
 // paxos.ShippedFuzz, from seed 1) and of every spark bug's
-// (spark.ShippedFuzz). A spark
-// search starts at seed 1 and keeps the first qualifying run, so its case
+// (spark.ShippedFuzz). A spark search starts at seed 1 and keeps the first
+// qualifying run, so its case
 // starts at the seed of the shipped trace in traces (the study tries the
 // seeds after it), or at the search's first seed when that trace cannot be
 // read.
