@@ -15,7 +15,13 @@ import (
 // given workers, for running one pass on it.
 func stageMinimizer(t *testing.T, path string, workers int) *minimizer {
 	t.Helper()
-	tr, sys, err := record.ReadFile(path, record.NewCatalog(raft.System()))
+	return stageMinimizerOf(t, path, raft.System(), workers)
+}
+
+// stageMinimizerOf is stageMinimizer for a trace of sys.
+func stageMinimizerOf(t *testing.T, path string, sys *record.System, workers int) *minimizer {
+	t.Helper()
+	tr, sys, err := record.ReadFile(path, record.NewCatalog(sys))
 	require.NoError(t, err)
 	m, err := newMinimizer(sys, tr, Config{Workers: workers, Steps: DefaultSteps})
 	require.NoError(t, err)

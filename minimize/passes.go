@@ -69,6 +69,9 @@ type limits struct {
 	// The searches: states per search in the first of rounds;
 	// identStates from the best trace unedited; cost bounds a continuation.
 	states, rounds, identStates, cost int
+	// firstCut: the search from the best trace unedited starts at its
+	// first cut only (after its leading external events).
+	firstCut bool
 }
 
 // passTable returns every pass, by tier, in the order that breaks ties of
@@ -123,6 +126,9 @@ func passTable() []pass {
 		{PassInfo{StageInsert, Search, "optimal.Forks", 0.1, false, false,
 			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, with one copy of an external event of the trace inserted anywhere"},
 			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, (*minimizer).inserts, (*minimizer).insert},
+		{PassInfo{StageCutSearch, Search, "optimal.Forks", 0.25, false, true,
+			"when the best trace has one external event after its leading ones, searches exactly for the cheapest schedule of deliveries after the leading ones that reaches the violation without it"},
+			limits{rounds: 1, identStates: 80000, firstCut: true}, (*minimizer).cutSearches, (*minimizer).cutSearch},
 
 		{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
 			"rewrites the schedule into lockstep rounds where it still reproduces the violation"},

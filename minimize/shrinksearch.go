@@ -40,6 +40,26 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	return err
 }
 
+// cutSearches reports whether the cut-search pass applies: the best trace
+// forks and has exactly one external event after its leading ones, the
+// one its search leaves out.
+func (m *minimizer) cutSearches(ctx context.Context) bool {
+	t := m.snapshotBest()
+	n := 0
+	for _, e := range t.Events[leading(t.Events, record.Kind.IsExternal):] {
+		if e.Kind.IsExternal() {
+			n++
+		}
+	}
+	return n == 1 && m.searches(ctx)
+}
+
+// cutSearch runs one call of the cut-search pass on the best trace.
+func (m *minimizer) cutSearch(ctx context.Context) error {
+	_, err := m.searchCuts(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageCutSearch))
+	return err
+}
+
 // insert runs one call of the insert pass, a descent after a trace found.
 func (m *minimizer) insert(ctx context.Context) error {
 	base := m.snapshotBest()
@@ -83,7 +103,11 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
 		}
-		for cut := len(pre); cut >= max(first, 1); cut-- {
+		last := len(pre)
+		if lim.firstCut && k == len(edits)-1 {
+			last = max(first, 1)
+		}
+		for cut := last; cut >= max(first, 1); cut-- {
 			if bound := min(total(base)-cut-1, most); bound >= 1 {
 				order = append(order, search{pre, cut, bound, states, rounds})
 			}

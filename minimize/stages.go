@@ -22,6 +22,7 @@ const (
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
 	StageInsert             = "insert"
+	StageCutSearch          = "cut-search"
 	StageShrinkSearch       = "shrink-search"
 	StageBeam               = "beam"
 	StageRoundForm          = "round-form"
