@@ -24,7 +24,7 @@ func TestCutSearchLeavesOutTheLateExternal(t *testing.T) {
 	require.True(t, m.cutSearches(ctx))
 	m.limit.Store(m.allowance(StageShrinkSearch))
 	require.NoError(t, m.shrinkSearch(ctx))
-	require.Equal(t, [2]int{18, 6}, [2]int{m.best.Header.Deliveries, m.best.Header.Externals}, "shrink-search finds it")
+	require.Equal(t, [2]int{18, 6}, [2]int{m.best.Header.Deliveries, m.best.Header.Externals}, "shrink-search alone leaves it")
 	m.limit.Store(m.steps.Load() + m.allowance(StageCutSearch))
 	require.NoError(t, m.cutSearch(ctx))
 	assert.Equal(t, [2]int{18, 5}, [2]int{m.best.Header.Deliveries, m.best.Header.Externals})

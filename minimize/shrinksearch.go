@@ -80,8 +80,9 @@ func (m *minimizer) insert(ctx context.Context) error {
 }
 
 // searchCuts searches from the cuts of the prefixes of base's edited plans
-// and of base itself (with insert, or else in one round of identStates),
-// cheapest first, and offers and returns the first trace found.
+// and of base itself (with insert, or else in one round of identStates;
+// with lim.firstCut from its first cut alone), cheapest first, and offers
+// and returns the first trace found.
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event, lim limits) (*record.Trace, error) {
 	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	bp := dpor.FromEvents(m.fp, base.Events)
