@@ -45,13 +45,7 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 // one its search leaves out.
 func (m *minimizer) cutSearches(ctx context.Context) bool {
 	t := m.snapshotBest()
-	n := 0
-	for _, e := range t.Events[leading(t.Events, record.Kind.IsExternal):] {
-		if e.Kind.IsExternal() {
-			n++
-		}
-	}
-	return n == 1 && m.searches(ctx)
+	return t.Header.Externals-leading(t.Events, record.Kind.IsExternal) == 1 && m.searches(ctx)
 }
 
 // cutSearch runs one call of the cut-search pass on the best trace.
@@ -97,16 +91,15 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 			return nil, fmt.Errorf("shrink search: %w", err)
 		}
 		first := leading(pre, record.Kind.IsExternal)
-		states, rounds, most := lim.states, lim.rounds, total(base)
+		states, rounds, most, last := lim.states, lim.rounds, total(base), len(pre)
 		switch {
 		case insert != nil:
 			most = lim.cost
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
-		}
-		last := len(pre)
-		if lim.firstCut && k == len(edits)-1 {
-			last = max(first, 1)
+			if lim.firstCut {
+				last = max(first, 1)
+			}
 		}
 		for cut := last; cut >= max(first, 1); cut-- {
 			if bound := min(total(base)-cut-1, most); bound >= 1 {

@@ -18,37 +18,31 @@ import (
 // the fuzz search of every etcdraft and paxos bug's (etcdraft.ShippedFuzz,
 // paxos.ShippedFuzz, from seed 1) and of every spark bug's
 // (spark.ShippedFuzz). A spark search starts at seed 1 and keeps the first
-// qualifying run, so its case
-// starts at the seed of the shipped trace in traces (the study tries the
-// seeds after it), or at the search's first seed when that trace cannot be
-// read.
+// qualifying run, so its case starts at the seed of the shipped trace in
+// traces (the study tries the seeds after it), or at the search's first
+// seed when that trace cannot be read.
 func freshCases(bugs []string, traces string) []eval.FreshCase {
 	var out []eval.FreshCase
-	want := func(bug string) bool { return len(bugs) == 0 || slices.Contains(bugs, bug) }
-	for _, c := range raft.ShippedFuzz() {
-		if want(c.Bug) {
-			out = append(out, eval.FreshCase{Bug: c.Bug, System: "raft", Options: c.Options(), Search: c.Config})
+	add := func(bug, system string, opts record.Options, sc record.SearchConfig) {
+		if len(bugs) == 0 || slices.Contains(bugs, bug) {
+			out = append(out, eval.FreshCase{Bug: bug, System: system, Options: opts, Search: sc})
 		}
+	}
+	for _, c := range raft.ShippedFuzz() {
+		add(c.Bug, "raft", c.Options(), c.Config)
 	}
 	for _, c := range etcdraft.ShippedFuzz() {
-		if name := etcdraft.TraceName(c.Bug); want(name) {
-			out = append(out, eval.FreshCase{Bug: name, System: "etcdraft", Options: c.Options(), Search: c.Config})
-		}
+		add(etcdraft.TraceName(c.Bug), "etcdraft", c.Options(), c.Config)
 	}
 	for _, c := range paxos.ShippedFuzz() {
-		if name := paxos.TraceName(c.Bug); want(name) {
-			out = append(out, eval.FreshCase{Bug: name, System: "paxos", Options: c.Options(), Search: c.Config})
-		}
+		add(paxos.TraceName(c.Bug), "paxos", c.Options(), c.Config)
 	}
 	for _, c := range spark.ShippedFuzz() {
-		if !want(c.Bug) {
-			continue
-		}
 		sc := c.Config
 		if t, _, err := record.ReadFile(filepath.Join(traces, c.Bug+".trace"), examples.Catalog()); err == nil {
 			sc.Seed = t.Header.Seed
 		}
-		out = append(out, eval.FreshCase{Bug: c.Bug, System: "spark", Options: c.Options(), Search: sc})
+		add(c.Bug, "spark", c.Options(), sc)
 	}
 	return out
 }
