@@ -5,6 +5,7 @@ import (
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/ddmin"
 	"github.com/demi-project/demi/record"
 )
 
@@ -39,6 +40,6 @@ func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, 
 		}
 		return -1, nil
 	}
-	_, err := ddmin(ctx, items, test)
+	_, err := ddmin.Minimize(ctx, items, test)
 	return best, checked, err
 }

@@ -31,6 +31,7 @@
 //     three removal orders.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - insert (search; needs optimal.Forks): the exact search, one event inserted.
+//   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
 //   - cut-search (search; needs optimal.Forks): the exact search of the
 //     deliveries after the leading externals, the one later external left out.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.

@@ -10,7 +10,6 @@ import (
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,23 +67,6 @@ func encode(t *testing.T, tr *record.Trace) []byte {
 	var buf bytes.Buffer
 	require.NoError(t, tr.Encode(&buf))
 	return buf.Bytes()
-}
-
-// sameWithWorkers checks that minimizing in with each of workers gives
-// the result res (minimized with other workers) byte for byte, stage by
-// stage in steps: the answer depends on the step budget, not on -j.
-func sameWithWorkers(t *testing.T, sys *record.System, in *record.Trace, res *minimize.Result, workers ...int) {
-	t.Helper()
-	want := encode(t, res.Trace)
-	for _, j := range workers {
-		other, err := minimize.Run(context.Background(), sys, in, minimize.Config{Budget: time.Minute, Workers: j})
-		require.NoError(t, err)
-		assert.Equal(t, want, encode(t, other.Trace), "-j %d", j)
-		require.Equal(t, len(res.Stages), len(other.Stages), "-j %d", j)
-		for i, s := range res.Stages {
-			assert.Equal(t, s.Steps, other.Stages[i].Steps, "-j %d, stage %s", j, s.Name)
-		}
-	}
 }
 
 func TestResultDoesNotDependOnWorkers(t *testing.T) {

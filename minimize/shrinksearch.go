@@ -54,14 +54,45 @@ func (m *minimizer) cutSearch(ctx context.Context) error {
 	return err
 }
 
-// insert runs one call of the insert pass, a descent after a trace found.
+// insert runs one call of the insert pass.
 func (m *minimizer) insert(ctx context.Context) error {
 	base := m.snapshotBest()
 	restarts, err := m.restarts(ctx, base)
 	if err != nil {
 		return err
 	}
-	tr, err := m.searchCuts(ctx, base, nil, insertable(restarts, base.Events), m.limitsOf(StageInsert))
+	return m.searchDescent(ctx, base, nil, insertable(restarts, base.Events), m.limitsOf(StageInsert))
+}
+
+// postpones reports whether the postpone pass applies: a short trace that
+// forks, with a start to move.
+func (m *minimizer) postpones(ctx context.Context) bool {
+	t := m.snapshotBest()
+	return t.Header.Deliveries <= m.limitsOf(StagePostpone).deliveries &&
+		slices.ContainsFunc(t.Events, func(e record.Event) bool { return e.Kind == record.Start }) && m.searches(ctx)
+}
+
+// postpone runs one call of the postpone pass: for each start of the best
+// trace, the searches from the cuts of its plan without it (followed until
+// a delivery is missing), the start to apply again anywhere after the cut.
+// A start is the external event whose move makes an actor miss what was
+// sent to it before (record drops it): a route no plan of the trace follows.
+func (m *minimizer) postpone(ctx context.Context) error {
+	base := m.snapshotBest()
+	var edits []edit
+	var moved []record.Event
+	for i, x := range base.Events {
+		if x.Kind == record.Start {
+			edits, moved = append(edits, removal([]int{i}, -1)), append(moved, record.StartEvent(x.Actor))
+		}
+	}
+	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StagePostpone))
+}
+
+// searchDescent runs searchCuts with events to insert, then a descent
+// from the trace found.
+func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event, lim limits) error {
+	tr, err := m.searchCuts(ctx, base, edits, insert, lim)
 	if err != nil || tr == nil {
 		return err
 	}
@@ -81,20 +112,34 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	bp := dpor.FromEvents(m.fp, base.Events)
 	type search struct {
-		pre                        []record.Event
+		pre, ins                   []record.Event
 		cut, bound, states, rounds int
 	}
 	var order []search
 	for k, e := range edits {
-		pre, err := m.followed(base, e(m.fp, bp))
+		plan := e(m.fp, bp)
+		pre, err := m.followed(base, plan)
 		if err != nil {
 			return nil, fmt.Errorf("shrink search: %w", err)
 		}
 		first := leading(pre, record.Kind.IsExternal)
 		states, rounds, most, last := lim.states, lim.rounds, total(base), len(pre)
+		var ins []record.Event
 		switch {
+		case insert != nil && k < len(edits)-1:
+			// Edit k left out insert[k]: the plan's later external events
+			// stay, to apply or leave out after it.
+			most, ins = lim.cost, insert[k:k+1]
+			for _, st := range plan[min(len(pre)+1, len(plan)):] {
+				if st.Event.Kind.IsExternal() {
+					pre = append(slices.Clip(pre), st.Event)
+				}
+			}
 		case insert != nil:
-			most = lim.cost
+			most, ins = lim.cost, insert[len(edits)-1:]
+			if len(ins) == 0 {
+				continue
+			}
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
 			if lim.firstCut {
@@ -103,7 +148,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		}
 		for cut := last; cut >= max(first, 1); cut-- {
 			if bound := min(total(base)-cut-1, most); bound >= 1 {
-				order = append(order, search{pre, cut, bound, states, rounds})
+				order = append(order, search{pre, ins, cut, bound, states, rounds})
 			}
 		}
 	}
@@ -126,7 +171,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 			cfg := optimal.Config{Subsets: true, TotalBound: s.bound, MaxStates: s.states << (2 * round), MaxSteps: maxSteps, Workers: 1}
 			t := &record.Trace{Header: base.Header, Events: s.pre[:s.cut]}
 			if insert != nil {
-				t.Events, cfg.Insert, cfg.Last = s.pre, insert, &s.pre[len(s.pre)-1]
+				t.Events, cfg.Insert, cfg.Last = s.pre, s.ins, &base.Events[len(base.Events)-1]
 			}
 			t.Recount()
 			res, err := optimal.SearchFrom(ctx, m.sys, t, s.cut, cfg)

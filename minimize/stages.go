@@ -22,6 +22,7 @@ const (
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
 	StageInsert             = "insert"
+	StagePostpone           = "postpone"
 	StageCutSearch          = "cut-search"
 	StageShrinkSearch       = "shrink-search"
 	StageBeam               = "beam"
