@@ -130,7 +130,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 			// Edit k left out insert[k]: the plan's later external events
 			// stay, to apply or leave out after it.
 			most, ins = lim.cost, insert[k:k+1]
-			for _, st := range plan[min(len(pre)+1, len(plan)):] {
+			for _, st := range plan[len(pre):] {
 				if st.Event.Kind.IsExternal() {
 					pre = append(slices.Clip(pre), st.Event)
 				}
