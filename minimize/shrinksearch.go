@@ -36,7 +36,7 @@ func (m *minimizer) inserts(ctx context.Context) bool {
 func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	base := m.snapshotBest()
 	edits, _ := m.groupEdits(base, true)
-	_, err := m.searchCuts(ctx, base, edits, nil, m.limitsOf(StageShrinkSearch))
+	_, err := m.searchCuts(ctx, base, edits, nil, nil, m.limitsOf(StageShrinkSearch))
 	return err
 }
 
@@ -50,7 +50,7 @@ func (m *minimizer) cutSearches(ctx context.Context) bool {
 
 // cutSearch runs one call of the cut-search pass on the best trace.
 func (m *minimizer) cutSearch(ctx context.Context) error {
-	_, err := m.searchCuts(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageCutSearch))
+	_, err := m.searchCuts(ctx, m.snapshotBest(), nil, nil, nil, m.limitsOf(StageCutSearch))
 	return err
 }
 
@@ -61,7 +61,7 @@ func (m *minimizer) insert(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return m.searchDescent(ctx, base, nil, insertable(restarts, base.Events), m.limitsOf(StageInsert))
+	return m.searchDescent(ctx, base, nil, nil, insertable(restarts, base.Events), m.limitsOf(StageInsert))
 }
 
 // postpones reports whether the postpone pass applies: a short trace that
@@ -86,13 +86,12 @@ func (m *minimizer) postpone(ctx context.Context) error {
 			edits, moved = append(edits, removal([]int{i}, -1)), append(moved, record.StartEvent(x.Actor))
 		}
 	}
-	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StagePostpone))
+	return m.searchDescent(ctx, base, edits, moved, nil, m.limitsOf(StagePostpone))
 }
 
-// searchDescent runs searchCuts with events to insert, then a descent
-// from the trace found.
-func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event, lim limits) error {
-	tr, err := m.searchCuts(ctx, base, edits, insert, lim)
+// searchDescent runs searchCuts, then a descent from the trace found.
+func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits []edit, moved, insert []record.Event, lim limits) error {
+	tr, err := m.searchCuts(ctx, base, edits, moved, insert, lim)
 	if err != nil || tr == nil {
 		return err
 	}
@@ -105,11 +104,17 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 }
 
 // searchCuts searches from the cuts of the prefixes of base's edited plans
-// and of base itself (with insert, or else in one round of identStates;
-// with lim.firstCut from its first cut alone), cheapest first, and offers
-// and returns the first trace found.
-func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, insert []record.Event, lim limits) (*record.Trace, error) {
-	edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
+// and of base itself, cheapest first, and offers and returns the first
+// trace found. With moved (postpone), edit k has left out moved[k], which
+// its searches may apply again, and base itself is not searched; with
+// insert, base's searches may apply one of insert; either way they end like
+// base, within lim.cost. Otherwise base is searched in one round of
+// identStates (with lim.firstCut from its first cut alone).
+func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved, insert []record.Event, lim limits) (*record.Trace, error) {
+	if moved == nil {
+		edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
+	}
+	goal := moved != nil || insert != nil
 	bp := dpor.FromEvents(m.fp, base.Events)
 	type search struct {
 		pre, ins                   []record.Event
@@ -126,20 +131,17 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		states, rounds, most, last := lim.states, lim.rounds, total(base), len(pre)
 		var ins []record.Event
 		switch {
-		case insert != nil && k < len(edits)-1:
-			// Edit k left out insert[k]: the plan's later external events
-			// stay, to apply or leave out after it.
-			most, ins = lim.cost, insert[k:k+1]
+		case moved != nil:
+			// The plan's external events after its prefix stay, to apply
+			// or leave out after the moved one.
+			most, ins = lim.cost, moved[k:k+1]
 			for _, st := range plan[len(pre):] {
 				if st.Event.Kind.IsExternal() {
 					pre = append(slices.Clip(pre), st.Event)
 				}
 			}
 		case insert != nil:
-			most, ins = lim.cost, insert[len(edits)-1:]
-			if len(ins) == 0 {
-				continue
-			}
+			most, ins = lim.cost, insert
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
 			if lim.firstCut {
@@ -170,7 +172,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 			s := order[todo[k]]
 			cfg := optimal.Config{Subsets: true, TotalBound: s.bound, MaxStates: s.states << (2 * round), MaxSteps: maxSteps, Workers: 1}
 			t := &record.Trace{Header: base.Header, Events: s.pre[:s.cut]}
-			if insert != nil {
+			if goal {
 				t.Events, cfg.Insert, cfg.Last = s.pre, s.ins, &base.Events[len(base.Events)-1]
 			}
 			t.Recount()
