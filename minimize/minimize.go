@@ -34,6 +34,9 @@
 //   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
 //   - cut-search (search; needs optimal.Forks): the exact search of the
 //     deliveries after the leading externals, the one later external left out.
+//   - optimum (search; needs optimal.Forks): the exact search of every
+//     subsequence of the externals, as demi optimal --subsets, given up when
+//     it cannot finish.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Work is counted in steps (one event of one schedule a check runs), never

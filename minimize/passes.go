@@ -132,6 +132,9 @@ func passTable() []pass {
 		{PassInfo{StageCutSearch, Search, "optimal.Forks", 0.25, false, true,
 			"when the best trace has one external event after its leading ones, searches exactly for the cheapest schedule of deliveries after the leading ones that reaches the violation without it"},
 			limits{rounds: 1, identStates: 80000, firstCut: true}, (*minimizer).cutSearches, (*minimizer).cutSearch},
+		{PassInfo{StageOptimum, Search, "optimal.Forks", 0.25, false, true,
+			"searches exactly, as demi optimal --subsets does, for a schedule cheaper than the best trace of any subsequence of its external events"},
+			limits{states: 100000}, (*minimizer).searches, (*minimizer).optimum},
 
 		{PassInfo{StageRoundForm, Cleanup, "record.Rounded", 0.05, false, false,
 			"rewrites the schedule into lockstep rounds where it still reproduces the violation"},

@@ -76,3 +76,31 @@ func TestPostponeStartsAnActorLater(t *testing.T) {
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 	assert.Equal(t, 2, leading(m.best.Events, record.Kind.IsExternal), "one start moved after the first deliveries")
 }
+
+// TestOptimumDropsALeadingStart runs optimum on the result the other
+// passes leave for paxos-forget-accepted fuzz seed 3800002: 18 deliveries
+// (E:6), four acceptors started, every external event leading, so
+// cut-search does not apply and no removal drops a start (each is on the
+// route). The exact search over every subsequence of the external events
+// finds the route in which each proposer counts the other as an acceptor:
+// 18 (E:5), the bug's best known size, one start fewer.
+func TestOptimumDropsALeadingStart(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/paxos-forget-accepted-3800002-four-acceptors.trace", paxos.System(), [2]int{18, 6})
+	fp := m.best.Header.Violation.Fingerprint
+	starts := func() int {
+		n := 0
+		for _, e := range m.best.Events {
+			if e.Kind == record.Start {
+				n++
+			}
+		}
+		return n
+	}
+	require.Equal(t, 4, starts())
+	require.False(t, m.cutSearches(ctx), "every external event is leading")
+	m.limit.Store(m.allowance(StageOptimum))
+	require.NoError(t, m.optimum(ctx))
+	assert.Equal(t, [2]int{18, 5}, sizeOf(m.best))
+	assert.Equal(t, 3, starts())
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+}

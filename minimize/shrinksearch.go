@@ -54,6 +54,29 @@ func (m *minimizer) cutSearch(ctx context.Context) error {
 	return err
 }
 
+// optimum runs one call of the optimum pass: the exact search over the
+// subsequences of the best trace's external events and every schedule of
+// the deliveries they enable, for a cost (deliveries plus externals) below
+// its own, within the pass's states. Leading external events are optional
+// too: a route that needs one actor fewer, or another actor's turn first.
+func (m *minimizer) optimum(ctx context.Context) error {
+	base := m.snapshotBest()
+	left := (m.end() - m.steps.Load()) / searchStepCost
+	if left <= 0 {
+		return errStepBudget
+	}
+	res, err := optimal.Search(ctx, m.sys, base, optimal.Config{Subsets: true, TotalBound: total(base) - 1,
+		MaxStates: m.limitsOf(StageOptimum).states, MaxSteps: int(left), Workers: 1, Foresee: true})
+	if err != nil {
+		return fmt.Errorf("optimum: %w", err)
+	}
+	m.steps.Add(int64(res.Steps) * searchStepCost)
+	if !m.offer(res.Trace) && !res.Exhausted && int64(res.Steps) >= left {
+		return errStepBudget
+	}
+	return nil
+}
+
 // insert runs one call of the insert pass.
 func (m *minimizer) insert(ctx context.Context) error {
 	base := m.snapshotBest()

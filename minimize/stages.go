@@ -24,6 +24,7 @@ const (
 	StageInsert             = "insert"
 	StagePostpone           = "postpone"
 	StageCutSearch          = "cut-search"
+	StageOptimum            = "optimum"
 	StageShrinkSearch       = "shrink-search"
 	StageBeam               = "beam"
 	StageRoundForm          = "round-form"

@@ -161,6 +161,14 @@ type Config struct {
 	// same kind, actor, receiver and message type), so most last steps are
 	// never taken. The answer may then cost more than the optimum.
 	Last *record.Event
+	// Foresee stops the search at the end of a bound, as at MaxStates but
+	// sooner, when the states (or, with one walker, the steps) of the
+	// bounds left, each growing as the last one did, would pass MaxStates
+	// (MaxSteps) before the search finishes: a search that cannot finish
+	// is not walked to its cap. It looks once the count is a sixteenth of
+	// its cap (earlier bounds grow by factors the lower bound and the
+	// first events distort).
+	Foresee bool
 
 	// noCommute turns the commutation filter off and noDominance the
 	// pruning of deliveries that change nothing (tests and benchmarks

@@ -214,6 +214,9 @@ func (s *search) run() (*Result, error) {
 		}
 	}
 	res := &Result{Searched: -1}
+	// The states known and the steps of one walker after the last three
+	// bounds (Config.Foresee).
+	var known, spent [3]int
 	for bound := 0; bound <= maxBound; bound++ {
 		if len(workers) > 1 && bound >= minSplitBound {
 			s.parallel(workers, root, bound)
@@ -258,8 +261,36 @@ func (s *search) run() (*Result, error) {
 		if s.cfg.Progress != nil {
 			s.cfg.Progress(Progress{Bound: bound, States: s.seen.len(), Expanded: expanded(workers), Elapsed: time.Since(s.start)})
 		}
+		known = [3]int{known[1], known[2], s.seen.len()}
+		spent = [3]int{spent[1], spent[2], top.steps}
+		if s.cfg.Foresee && bound < maxBound && (beyond(known, maxBound-bound, s.cfg.MaxStates) ||
+			len(workers) == 1 && s.cfg.MaxSteps > 0 && beyond(spent, maxBound-bound, s.cfg.MaxSteps)) {
+			return s.finish(res, workers, nil, false)
+		}
 	}
 	return s.finish(res, workers, nil, true)
+}
+
+// beyond reports whether bounds more bounds, each adding to a count as the
+// last one did times its growth over the one before (known: the count
+// after the last three bounds), would take it past most (Config.Foresee).
+func beyond(known [3]int, bounds, most int) bool {
+	last := known[2]
+	if last < most/16 {
+		return false
+	}
+	before, added := float64(known[1]-known[0]), float64(known[2]-known[1])
+	if before <= 0 || added <= before {
+		return false
+	}
+	growth, total := added/before, float64(last)
+	for range bounds {
+		added *= growth
+		if total += added; total > float64(most) {
+			return true
+		}
+	}
+	return false
 }
 
 // parallel walks one bound with the walkers: the first queues, the
