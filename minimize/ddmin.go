@@ -57,14 +57,8 @@ func ddminSets(bp dpor.Plan, events []record.Event, internals bool, wildFrom int
 		}
 		slices.Sort(idx)
 		if internals {
-			return planOf(bp, union(ext, idx), wildFrom)
+			return planOf(bp, ddmin.Union(ext, idx), wildFrom)
 		}
-		return planOf(bp, union(validExternals(events, idx), dels), wildFrom)
+		return planOf(bp, ddmin.Union(validExternals(events, idx), dels), wildFrom)
 	}
-}
-
-func union(a, b []int) []int {
-	out := slices.Concat(a, b)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

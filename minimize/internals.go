@@ -7,6 +7,7 @@ import (
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/internal/ddmin"
 	"github.com/demi-project/demi/record"
 )
 
@@ -185,11 +186,11 @@ func (m *minimizer) clockClusters(ctx context.Context) error {
 				}
 			}
 			if len(timers) > 1 {
-				drop := union(idx, timers)
+				drop := ddmin.Union(idx, timers)
 				es = append(es, removal(drop, drop[0]))
 			}
 			for _, t := range timers {
-				drop := union(idx, []int{t})
+				drop := ddmin.Union(idx, []int{t})
 				es = append(es, removal(drop, drop[0]))
 			}
 			es = append(es, removal(idx, first))
@@ -267,7 +268,7 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 		if len(units) <= m.limitsOf(StageOneAtATime).units {
 			for a := range units {
 				for b := a + 1; b < len(units); b++ {
-					drop := union(units[a], units[b])
+					drop := ddmin.Union(units[a], units[b])
 					es = append(es, removal(drop, drop[0]))
 				}
 			}

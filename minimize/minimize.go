@@ -207,6 +207,12 @@ type minimizer struct {
 	skip            map[string]bool
 	afterProvenance *record.Trace
 	stallCap        int64 // when set, bounds a fork's work: its parent's stall point
+	// forks remembers whether the best trace of that pointer forks soundly
+	// (searches): every search pass asks it of the same trace.
+	forks struct {
+		of *record.Trace
+		ok bool
+	}
 	// The beam (beam.go): whether its starts ran, whether the own descent has
 	// begun (before it, the beam's result waits in kept); in a fork,
 	// removal tier only, the passes run ahead of their tier, and the steps

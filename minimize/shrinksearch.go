@@ -18,7 +18,15 @@ import (
 
 // searches reports whether the best trace's runs fork.
 func (m *minimizer) searches(ctx context.Context) bool {
-	return optimal.Forks(ctx, m.sys, m.snapshotBest()) == nil
+	t := m.snapshotBest()
+	if m.forks.of != t {
+		ok := optimal.Forks(ctx, m.sys, t) == nil
+		if ctx.Err() != nil {
+			return false
+		}
+		m.forks.of, m.forks.ok = t, ok
+	}
+	return m.forks.ok
 }
 
 // inserts reports whether the insert pass applies: a short trace that

@@ -62,7 +62,7 @@ func Minimize(ctx context.Context, items []int, test func(ctx context.Context, c
 		}
 		h := len(e) / 2
 		e1, e2 := e[:h:h], e[h:]
-		i, err := try([][]int{union(e1, r), union(e2, r)})
+		i, err := try([][]int{Union(e1, r), Union(e2, r)})
 		if err != nil {
 			return nil, err
 		}
@@ -72,21 +72,21 @@ func Minimize(ctx context.Context, items []int, test func(ctx context.Context, c
 		case 1:
 			return rec(e2, r)
 		}
-		m1, err := rec(e1, union(e2, r))
+		m1, err := rec(e1, Union(e2, r))
 		if err != nil {
 			return nil, err
 		}
-		m2, err := rec(e2, union(m1, r))
+		m2, err := rec(e2, Union(m1, r))
 		if err != nil {
 			return nil, err
 		}
-		return union(m1, m2), nil
+		return Union(m1, m2), nil
 	}
 	return rec(slices.Clone(items), nil)
 }
 
-// union returns the sorted set of the items of a and b.
-func union(a, b []int) []int {
+// Union returns the sorted set of the items of a and b.
+func Union(a, b []int) []int {
 	out := slices.Concat(a, b)
 	slices.Sort(out)
 	return slices.Compact(out)
