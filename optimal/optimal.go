@@ -163,11 +163,11 @@ type Config struct {
 	Last *record.Event
 	// Foresee stops the search at the end of a bound, as at MaxStates but
 	// sooner, when the states (or, with one walker, the steps) of the
-	// bounds left, each growing as the last one did, would pass MaxStates
-	// (MaxSteps) before the search finishes: a search that cannot finish
-	// is not walked to its cap. It looks once the count is a sixteenth of
-	// its cap (earlier bounds grow by factors the lower bound and the
-	// first events distort).
+	// bounds left, each growing as the last two did (their geometric
+	// mean), would pass MaxStates (MaxSteps) before the search finishes: a
+	// search that cannot finish is not walked to its cap. It looks once
+	// the count is a 64th of its cap (earlier bounds grow by factors the
+	// lower bound and the first events distort).
 	Foresee bool
 
 	// noCommute turns the commutation filter off and noDominance the
