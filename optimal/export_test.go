@@ -21,3 +21,6 @@ func Without(cfg Config, reductions ...string) Config {
 
 // WithoutCommutation returns cfg with the commutation filter off.
 func WithoutCommutation(cfg Config) Config { return Without(cfg, "commutation") }
+
+// Beyond is beyond (Config.Foresee's forecast), for tests.
+var Beyond = beyond

@@ -41,3 +41,30 @@ func TestForeseeStopsWhatCannotFinish(t *testing.T) {
 	assert.Equal(t, plain.Steps, foreseen.Steps)
 	assert.True(t, foreseen.Exhausted)
 }
+
+// TestForeseeFollowsTheGrowthOfTwoBounds replays Config.Foresee's
+// forecast on the states known after each bound of two searches of
+// demi optimal --subsets (100,000 states, bound = the trace's cost less
+// one) on minimized development traces. paxos-accept-below-promise
+// 3800005 (cost 24) finishes at 67,893 states: its bounds grow 1.4 to 1.7
+// times from one to the next, and extrapolating the last one alone (1.67
+// after bound 17) would have given the proof up. etcdraft
+// leader-local-read 3800022 (cost 17) grows about threefold per bound and
+// cannot finish: the forecast gives it up after bound 8, at 3,656 states.
+func TestForeseeFollowsTheGrowthOfTwoBounds(t *testing.T) {
+	stops := func(states []int, maxBound int) int {
+		var known [4]int
+		for bound, n := range states {
+			known = [4]int{known[1], known[2], known[3], n}
+			if bound < maxBound && optimal.Beyond(known, maxBound-bound, 100000) {
+				return bound
+			}
+		}
+		return -1
+	}
+	paxos := []int{0, 13, 49, 104, 156, 191, 217, 251, 301, 365, 450, 583, 794, 1126, 1617, 2355,
+		3525, 5474, 8649, 13435, 20291, 30276, 45390, 67893}
+	assert.Equal(t, -1, stops(paxos, 23), "a search that finishes is not given up")
+	llr := []int{0, 11, 36, 72, 131, 250, 537, 1328, 3656, 10785, 33317}
+	assert.Equal(t, 8, stops(llr, 16))
+}
