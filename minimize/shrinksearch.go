@@ -69,7 +69,7 @@ func (m *minimizer) cutSearch(ctx context.Context) error {
 // too: a route that needs one actor fewer, or another actor's turn first.
 func (m *minimizer) optimum(ctx context.Context) error {
 	base := m.snapshotBest()
-	left := (m.end() - m.steps.Load()) / searchStepCost
+	left := m.searchStepsLeft()
 	if left <= 0 {
 		return errStepBudget
 	}
@@ -194,7 +194,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 				todo = append(todo, i)
 			}
 		}
-		left := (m.end() - m.steps.Load()) / searchStepCost
+		left := m.searchStepsLeft()
 		if left <= 0 || ctx.Err() != nil {
 			return nil, cmp.Or(ctx.Err(), errStepBudget)
 		}
@@ -215,7 +215,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		})
 		defer ahead.Stop()
 		for k, i := range todo {
-			left := (m.end() - m.steps.Load()) / searchStepCost
+			left := m.searchStepsLeft()
 			if left <= 0 || ctx.Err() != nil {
 				return nil, cmp.Or(ctx.Err(), errStepBudget)
 			}
@@ -298,4 +298,10 @@ func (m *minimizer) followed(base *record.Trace, p dpor.Plan) ([]record.Event, e
 		}
 	}
 	return sim.Events(), nil
+}
+
+// searchStepsLeft is the number of forked steps the running call's searches
+// may still take: the steps left before its end, searchStepCost each.
+func (m *minimizer) searchStepsLeft() int64 {
+	return (m.end() - m.steps.Load()) / searchStepCost
 }
