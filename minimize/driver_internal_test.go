@@ -12,8 +12,8 @@ import (
 )
 
 // TestLateCallsStillGetTheirSteps: a pass call ends at the run's stall
-// point (half the steps up to the last improvement past it, at least
-// the floor), but never before minCallSteps past its own start, however long
+// point (the steps up to the last improvement past it, at least the
+// floor), but never before minCallSteps past its own start, however long
 // the calls before it went without improvement.
 func TestLateCallsStillGetTheirSteps(t *testing.T) {
 	m := &minimizer{stallFloor: 100}
@@ -21,13 +21,13 @@ func TestLateCallsStillGetTheirSteps(t *testing.T) {
 	m.lastImprovement.Store(500_000)
 
 	m.callStart = 600_000
-	require.Equal(t, int64(750_000), m.end(), "a call that starts before the stall point ends there")
+	require.Equal(t, int64(1_000_000), m.end(), "a call that starts before the stall point ends there")
 
-	m.callStart = 700_000
-	require.Equal(t, int64(700_000+minCallSteps), m.end(), "a call that starts near or after it still gets minCallSteps")
+	m.callStart = 950_000
+	require.Equal(t, int64(950_000+minCallSteps), m.end(), "a call that starts near or after it still gets minCallSteps")
 
 	m.lastImprovement.Store(1_000_000) // the call found something
-	require.Equal(t, int64(1_500_000), m.end())
+	require.Equal(t, int64(2_000_000), m.end())
 
 	m.lastImprovement.Store(50) // the floor, when the steps up to the last improvement are fewer
 	m.stallFloor = 500_000

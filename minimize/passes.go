@@ -160,7 +160,7 @@ const DefaultSteps = 20_000_000
 const (
 	// The stall rule (stallPoint, driver.go); the floor is stallPerEvent
 	// steps per event of the input, at least minStallFloor.
-	stallRatio    = 0.5
+	stallRatio    = 1.0
 	stallPerEvent = 300
 	minStallFloor = 100_000
 	minCallSteps  = 100_000
