@@ -68,3 +68,39 @@ func TestForeseeFollowsTheGrowthOfTwoBounds(t *testing.T) {
 	llr := []int{0, 11, 36, 72, 131, 250, 537, 1328, 3656, 10785, 33317}
 	assert.Equal(t, 8, stops(llr, 16))
 }
+
+// TestLeapWalksTheLargestBoundNext searches raft-46's minimized trace (10
+// deliveries, its optimum), with Foresee, with and without Leap: for a
+// schedule of at most 9 deliveries under 20,000 states (a proof: none)
+// and of at most 10 under 100,000 (a find). The forecast has what it
+// needs once the states reach a 64th of the cap: after bound 7 (939
+// states) for the proof, after bound 8 (3,090) for the find; the bounds
+// left fit, so Leap walks the largest bound next. The proof covers the
+// same states and is as exhaustive in fewer steps (bound 8 skipped). The
+// find has the same cost in fewer steps, but Exhausted is false: bound 9
+// was never walked, so the search cannot say nothing cheaper exists.
+func TestLeapWalksTheLargestBoundNext(t *testing.T) {
+	tr, sys, err := record.ReadFile("../examples/traces/raft-46.min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	search := func(maxDeliveries, maxStates int, leap bool) (*optimal.Result, []int) {
+		var bounds []int
+		res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{NoLowerBound: true,
+			MaxDeliveries: maxDeliveries, MaxStates: maxStates, Foresee: true, Leap: leap,
+			Progress: func(p optimal.Progress) { bounds = append(bounds, p.Bound) }})
+		require.NoError(t, err)
+		return res, bounds
+	}
+	proof, bounds := search(9, 20000, false)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, bounds)
+	assert.Equal(t, [3]any{10461, true, 18765}, [3]any{proof.States, proof.Exhausted, proof.Steps})
+	leapt, bounds := search(9, 20000, true)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 9}, bounds, "bound 8 skipped")
+	assert.Equal(t, [3]any{10461, true, 15413}, [3]any{leapt.States, leapt.Exhausted, leapt.Steps})
+
+	find, bounds := search(10, 100000, false)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, bounds)
+	assert.Equal(t, [3]any{10, true, 28176}, [3]any{find.Deliveries, find.Exhausted, find.Steps})
+	leapt, bounds = search(10, 100000, true)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, bounds, "bound 9 skipped")
+	assert.Equal(t, [3]any{10, false, 16867}, [3]any{leapt.Deliveries, leapt.Exhausted, leapt.Steps})
+}

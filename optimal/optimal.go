@@ -169,6 +169,13 @@ type Config struct {
 	// the count is a 64th of its cap (earlier bounds grow by factors the
 	// lower bound and the first events distort).
 	Foresee bool
+	// Leap, with Foresee, walks the largest bound next, skipping those
+	// between, once the forecast says the search finishes within its
+	// caps: a search that must prove no schedule within the bound
+	// reproduces walks each bound again, and the largest costs about as
+	// much as all before it. A reproducer found after a leap is within
+	// the bound but may not be the cheapest (Exhausted is then false).
+	Leap bool
 
 	// noCommute turns the commutation filter off and noDominance the
 	// pruning of deliveries that change nothing (tests and benchmarks

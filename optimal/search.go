@@ -218,6 +218,7 @@ func (s *search) run() (*Result, error) {
 	// The states known and the steps of one walker after the last four
 	// bounds (Config.Foresee).
 	var known, spent [4]int
+	leapt := false // Config.Leap skipped bounds: a reproducer found may not be the cheapest
 	for bound := 0; bound <= maxBound; bound++ {
 		if len(workers) > 1 && bound >= minSplitBound {
 			s.parallel(workers, root, bound)
@@ -253,7 +254,7 @@ func (s *search) run() (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			return s.finish(res, workers, tr, true)
+			return s.finish(res, workers, tr, !leapt)
 		}
 		if s.stop {
 			return s.finish(res, workers, nil, false)
@@ -267,6 +268,11 @@ func (s *search) run() (*Result, error) {
 		if s.cfg.Foresee && bound < maxBound && (beyond(known, maxBound-bound, s.cfg.MaxStates) ||
 			len(workers) == 1 && s.cfg.MaxSteps > 0 && beyond(spent, maxBound-bound, s.cfg.MaxSteps)) {
 			return s.finish(res, workers, nil, false)
+		}
+		if s.cfg.Leap && bound < maxBound-1 && fits(known, maxBound-bound, s.cfg.MaxStates) &&
+			(len(workers) > 1 || s.cfg.MaxSteps == 0 || fits(spent, maxBound-bound, s.cfg.MaxSteps)) {
+			leapt = true
+			bound = maxBound - 1 // the loop walks maxBound next
 		}
 	}
 	return s.finish(res, workers, nil, true)
@@ -299,6 +305,14 @@ func beyond(known [4]int, bounds, most int) bool {
 		}
 	}
 	return false
+}
+
+// fits reports whether the forecast of beyond has what it needs (a count
+// of at least a 64th of most, growing) and keeps bounds more bounds within
+// most (Config.Leap).
+func fits(known [4]int, bounds, most int) bool {
+	a, b, c := known[1]-known[0], known[2]-known[1], known[3]-known[2]
+	return known[3] >= most/foreseeFrom && a > 0 && b > 0 && c > b && c > a && !beyond(known, bounds, most)
 }
 
 // foreseeFrom: Config.Foresee looks once a count is 1/foreseeFrom of its cap.
