@@ -30,6 +30,8 @@
 //   - beam (search): the descent again from the trace after provenance in
 //     three removal orders.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
+//   - suffix-search (search; needs optimal.Forks): the exact search from
+//     cuts, later externals applied or left out.
 //   - insert (search; needs optimal.Forks): the exact search, one event inserted.
 //   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
 //   - cut-search (search; needs optimal.Forks): the exact search of the

@@ -104,3 +104,33 @@ func TestOptimumDropsALeadingStart(t *testing.T) {
 	assert.Equal(t, 3, starts())
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 }
+
+// TestSuffixSearchLeavesOutLaterExternals runs suffix-search on the
+// result the other passes leave for etcdraft hardstate-before-entries
+// fuzz seed 400129: 14 deliveries (E:6). After its first ten events (a
+// leader elected, its first entry appended at the member that voted) the
+// trace restarts the leader for a second term, sends a client write and
+// restarts the third member after the append that carries the commit
+// index. From that cut, leaving the restart of the leader and the write
+// out, the leader's heartbeat tick reaches the third member, whose answer
+// brings the append and the commit index it restarts before persisting:
+// 11 deliveries (E:4), the bug's best known size. Neither shrink-search
+// (its continuations apply no later external event) nor insert within
+// its stall point (the searches of the later cuts come first) finds it.
+func TestSuffixSearchLeavesOutLaterExternals(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/etcdraft-hardstate-400129-second-term.trace", etcdraft.System(), [2]int{14, 6})
+	shapes := func(es []record.Event) []record.Shape {
+		var out []record.Shape
+		for _, e := range es {
+			out = append(out, record.ShapeOf(e))
+		}
+		return out
+	}
+	fp, prefix := m.best.Header.Violation.Fingerprint, shapes(m.best.Events[:10])
+	require.True(t, m.suffixes(ctx))
+	m.limit.Store(m.allowance(StageSuffixSearch))
+	require.NoError(t, m.suffixSearch(ctx))
+	assert.Equal(t, [2]int{11, 4}, sizeOf(m.best))
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+	assert.Equal(t, prefix, shapes(m.best.Events[:10]), "the route from the cut after the first ten events")
+}

@@ -85,6 +85,15 @@ func (m *minimizer) optimum(ctx context.Context) error {
 	return nil
 }
 
+// suffixes reports whether the suffix-search pass applies (a short trace
+// that forks); suffixSearch runs insert's searches with nothing to insert.
+func (m *minimizer) suffixes(ctx context.Context) bool {
+	return m.snapshotBest().Header.Deliveries <= m.limitsOf(StageSuffixSearch).deliveries && m.searches(ctx)
+}
+func (m *minimizer) suffixSearch(ctx context.Context) error {
+	return m.searchDescent(ctx, m.snapshotBest(), nil, nil, []record.Event{}, m.limitsOf(StageSuffixSearch))
+}
+
 // insert runs one call of the insert pass.
 func (m *minimizer) insert(ctx context.Context) error {
 	base := m.snapshotBest()

@@ -22,6 +22,7 @@ const (
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
 	StageInsert             = "insert"
+	StageSuffixSearch       = "suffix-search"
 	StagePostpone           = "postpone"
 	StageCutSearch          = "cut-search"
 	StageOptimum            = "optimum"

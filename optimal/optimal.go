@@ -169,7 +169,7 @@ type Config struct {
 	// the count is a 64th of its cap (earlier bounds grow by factors the
 	// lower bound and the first events distort).
 	Foresee bool
-	// Leap, with Foresee, walks the largest bound next, skipping those
+	// Leap walks the largest bound next, skipping those
 	// between, once the forecast says the search finishes within its
 	// caps: a search that must prove no schedule within the bound
 	// reproduces walks each bound again, and the largest costs about as
