@@ -123,7 +123,7 @@ func passTable() []pass {
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
 			limits{states: 1000, rounds: 3, identStates: 250}, (*minimizer).searches, (*minimizer).shrinkSearch},
-		{PassInfo{StageSuffixSearch, Search, "optimal.Forks", 0.1, false, true,
+		{PassInfo{StageSuffixSearch, Search, "optimal.Forks", 0.03, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, its later external events to apply or leave out"},
 			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, (*minimizer).suffixes, (*minimizer).suffixSearch},
 		{PassInfo{StageInsert, Search, "optimal.Forks", 0.1, false, false,
