@@ -85,11 +85,14 @@ func (m *minimizer) optimum(ctx context.Context) error {
 	return nil
 }
 
-// suffixes reports whether the suffix-search pass applies (a short trace
-// that forks); suffixSearch runs insert's searches with nothing to insert.
+// suffixes reports whether the suffix-search pass applies: a short trace
+// that forks.
 func (m *minimizer) suffixes(ctx context.Context) bool {
 	return m.snapshotBest().Header.Deliveries <= m.limitsOf(StageSuffixSearch).deliveries && m.searches(ctx)
 }
+
+// suffixSearch runs one call of the suffix-search pass: insert's searches
+// with nothing to insert.
 func (m *minimizer) suffixSearch(ctx context.Context) error {
 	return m.searchDescent(ctx, m.snapshotBest(), nil, nil, []record.Event{}, m.limitsOf(StageSuffixSearch))
 }

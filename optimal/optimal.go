@@ -169,12 +169,13 @@ type Config struct {
 	// the count is a 64th of its cap (earlier bounds grow by factors the
 	// lower bound and the first events distort).
 	Foresee bool
-	// Leap walks the largest bound next, skipping those
-	// between, once the forecast says the search finishes within its
-	// caps: a search that must prove no schedule within the bound
-	// reproduces walks each bound again, and the largest costs about as
-	// much as all before it. A reproducer found after a leap is within
-	// the bound but may not be the cheapest (Exhausted is then false).
+	// Leap walks the largest bound next, skipping those between, once the
+	// forecast of Foresee has what it needs and says the search finishes
+	// within its caps: a proof that nothing within the bound reproduces
+	// walks every bound again from the start, and where states grow
+	// slowly from bound to bound those below the largest cost more than
+	// it. A reproducer found after a leap is within the bound but may not
+	// be the cheapest (Exhausted is then false).
 	Leap bool
 
 	// noCommute turns the commutation filter off and noDominance the
