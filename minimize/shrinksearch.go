@@ -150,8 +150,8 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 // and of base itself, cheapest first, and offers and returns the first
 // trace found. With moved (postpone), edit k has left out moved[k], which
 // its searches may apply again, and base itself is not searched; with
-// insert, base's searches may apply one of insert; either way they end like
-// base, within lim.cost. Otherwise base is searched in one round of
+// insert non-nil (empty for suffix-search), base's searches may apply one of
+// insert; either way they end like base, within lim.cost. Otherwise base is searched in one round of
 // identStates (with lim.firstCut from its first cut alone).
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved, insert []record.Event, lim limits) (*record.Trace, error) {
 	if moved == nil {
