@@ -125,7 +125,7 @@ func passTable() []pass {
 			limits{states: 1000, rounds: 3, identStates: 250}, (*minimizer).searches, (*minimizer).shrinkSearch},
 		{PassInfo{StageSuffixSearch, Search, "optimal.Forks", 0.03, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, its later external events to apply or leave out"},
-			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, (*minimizer).suffixes, (*minimizer).suffixSearch},
+			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, func(m *minimizer, ctx context.Context) bool { return m.shortForks(ctx, StageSuffixSearch) }, (*minimizer).suffixSearch},
 		{PassInfo{StageInsert, Search, "optimal.Forks", 0.1, false, false,
 			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, with one copy of an external event of the trace inserted anywhere"},
 			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, (*minimizer).inserts, (*minimizer).insert},

@@ -127,7 +127,7 @@ func TestSuffixSearchLeavesOutLaterExternals(t *testing.T) {
 		return out
 	}
 	fp, prefix := m.best.Header.Violation.Fingerprint, shapes(m.best.Events[:10])
-	require.True(t, m.suffixes(ctx))
+	require.True(t, m.shortForks(ctx, StageSuffixSearch))
 	m.limit.Store(m.allowance(StageSuffixSearch))
 	require.NoError(t, m.suffixSearch(ctx))
 	assert.Equal(t, [2]int{11, 4}, sizeOf(m.best))

@@ -85,10 +85,10 @@ func (m *minimizer) optimum(ctx context.Context) error {
 	return nil
 }
 
-// suffixes reports whether the suffix-search pass applies: a short trace
-// that forks.
-func (m *minimizer) suffixes(ctx context.Context) bool {
-	return m.snapshotBest().Header.Deliveries <= m.limitsOf(StageSuffixSearch).deliveries && m.searches(ctx)
+// shortForks reports whether the best trace has at most the deliveries in
+// the limits of the pass named name, and forks.
+func (m *minimizer) shortForks(ctx context.Context, name string) bool {
+	return m.snapshotBest().Header.Deliveries <= m.limitsOf(name).deliveries && m.searches(ctx)
 }
 
 // suffixSearch runs one call of the suffix-search pass: insert's searches
@@ -110,9 +110,8 @@ func (m *minimizer) insert(ctx context.Context) error {
 // postpones reports whether the postpone pass applies: a short trace that
 // forks, with a start to move.
 func (m *minimizer) postpones(ctx context.Context) bool {
-	t := m.snapshotBest()
-	return t.Header.Deliveries <= m.limitsOf(StagePostpone).deliveries &&
-		slices.ContainsFunc(t.Events, func(e record.Event) bool { return e.Kind == record.Start }) && m.searches(ctx)
+	return slices.ContainsFunc(m.snapshotBest().Events, func(e record.Event) bool { return e.Kind == record.Start }) &&
+		m.shortForks(ctx, StagePostpone)
 }
 
 // postpone runs one call of the postpone pass: for each start of the best

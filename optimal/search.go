@@ -286,33 +286,34 @@ func (s *search) run() (*Result, error) {
 // looks once the count is a 64th of most: earlier bounds grow by factors
 // the lower bound and the first events distort.
 func beyond(known [4]int, bounds, most int) bool {
+	past, _ := forecast(known, bounds, most)
+	return past
+}
+
+// fits reports whether the forecast has what it needs and keeps bounds
+// more bounds within most (Config.Leap).
+func fits(known [4]int, bounds, most int) bool {
+	past, ok := forecast(known, bounds, most)
+	return ok && !past
+}
+
+// forecast extrapolates bounds more bounds as beyond says and reports
+// whether they take the count past most; ok is false (and past with it)
+// when the count is below a 64th of most or its growth is not one.
+func forecast(known [4]int, bounds, most int) (past, ok bool) {
 	last := known[3]
-	if last < most/foreseeFrom {
-		return false
-	}
 	a, b, c := float64(known[1]-known[0]), float64(known[2]-known[1]), float64(known[3]-known[2])
-	if a <= 0 || b <= 0 || c <= b {
-		return false
+	if last < most/foreseeFrom || a <= 0 || b <= 0 || c <= b || c <= a {
+		return false, false
 	}
 	growth, added, total := math.Sqrt(c/a), c, float64(last)
-	if growth <= 1 {
-		return false
-	}
 	for range bounds {
 		added *= growth
 		if total += added; total > float64(most) {
-			return true
+			return true, true
 		}
 	}
-	return false
-}
-
-// fits reports whether the forecast of beyond has what it needs (a count
-// of at least a 64th of most, growing) and keeps bounds more bounds within
-// most (Config.Leap).
-func fits(known [4]int, bounds, most int) bool {
-	a, b, c := known[1]-known[0], known[2]-known[1], known[3]-known[2]
-	return known[3] >= most/foreseeFrom && a > 0 && b > 0 && c > b && c > a && !beyond(known, bounds, most)
+	return false, true
 }
 
 // foreseeFrom: Config.Foresee looks once a count is 1/foreseeFrom of its cap.
