@@ -41,13 +41,13 @@ func TestMarkdownPasses(t *testing.T) {
 			Pace:   []minimize.PacePoint{{Steps: 0, Deliveries: 50, Externals: 9}, {Steps: 1_000_000, Deliveries: 20, Externals: 8}},
 			Passes: []minimize.PassStats{{Name: minimize.StageRetarget, Tier: "move", Calls: 3, Steps: 4_000_000, Successes: 1, Removed: 30}}}},
 		Fresh: []eval.FreshRow{{Bug: "raft-45", Runs: []eval.FreshRun{{AfterLast: 0.2,
-			Passes: []minimize.PassStats{{Name: minimize.StageInsert, Tier: "search", Calls: 1, Steps: 1_000_000}}}}}},
+			Passes: []minimize.PassStats{{Name: minimize.StagePostpone, Tier: "search", Calls: 1, Steps: 1_000_000}}}}}},
 	}
 	var buf bytes.Buffer
 	require.NoError(t, eval.Markdown(&buf, rep))
 	out := buf.String()
 	assert.Contains(t, out, "summed over the 1 shipped traces' runs (Table 2) and the 1 runs of the fresh-seed study")
 	assert.Contains(t, out, "| retarget | move | 1 | 3 | 4.0 M (80.0%) | 1 | 30 |")
-	assert.Contains(t, out, "| insert | search | 1 | 1 | 1.0 M (20.0%) | 0 | 0 |")
+	assert.Contains(t, out, "| postpone | search | 1 | 1 | 1.0 M (20.0%) | 0 | 0 |")
 	assert.Contains(t, out, "median against the target ≤ 0.30: shipped traces 0.75 over 1 runs (worst 0.75; **missed**); fresh seeds 0.20 over 1 runs (worst 0.20; met).")
 }

@@ -25,22 +25,6 @@ func (m *minimizer) allowance(name string) int64 {
 	return int64(float64(m.cfg.Steps) * passNamed(m.table, name).Share)
 }
 
-// RunInsertStage runs the insert stage alone on best (input is the trace
-// the minimization started from), with its allowance and workers checkers,
-// and returns the best trace after it: the stages before insert may reach
-// the routes a test of the stage is about.
-func RunInsertStage(ctx context.Context, sys *record.System, input, best *record.Trace, workers int) (*record.Trace, error) {
-	m, err := newStageMinimizer(sys, input, best, workers)
-	if err != nil {
-		return nil, err
-	}
-	m.limit.Store(m.allowance(StageInsert))
-	if err := m.insert(ctx); err != nil {
-		return nil, err
-	}
-	return m.snapshotBest(), nil
-}
-
 // RunInjectStage runs the inject pass alone on best, with its allowance
 // and workers checkers, and returns the best trace after it.
 func RunInjectStage(ctx context.Context, sys *record.System, best *record.Trace, workers int) (*record.Trace, error) {

@@ -12,7 +12,7 @@ import (
 )
 
 // TestInjectTradesDeliveriesForARestart runs the inject pass on the stale
-// system's Clear route (insert_test.go: 7 deliveries, E:3, no crash in
+// system's Clear route (stale_test.go: 7 deliveries, E:3, no crash in
 // it), with fuzz generators that crash-restart any running member. The
 // pass trades c's tick and its Clear (two deliveries) for a restart of r
 // where the stretch ended, which forgets Data{0} as the Clear did: 5

@@ -32,7 +32,6 @@
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - suffix-search (search; needs optimal.Forks): the exact search from
 //     cuts, later externals applied or left out.
-//   - insert (search; needs optimal.Forks): the exact search, one event inserted.
 //   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
 //   - cut-search (search; needs optimal.Forks): the exact search of the
 //     deliveries after the leading externals, the one later external left out.

@@ -60,8 +60,9 @@ type limits struct {
 	// The most units one-at-a-time pairs, members gather permutes, moves
 	// retarget and inject list.
 	units, members, moves int
-	// The most deliveries of a trace retarget reroutes, insert searches or
-	// gather applies to; the schedules of one round-form check.
+	// The most deliveries of a trace retarget reroutes, gather applies to
+	// or suffix-search and postpone search; the schedules of one
+	// round-form check.
 	deliveries, schedules int
 	// The most contents per message type retarget takes from the
 	// system's generators (record.System.InjectedContents).
@@ -126,9 +127,6 @@ func passTable() []pass {
 		{PassInfo{StageSuffixSearch, Search, "optimal.Forks", 0.03, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, its later external events to apply or leave out"},
 			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, func(m *minimizer, ctx context.Context) bool { return m.shortForks(ctx, StageSuffixSearch) }, (*minimizer).suffixSearch},
-		{PassInfo{StageInsert, Search, "optimal.Forks", 0.1, false, false,
-			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, with one copy of an external event of the trace inserted anywhere"},
-			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, (*minimizer).inserts, (*minimizer).insert},
 		{PassInfo{StagePostpone, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace with one actor's start left out, ending like it, with that start applied again anywhere after the cut: a later start drops what was sent to the actor before"},
 			limits{deliveries: 64, states: 2000, rounds: 1, cost: 6}, (*minimizer).postpones, (*minimizer).postpone},

@@ -29,22 +29,11 @@ func (m *minimizer) searches(ctx context.Context) bool {
 	return m.forks.ok
 }
 
-// inserts reports whether the insert pass applies: a short trace that
-// forks, with events to insert.
-func (m *minimizer) inserts(ctx context.Context) bool {
-	t := m.snapshotBest()
-	if t.Header.Deliveries > m.limitsOf(StageInsert).deliveries {
-		return false
-	}
-	restarts, err := m.restarts(ctx, t)
-	return err == nil && len(insertable(restarts, t.Events)) > 0 && m.searches(ctx)
-}
-
 // shrinkSearch runs one call of the shrink-search pass on the best trace.
 func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	base := m.snapshotBest()
 	edits, _ := m.groupEdits(base, true)
-	_, err := m.searchCuts(ctx, base, edits, nil, nil, m.limitsOf(StageShrinkSearch))
+	_, err := m.searchCuts(ctx, base, edits, nil, m.limitsOf(StageShrinkSearch))
 	return err
 }
 
@@ -58,7 +47,7 @@ func (m *minimizer) cutSearches(ctx context.Context) bool {
 
 // cutSearch runs one call of the cut-search pass on the best trace.
 func (m *minimizer) cutSearch(ctx context.Context) error {
-	_, err := m.searchCuts(ctx, m.snapshotBest(), nil, nil, nil, m.limitsOf(StageCutSearch))
+	_, err := m.searchCuts(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageCutSearch))
 	return err
 }
 
@@ -91,20 +80,11 @@ func (m *minimizer) shortForks(ctx context.Context, name string) bool {
 	return m.snapshotBest().Header.Deliveries <= m.limitsOf(name).deliveries && m.searches(ctx)
 }
 
-// suffixSearch runs one call of the suffix-search pass: insert's searches
-// with nothing to insert.
+// suffixSearch runs one call of the suffix-search pass: from each cut of
+// the best trace, the search for a continuation ending like it, its later
+// external events to apply or leave out.
 func (m *minimizer) suffixSearch(ctx context.Context) error {
-	return m.searchDescent(ctx, m.snapshotBest(), nil, nil, []record.Event{}, m.limitsOf(StageSuffixSearch))
-}
-
-// insert runs one call of the insert pass.
-func (m *minimizer) insert(ctx context.Context) error {
-	base := m.snapshotBest()
-	restarts, err := m.restarts(ctx, base)
-	if err != nil {
-		return err
-	}
-	return m.searchDescent(ctx, base, nil, nil, insertable(restarts, base.Events), m.limitsOf(StageInsert))
+	return m.searchDescent(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageSuffixSearch))
 }
 
 // postpones reports whether the postpone pass applies: a short trace that
@@ -128,12 +108,12 @@ func (m *minimizer) postpone(ctx context.Context) error {
 			edits, moved = append(edits, removal([]int{i}, -1)), append(moved, record.StartEvent(x.Actor))
 		}
 	}
-	return m.searchDescent(ctx, base, edits, moved, nil, m.limitsOf(StagePostpone))
+	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StagePostpone))
 }
 
 // searchDescent runs searchCuts, then a descent from the trace found.
-func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits []edit, moved, insert []record.Event, lim limits) error {
-	tr, err := m.searchCuts(ctx, base, edits, moved, insert, lim)
+func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits []edit, moved []record.Event, lim limits) error {
+	tr, err := m.searchCuts(ctx, base, edits, moved, lim)
 	if err != nil || tr == nil {
 		return err
 	}
@@ -148,15 +128,16 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 // searchCuts searches from the cuts of the prefixes of base's edited plans
 // and of base itself, cheapest first, and offers and returns the first
 // trace found. With moved (postpone), edit k has left out moved[k], which
-// its searches may apply again, and base itself is not searched; with
-// insert non-nil (empty for suffix-search), base's searches may apply one of
-// insert; either way they end like base, within lim.cost. Otherwise base is searched in one round of
+// its searches may apply again, and base itself is not searched. With a
+// cost in lim (postpone, suffix-search) the searches end like base and
+// add at most lim.cost; the later external events of the plan searched
+// stay, to apply or leave out. Otherwise base is searched in one round of
 // identStates (with lim.firstCut from its first cut alone).
-func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved, insert []record.Event, lim limits) (*record.Trace, error) {
+func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved []record.Event, lim limits) (*record.Trace, error) {
 	if moved == nil {
 		edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
 	}
-	goal := moved != nil || insert != nil
+	goal := lim.cost > 0
 	bp := dpor.FromEvents(m.fp, base.Events)
 	type search struct {
 		pre, ins                   []record.Event
@@ -182,8 +163,8 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 					pre = append(slices.Clip(pre), st.Event)
 				}
 			}
-		case insert != nil:
-			most, ins = lim.cost, insert
+		case goal:
+			most = lim.cost
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
 			if lim.firstCut {
@@ -243,39 +224,6 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		ahead.Stop()
 	}
 	return nil, nil
-}
-
-// restarts lists the input's restarts and those the system's fuzz
-// generators offer somewhere along base (offers): a restart of an actor
-// neither restarts is outside the system's fault model.
-func (m *minimizer) restarts(ctx context.Context, base *record.Trace) ([]record.Event, error) {
-	offers, err := m.offers(ctx, base)
-	if err != nil {
-		return nil, err
-	}
-	out := slices.Clone(m.dropped)
-	for p := range base.Events {
-		out = append(out, offers[p]...)
-	}
-	return slices.DeleteFunc(out, func(e record.Event) bool { return e.Kind != record.Restart }), nil
-}
-
-// insertable lists a copy of each send, kill and restart shape of events
-// and of the restarts in restarts (reinsertable).
-func insertable(restarts, events []record.Event) []record.Event {
-	all := slices.Clone(events)
-	for _, e := range restarts {
-		if e.Kind == record.Restart {
-			all = append(all, record.Event{Kind: record.Restart, Actor: e.Actor})
-		}
-	}
-	var out []record.Event
-	for _, e := range reinsertable(all) {
-		if e.Kind != record.Start {
-			out = append(out, record.Event{Kind: e.Kind, Actor: e.Actor, To: e.To, Msg: e.Msg, Cause: -1})
-		}
-	}
-	return out
 }
 
 // followed runs plan p while its events apply and every delivery finds its

@@ -21,7 +21,6 @@ const (
 	StageRetarget           = "retarget"
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
-	StageInsert             = "insert"
 	StageSuffixSearch       = "suffix-search"
 	StagePostpone           = "postpone"
 	StageCutSearch          = "cut-search"
