@@ -68,7 +68,8 @@ type limits struct {
 	// system's generators (record.System.InjectedContents).
 	contents int
 	// The searches: states per search in the first of rounds;
-	// identStates from the best trace unedited; cost bounds a continuation.
+	// identStates from the best trace unedited; a cost makes them end like
+	// the best trace (goal-directed) and bounds what a continuation adds.
 	states, rounds, identStates, cost int
 	// firstCut: the search from the best trace unedited starts at its
 	// first cut only (after its leading external events).
