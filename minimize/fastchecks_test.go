@@ -23,8 +23,9 @@ func TestFastChecksChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("minimizes each trace twice")
 	}
-	// etcdraft's minimized trace: insert's search runs there, on forked
-	// states (etcdraft.Member.DeepCopy) against replayed ones.
+	// etcdraft's minimized trace: the exact searches (shrink-search,
+	// suffix-search, postpone, optimum) run there within the budget, on
+	// forked states (etcdraft.Member.DeepCopy) against replayed ones.
 	for _, name := range []string{"paxos-accept-below-promise", "spark-2294", "etcdraft-hardstate-before-entries.min"} {
 		t.Run(name, func(t *testing.T) {
 			tr, sys, err := record.ReadFile(filepath.Join("..", "examples", "traces", name+".trace"), examples.Catalog())

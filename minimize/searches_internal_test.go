@@ -114,9 +114,8 @@ func TestOptimumDropsALeadingStart(t *testing.T) {
 // index. From that cut, leaving the restart of the leader and the write
 // out, the leader's heartbeat tick reaches the third member, whose answer
 // brings the append and the commit index it restarts before persisting:
-// 11 deliveries (E:4), the bug's best known size. Neither shrink-search
-// (its continuations apply no later external event) nor insert within
-// its stall point (the searches of the later cuts come first) finds it.
+// 11 deliveries (E:4), the bug's best known size. Shrink-search does not
+// find it: its continuations apply no later external event.
 func TestSuffixSearchLeavesOutLaterExternals(t *testing.T) {
 	m, ctx := searchPassOn(t, "testdata/etcdraft-hardstate-400129-second-term.trace", etcdraft.System(), [2]int{14, 6})
 	shapes := func(es []record.Event) []record.Shape {
