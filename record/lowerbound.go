@@ -31,10 +31,15 @@ type Goal struct {
 	// Future is the external events that may still be applied, in order
 	// (with CountExternals, any subsequence of them; without, all of
 	// them). None other will be: an event it needs and Future lacks
-	// makes the violation unreachable, which a bound may answer with a
-	// cost above any budget.
+	// makes the violation unreachable, which a bound answers with
+	// Unreachable.
 	Future []Event
 	// CountExternals: external events count as cost too (an optimum
 	// search over subsets of the external events).
 	CountExternals bool
 }
+
+// Unreachable is what a lower bound answers for a violation no
+// continuation reaches: a cost above any budget, and far from overflow
+// when a bound adds up several.
+const Unreachable = 1 << 20

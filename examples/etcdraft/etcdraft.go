@@ -178,6 +178,7 @@ func System() *record.System {
 		Swarm:       swarm(),
 		Time:        timeModel,
 		Abstract:    abstractState, // abstract.go
+		LowerBound:  lowerBound,    // lowerbound.go
 		Conditions: map[string]func(record.View) bool{
 			"leader-elected": func(v record.View) bool {
 				for _, id := range v.Members() {

@@ -62,6 +62,8 @@ func System() *record.System {
 		},
 		Messages:  []record.Message{Propose{}, Prepare{}, Promise{}, Accept{}, Accepted{}},
 		Invariant: agreement,
+		// What Agreement still needs (lowerbound.go), for the exact searches.
+		LowerBound: lowerBound,
 		// Every member starts; the first and the last member are asked to
 		// propose different values.
 		Setup: func(o record.Options) []record.Event {

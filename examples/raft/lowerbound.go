@@ -105,9 +105,8 @@ func panicLeader(fp string) (record.ActorID, bool) {
 	return record.ActorID(id), true
 }
 
-// impossible is the cost of what cannot happen: above any budget, and
-// far from overflow when added up.
-const impossible = 1 << 20
+// impossible is the cost of what cannot happen (record.Unreachable).
+const impossible = record.Unreachable
 
 // anyTerm is the upper end of an open range of terms.
 const anyTerm = 1 << 30

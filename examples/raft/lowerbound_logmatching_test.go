@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/demi-project/demi/demitest"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/record"
 )
@@ -42,7 +43,7 @@ func TestLogMatchingBoundOneLeaderTwoCommands(t *testing.T) {
 	require.Equal(t, "LogMatching(raft-1,raft-3)", v.Fingerprint)
 	tr := s.sim.Trace(v)
 	for _, subsets := range []bool{false, true} {
-		bounds, costs := boundAlong(t, s.sys, tr, subsets)
+		bounds, costs := demitest.LowerBoundAlong(t, s.sys, tr, subsets)
 		for k := range bounds {
 			require.LessOrEqual(t, bounds[k], costs[k], "state after %d events (subsets %v)", k, subsets)
 		}
@@ -63,7 +64,7 @@ func TestLogMatchingBoundAlongMinTrace(t *testing.T) {
 	tr, sys, err := record.ReadFile(filepath.Join("testdata", "raft-58b-two-leaders.trace"), cat)
 	require.NoError(t, err)
 	sameCommands(tr)
-	bounds, costs := boundAlong(t, sys, tr, true)
+	bounds, costs := demitest.LowerBoundAlong(t, sys, tr, true)
 	require.Len(t, costs, 30)
 	want := []int{2, 5, 8, 12, 11, 10, 10, 9, 8, 8, 7, 6, 7, 7, 6, 6, 6, 5, 4, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0}
 	assert.Equal(t, want, bounds)

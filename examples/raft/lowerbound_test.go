@@ -9,42 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/demi-project/demi/demitest"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/record"
 )
-
-// boundAlong replays t and returns, for every state before its violation
-// (after 0, 1, ... events), the system's lower bound and what the trace
-// really spends from there to its violation, counting deliveries only
-// (subsets false) or deliveries plus external events.
-func boundAlong(t *testing.T, sys *record.System, tr *record.Trace, subsets bool) (bounds, costs []int) {
-	t.Helper()
-	sim, err := tr.Setup(sys).NewSim()
-	require.NoError(t, err)
-	last := tr.Header.Violation.Event
-	require.Less(t, last, len(tr.Events))
-	// cost[k] is what events k..last cost.
-	cost := make([]int, last+2)
-	for k := last; k >= 0; k-- {
-		cost[k] = cost[k+1]
-		if e := tr.Events[k]; e.Kind == record.Deliver || subsets {
-			cost[k]++
-		}
-	}
-	k := 0
-	bound := func() int {
-		return sys.LowerBound(record.Goal{View: sim.View(), InFlight: sim.InFlight(), Want: tr.Header.Violation, Future: future(tr, k), CountExternals: subsets})
-	}
-	for ; k <= last; k++ {
-		// What is left is only what the trace spends if its violation
-		// shows first at its end.
-		require.Nil(t, sim.Check(), "a violation before event %d", k)
-		bounds, costs = append(bounds, bound()), append(costs, cost[k])
-		require.NoError(t, runEvent(sim, tr.Events[k]), "event %d", k)
-	}
-	require.True(t, sim.Check().Same(tr.Header.Violation), "the trace reproduces its violation")
-	return append(bounds, bound()), append(costs, 0)
-}
 
 // TestLowerBoundAdmissible checks the bound along every shipped Raft trace
 // (fuzzed, minimized, reference): at every state it is at most what the
@@ -64,7 +32,7 @@ func TestLowerBoundAdmissible(t *testing.T) {
 				require.NoError(t, err)
 				require.NotNil(t, sys.LowerBound)
 				for _, subsets := range []bool{false, true} {
-					bounds, costs := boundAlong(t, sys, tr, subsets)
+					bounds, costs := demitest.LowerBoundAlong(t, sys, tr, subsets)
 					for k := range bounds {
 						require.LessOrEqual(t, bounds[k], costs[k], "state after %d events (subsets %v): bound above the cost left", k, subsets)
 					}
@@ -101,7 +69,7 @@ func TestLowerBoundAdmissibleOnOptima(t *testing.T) {
 			assert.Equal(t, c.deliveries, tr.Header.Deliveries)
 			assert.Equal(t, c.externals, tr.Header.Externals)
 			for _, subsets := range []bool{false, true} {
-				bounds, costs := boundAlong(t, sys, tr, subsets)
+				bounds, costs := demitest.LowerBoundAlong(t, sys, tr, subsets)
 				for k := range bounds {
 					require.LessOrEqual(t, bounds[k], costs[k], "state after %d events (subsets %v)", k, subsets)
 				}
@@ -160,7 +128,7 @@ func TestLowerBoundAdmissibleFuzzed(t *testing.T) {
 				continue
 			}
 			for _, subsets := range []bool{false, true} {
-				bounds, costs := boundAlong(t, sys, tr, subsets)
+				bounds, costs := demitest.LowerBoundAlong(t, sys, tr, subsets)
 				for k := range bounds {
 					require.LessOrEqual(t, bounds[k], costs[k], "%s faults=%v: state after %d events (subsets %v)", c.Bug, faults, k, subsets)
 				}

@@ -1,0 +1,85 @@
+package etcdraft_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/demi-project/demi/demitest"
+	"github.com/demi-project/demi/examples/etcdraft"
+	"github.com/demi-project/demi/optimal"
+	"github.com/demi-project/demi/record"
+)
+
+// TestLowerBoundAdmissible checks the bound along every shipped etcdraft
+// trace (fuzzed, minimized, reference): at every state it is at most what
+// the trace still spends to its violation. Before the first event of the
+// leader-local-read traces it counts the Put and the Get still to come
+// (one delivery each, and their sends with external events); it knows no
+// other invariant (0).
+func TestLowerBoundAdmissible(t *testing.T) {
+	cat := record.NewCatalog(etcdraft.System())
+	for _, bug := range etcdraft.BugNames() {
+		for _, kind := range []string{".trace", ".min.trace", ".reference.trace"} {
+			name := etcdraft.TraceName(bug) + kind
+			t.Run(name, func(t *testing.T) {
+				tr, sys, err := record.ReadFile(filepath.Join(tracesDir, name), cat)
+				require.NoError(t, err)
+				want := [2]int{}
+				if bug == etcdraft.BugLeaderLocalRead {
+					want = [2]int{2, 4}
+				}
+				assert.Equal(t, want, demitest.CheckLowerBound(t, sys, tr), "the bound before the first event")
+			})
+		}
+	}
+}
+
+// TestLowerBoundStopsASearchWithoutAPut searches the shipped
+// leader-local-read reproducer's first cut (its three starts, nothing
+// to come): no Put, so no stale read. The bound says so at once; the
+// search without it walks the elections until its cap and finds nothing.
+func TestLowerBoundStopsASearchWithoutAPut(t *testing.T) {
+	tr, sys, err := record.ReadFile(filepath.Join(tracesDir, "etcdraft-leader-local-read.min.trace"), record.NewCatalog(etcdraft.System()))
+	require.NoError(t, err)
+	require.Equal(t, record.Start, tr.Events[2].Kind)
+	cut := &record.Trace{Header: tr.Header, Events: tr.Events[:3]}
+	cut.Recount()
+	cfg := optimal.Config{Subsets: true, TotalBound: 16, MaxStates: 2000, Workers: 1}
+	with, err := optimal.Search(context.Background(), sys, cut, cfg)
+	require.NoError(t, err)
+	cfg.NoLowerBound = true
+	without, err := optimal.Search(context.Background(), sys, cut, cfg)
+	require.NoError(t, err)
+	assert.Nil(t, with.Trace)
+	assert.Nil(t, without.Trace)
+	assert.True(t, with.Exhausted, "the bound covers every schedule")
+	assert.LessOrEqual(t, with.Expanded, 1)
+	assert.False(t, without.Exhausted, "without the bound the search stops at its cap")
+	assert.GreaterOrEqual(t, without.Expanded, 2000)
+}
+
+// TestLowerBoundChangesNoAnswer searches the shipped leader-local-read
+// reproducer for a cheaper one, with the bound and without: the same
+// answer and the same cost covered, in fewer expansions.
+func TestLowerBoundChangesNoAnswer(t *testing.T) {
+	tr, sys, err := record.ReadFile(filepath.Join(tracesDir, "etcdraft-leader-local-read.min.trace"), record.NewCatalog(etcdraft.System()))
+	require.NoError(t, err)
+	cfg := optimal.Config{Subsets: true, TotalBound: 10, Workers: 2}
+	with, err := optimal.Search(context.Background(), sys, tr, cfg)
+	require.NoError(t, err)
+	cfg.NoLowerBound = true
+	without, err := optimal.Search(context.Background(), sys, tr, cfg)
+	require.NoError(t, err)
+	assert.True(t, with.Exhausted)
+	assert.True(t, without.Exhausted)
+	assert.Equal(t, without.Searched, with.Searched)
+	assert.Equal(t, without.Trace != nil, with.Trace != nil)
+	assert.True(t, with.LowerBound)
+	assert.Positive(t, with.BoundCuts)
+	assert.Less(t, with.Expanded, without.Expanded, "the bound saves expansions")
+	t.Logf("expanded %d with the bound (%d cut), %d without", with.Expanded, with.BoundCuts, without.Expanded)
+}
