@@ -44,7 +44,7 @@ per bound; orders of deliveries to different actors are recognised before
 they are run, a delivery that changes nothing is not followed, and the
 last step of a schedule is only checked. A system that supplies a lower
 bound on the events still needed to reach the violation (record.System.
-LowerBound; raft does) has every state cut whose bound exceeds its budget
+LowerBound; raft, paxos and etcdraft do) has every state cut whose bound exceeds its budget
 left; the output says how many, and --no-lower-bound turns it off (the
 answer is the same, only slower). With -j N, N walkers share each
 bound (the answer does not depend on N). When it finishes, the answer is exact: it says whether FILE
