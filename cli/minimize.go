@@ -71,7 +71,7 @@ exactly to verify it. One driver runs the passes below: the removals to a
 fixpoint, then the moves, then the searches, back to the removals after any
 success, the cleanup last; it stops when --steps is spent or when the steps
 since the last improvement exceed those it took to reach it. --passes
--gather,-insert leaves passes out (for ablation). See docs/minimization.md.
+-gather,-inject leaves passes out (for ablation). See docs/minimization.md.
 
 ` + passList() + `
 

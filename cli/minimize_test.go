@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -166,4 +167,18 @@ func TestMinimizeBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(garbage, []byte("not a trace"), 0o644))
 	code, _, errs := run(t, "minimize", garbage)
 	require.Equal(t, 2, code, errs)
+}
+
+// TestMinimizeHelpPassesExampleParses takes the --passes examples the
+// help shows ("--passes\n-NAME,-NAME") and checks that each names passes
+// that exist: a deleted pass must leave the help too.
+func TestMinimizeHelpPassesExampleParses(t *testing.T) {
+	code, stdout, errs := run(t, "minimize", "--help")
+	require.Equal(t, 0, code, errs)
+	examples := regexp.MustCompile(`--passes\s+(-[a-z-]+(?:,-[a-z-]+)+)`).FindAllStringSubmatch(stdout, -1)
+	require.NotEmpty(t, examples, "the help shows an example of --passes")
+	for _, ex := range examples {
+		_, err := minimize.ParsePasses(ex[1])
+		assert.NoError(t, err, "the help's example --passes %s", ex[1])
+	}
 }
