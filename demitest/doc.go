@@ -52,5 +52,16 @@
 // commands are relative to the module root, where the commands are meant
 // to be run.
 //
+// # Checking a system's lower bound
+//
+// A system that gives the optimum searches a lower bound
+// (record.System.LowerBound) promises that it never exceeds what a run
+// still spends to its violation. CheckLowerBound(t, sys, trace) replays a
+// trace and fails t at the first state where the bound is above what the
+// trace itself still spends (deliveries, and deliveries plus external
+// events); LowerBoundAlong returns both series. Run it on the traces the
+// system ships and on fuzzed runs of other seeds
+// (examples/paxos/lowerbound_test.go does both).
+//
 // See docs/go-test.md for a walk-through.
 package demitest
