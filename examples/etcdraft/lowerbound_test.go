@@ -2,6 +2,7 @@ package etcdraft_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -84,4 +85,36 @@ func TestLowerBoundChangesNoAnswer(t *testing.T) {
 	assert.Positive(t, with.BoundCuts)
 	assert.Less(t, with.Expanded, without.Expanded, "the bound saves expansions")
 	t.Logf("expanded %d with the bound (%d cut), %d without", with.Expanded, with.BoundCuts, without.Expanded)
+}
+
+// TestLowerBoundAdmissibleFuzzed checks the bound the same way along fresh
+// failing runs of every bug: the shipped fuzz settings from seed 1000, in
+// shorter runs (1,500 deliveries, no minimum), and with kills (and the
+// starts that bring a killed member back) injected too, so that the bound
+// meets states the shipped traces never reach: reads pending at a member
+// that dies, a restart by a start.
+func TestLowerBoundAdmissibleFuzzed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fuzzes every bug")
+	}
+	sys := etcdraft.System()
+	checked := 0
+	for _, c := range etcdraft.ShippedFuzz() {
+		for _, kills := range []bool{false, true} {
+			cfg := c.Config
+			cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = 1000, 200, 0, 1500
+			opts := c.Options()
+			if kills {
+				opts[etcdraft.OptKillWeight] = "2"
+			}
+			tr, _, err := record.Search(context.Background(), sys, opts, cfg)
+			require.NoError(t, err)
+			if tr == nil {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/kills=%v", c.Bug, kills), func(t *testing.T) { demitest.CheckLowerBound(t, sys, tr) })
+			checked++
+		}
+	}
+	assert.Equal(t, 10, checked, "every setting gave a failing run")
 }
