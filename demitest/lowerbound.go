@@ -37,15 +37,22 @@ func LowerBoundAlong(tb testing.TB, sys *record.System, tr *record.Trace, subset
 			cost[k]++
 		}
 	}
+	// The external events up to the violation and where each is: the
+	// future of state k is the suffix of those at index k or later.
+	var exts []record.Event
+	var at []int
+	for i, e := range tr.Events[:last+1] {
+		if e.Kind.IsExternal() {
+			exts, at = append(exts, e), append(at, i)
+		}
+	}
+	next := 0 // the first external event at index k or later
 	bound := func(k int) int {
-		var future []record.Event
-		for _, e := range tr.Events[k : last+1] {
-			if e.Kind.IsExternal() {
-				future = append(future, e)
-			}
+		for next < len(at) && at[next] < k {
+			next++
 		}
 		return sys.LowerBound(record.Goal{View: sim.View(), InFlight: sim.InFlight(), Want: tr.Header.Violation,
-			Future: future, CountExternals: subsets})
+			Future: exts[next:], CountExternals: subsets})
 	}
 	for k := 0; k <= last; k++ {
 		if v := sim.Check(); v != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/demi-project/demi/examples/etcdraft"
 	"github.com/demi-project/demi/examples/paxos"
 	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/optimal"
@@ -17,11 +18,12 @@ import (
 // bound and without it (Config.NoLowerBound): the answers (the cost and
 // the schedule found, or none; the cost fully searched; whether the
 // search finished) must be the same, and where the system has a bound
-// (raft) it must cut states and save expansions. A bound that is not
+// (raft, paxos, etcdraft) it must cut states and save expansions. A bound that is not
 // admissible would lose a reproducer or prove a bound it should not.
 func TestLowerBoundChangesNoAnswer(t *testing.T) {
 	raftCat := record.NewCatalog(raft.System())
 	paxosCat := record.NewCatalog(paxos.System())
+	etcdCat := record.NewCatalog(etcdraft.System())
 	for _, c := range []struct {
 		file string
 		cat  *record.Catalog
@@ -34,8 +36,11 @@ func TestLowerBoundChangesNoAnswer(t *testing.T) {
 		{"raft-66.min.trace", raftCat, optimal.Config{MaxDeliveries: 13, Subsets: true, TotalBound: 14}, -1},
 		{"raft-42.min.trace", raftCat, optimal.Config{MaxDeliveries: 15, Subsets: true, TotalBound: 14}, -1},
 		{"paxos-forget-accepted.min.trace", paxosCat, optimal.Config{MaxDeliveries: 18, Subsets: true, TotalBound: 18}, -1},
+		// The proof that the shipped reproducer, 18 (E:5) = 23, is optimal.
+		{"paxos-forget-accepted.min.trace", paxosCat, optimal.Config{Subsets: true, TotalBound: 22}, -1},
+		{"etcdraft-leader-local-read.min.trace", etcdCat, optimal.Config{Subsets: true, TotalBound: 10}, -1},
 	} {
-		t.Run(fmt.Sprintf("%s/subsets=%v", c.file, c.cfg.Subsets), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/subsets=%v/total=%d", c.file, c.cfg.Subsets, c.cfg.TotalBound), func(t *testing.T) {
 			tr, sys, err := record.ReadFile("../examples/traces/"+c.file, c.cat)
 			require.NoError(t, err)
 			c.cfg.Workers = 2

@@ -65,28 +65,6 @@ func TestLowerBoundStopsASearchWithoutAPut(t *testing.T) {
 	assert.GreaterOrEqual(t, without.Expanded, 2000)
 }
 
-// TestLowerBoundChangesNoAnswer searches the shipped leader-local-read
-// reproducer for a cheaper one, with the bound and without: the same
-// answer and the same cost covered, in fewer expansions.
-func TestLowerBoundChangesNoAnswer(t *testing.T) {
-	tr, sys, err := record.ReadFile(filepath.Join(tracesDir, "etcdraft-leader-local-read.min.trace"), record.NewCatalog(etcdraft.System()))
-	require.NoError(t, err)
-	cfg := optimal.Config{Subsets: true, TotalBound: 10, Workers: 2}
-	with, err := optimal.Search(context.Background(), sys, tr, cfg)
-	require.NoError(t, err)
-	cfg.NoLowerBound = true
-	without, err := optimal.Search(context.Background(), sys, tr, cfg)
-	require.NoError(t, err)
-	assert.True(t, with.Exhausted)
-	assert.True(t, without.Exhausted)
-	assert.Equal(t, without.Searched, with.Searched)
-	assert.Equal(t, without.Trace != nil, with.Trace != nil)
-	assert.True(t, with.LowerBound)
-	assert.Positive(t, with.BoundCuts)
-	assert.Less(t, with.Expanded, without.Expanded, "the bound saves expansions")
-	t.Logf("expanded %d with the bound (%d cut), %d without", with.Expanded, with.BoundCuts, without.Expanded)
-}
-
 // TestLowerBoundAdmissibleFuzzed checks the bound the same way along fresh
 // failing runs of every bug: the shipped fuzz settings from seed 1000, in
 // shorter runs (1,500 deliveries, no minimum), and with kills (and the
