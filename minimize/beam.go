@@ -30,7 +30,8 @@ type removalOrder struct {
 // The first descends fully, internal events first; the others run the
 // removal tier only, in other orders, so that the first removals, which fix
 // the route the rest refines, differ. Each of the others may take the steps
-// the first's removal calls took.
+// the first's removal calls took, and ends sooner when it falls behind the
+// first's pace (pace.go).
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}},
@@ -92,6 +93,9 @@ func (m *minimizer) beam(ctx context.Context) error {
 		if !s.removals {
 			f.untilStall(m)
 		}
+		if s.removals && first != nil {
+			f.follow(first)
+		}
 		f.removalsOnly, f.ahead = s.removals, map[string]bool{}
 		for _, p := range s.ahead {
 			f.ahead[p] = true
@@ -142,6 +146,7 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	f.cfg.Progress = nil
 	f.cfg.Steps = m.limit.Load()
 	f.steps.Store(m.steps.Load())
+	f.forkedAt = f.steps.Load()
 	return f
 }
 
