@@ -39,6 +39,11 @@ func TestLowerBoundChangesNoAnswer(t *testing.T) {
 		// The proof that the shipped reproducer, 18 (E:5) = 23, is optimal.
 		{"paxos-forget-accepted.min.trace", paxosCat, optimal.Config{Subsets: true, TotalBound: 22}, -1},
 		{"etcdraft-leader-local-read.min.trace", etcdCat, optimal.Config{Subsets: true, TotalBound: 10}, -1},
+		// raft's panic in loadState: the election, the quorum's ack and the
+		// App still to come (restartBound).
+		{"etcdraft-hardstate-before-entries.min.trace", etcdCat, optimal.Config{Subsets: true, TotalBound: 11}, -1},
+		{"etcdraft-hardstate-before-entries.reference.trace", etcdCat, optimal.Config{Subsets: true, TotalBound: 11}, -1},
+		{"etcdraft-skip-snapshot-persist.min.trace", etcdCat, optimal.Config{Subsets: true, TotalBound: 9}, -1},
 	} {
 		t.Run(fmt.Sprintf("%s/subsets=%v/total=%d", c.file, c.cfg.Subsets, c.cfg.TotalBound), func(t *testing.T) {
 			tr, sys, err := record.ReadFile("../examples/traces/"+c.file, c.cat)

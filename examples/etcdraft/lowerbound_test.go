@@ -19,9 +19,13 @@ import (
 // trace (fuzzed, minimized, reference): at every state it is at most what
 // the trace still spends to its violation. Before the first event of the
 // leader-local-read traces it counts the Put and the Get still to come
-// (one delivery each, and their sends with external events), of the
-// loadState panics the restart to come (an external event); it gives 0
-// for the other violations.
+// (one delivery each, and their sends with external events); of the
+// loadState panics, for the member that panics (not started yet), an
+// election (a Campaign, a Vote, a VoteResp), an App and the AppResp that
+// lets the leader commit beyond the bootstrap's index 1, the App that
+// tells the member, the delivery that writes its bad HardState (6), and
+// its start and its restart (external events); it gives 0 for the other
+// violations.
 func TestLowerBoundAdmissible(t *testing.T) {
 	cat := record.NewCatalog(etcdraft.System())
 	for _, bug := range etcdraft.BugNames() {
@@ -32,8 +36,8 @@ func TestLowerBoundAdmissible(t *testing.T) {
 				require.NoError(t, err)
 				want := map[string][2]int{
 					etcdraft.BugLeaderLocalRead:     {2, 4}, // a Put and a Get to come
-					etcdraft.BugHardStateFirst:      {0, 1}, // a restart to come
-					etcdraft.BugSkipSnapshotPersist: {0, 1},
+					etcdraft.BugHardStateFirst:      {6, 8}, // a commit to learn, a start and a restart to come
+					etcdraft.BugSkipSnapshotPersist: {6, 8},
 				}[bug]
 				assert.Equal(t, want, demitest.CheckLowerBound(t, sys, tr), "the bound before the first event")
 			})
@@ -95,4 +99,42 @@ func TestLowerBoundAdmissibleFuzzed(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 10, checked, "every setting gave a failing run")
+}
+
+// TestLowerBoundAdmissibleRestartPanics checks the bound of raft's panic
+// in loadState (restartBound) along 20 fresh failing runs of each bug
+// that shows it (hardstate-before-entries, skip-snapshot-persist, with
+// their shipped options), without kills and with them, from seed 2000:
+// the bound counts an election, a quorum's ack, a message to the member
+// and its delivery, each only when the state does not show it yet, and a
+// fuzzed run reaches many more of those states than the shipped traces.
+func TestLowerBoundAdmissibleRestartPanics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fuzzes two bugs")
+	}
+	sys := etcdraft.System()
+	for _, c := range etcdraft.ShippedFuzz() {
+		if c.Bug != etcdraft.BugHardStateFirst && c.Bug != etcdraft.BugSkipSnapshotPersist {
+			continue
+		}
+		for _, kills := range []bool{false, true} {
+			cfg := c.Config
+			cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = 2000, 2000, 0, 1500
+			cfg.Violation = "panic: %x state.commit"
+			opts := c.Options()
+			if kills {
+				opts[etcdraft.OptKillWeight] = "2"
+			}
+			var trs []*record.Trace
+			_, err := record.SearchAll(context.Background(), sys, opts, cfg, func(tr *record.Trace) bool {
+				trs = append(trs, tr)
+				return len(trs) < 20
+			})
+			require.NoError(t, err)
+			require.Len(t, trs, 20, "%s kills=%v: 20 failing runs", c.Bug, kills)
+			for _, tr := range trs {
+				t.Run(fmt.Sprintf("%s/kills=%v/seed=%d", c.Bug, kills, tr.Header.Seed), func(t *testing.T) { demitest.CheckLowerBound(t, sys, tr) })
+			}
+		}
+	}
 }

@@ -55,7 +55,7 @@ func unmarshal[T any, P interface {
 	return m
 }
 
-func getBytes(st record.Storage, key string) ([]byte, bool) {
+func getBytes(st getter, key string) ([]byte, bool) {
 	v, ok := st.Get(key)
 	if !ok {
 		return nil, false
@@ -64,7 +64,7 @@ func getBytes(st record.Storage, key string) ([]byte, bool) {
 	return b, ok
 }
 
-func storedLog(st record.Storage) [][]byte {
+func storedLog(st getter) [][]byte {
 	v, _ := st.Get(keyLog)
 	l, _ := v.([][]byte)
 	return l
@@ -115,8 +115,9 @@ type stored struct {
 
 // load reads the durable raft state; ok is false on a member's first start.
 // Entries that do not follow the snapshot without a gap are not read back
-// (a write-ahead log replays up to its first hole).
-func load(st record.Storage) (s stored, ok bool) {
+// (a write-ahead log replays up to its first hole). st is the member's
+// storage, or a view of it (the lower bound reads what a restart would).
+func load(st getter) (s stored, ok bool) {
 	hb, ok := getBytes(st, keyHardState)
 	if !ok {
 		return s, false
