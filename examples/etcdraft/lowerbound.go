@@ -38,9 +38,12 @@ func lowerBound(g record.Goal) int {
 // unreachable, which ends a search from a cut at once.
 //
 // When v's stored state is not bad yet, more is needed (stepBound): with
-// the apply-before-commit bug, or a single member, this bound does not
-// say what (0 more: the bug's compaction stores a snapshot beyond the
-// commit index, which needs no other member's help). Counting the
+// the apply-before-commit bug, the send-before-persist bug, or a single
+// member, this bound does not say what (0 more: apply-before-commit's
+// compaction stores a snapshot beyond the commit index, which needs no
+// other member's help; with send-before-persist a leader's followers can
+// ack entries it has not stored, so its own commit index can get ahead of
+// its stored log). Counting the
 // externals, v needs one start when its stored state is bad or it runs,
 // two when it does not run and its state is not bad yet (one to run, then
 // the restart that panics).
@@ -56,7 +59,7 @@ func restartBound(g record.Goal) int {
 		ext = 1
 	}
 	members := v.Members()
-	if len(members) < 2 || v.Options().Bool(BugApplyBeforeCommit) {
+	if len(members) < 2 || v.Options().Bool(BugApplyBeforeCommit) || v.Options().Bool(BugSendBeforePersist) {
 		if slices.ContainsFunc(g.Future, func(e record.Event) bool { return e.Kind == record.Start || e.Kind == record.Restart }) {
 			return ext
 		}
