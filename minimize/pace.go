@@ -11,10 +11,6 @@ import "math"
 // by that much has, on the measured inputs, never caught up
 // (docs/minimization.md, "The beam").
 
-// paceRatio is how many times slower than the first start a removals-only
-// start may be before it ends.
-const paceRatio = 4
-
 // lead is the first start's pace, as a start that follows it sees it.
 type lead struct {
 	// from is where the follower started, in steps; pace the first start's

@@ -166,6 +166,9 @@ const (
 	stallPerEvent = 300
 	minStallFloor = 100_000
 	minCallSteps  = 100_000
+	// A removals-only start of the beam ends once it has taken paceRatio
+	// times the steps the first start took to get below its size (pace.go).
+	paceRatio = 4
 	// The defaults of Config.MaxSchedules and Config.TFBScale (budgetFor);
 	// a long trace's step budget grows by longTraceSteps per delivery.
 	defaultMaxSchedules = 16
