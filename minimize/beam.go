@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"math"
 
 	"github.com/demi-project/demi/record"
 )
@@ -11,13 +12,6 @@ import (
 // beam pass descends in a fork from each start (starts), once, each
 // start with the pass's share of the steps left when it begins; the first
 // (a full descent) also ends each call at its own stall point (untilStall).
-
-// beamStart is one start of the beam: a trace and the removal order it
-// descends in.
-type beamStart struct {
-	t *record.Trace
-	removalOrder
-}
 
 // removalOrder is an order of the removal tier: passes ahead of the others,
 // passes left out, and whether the fork stops after the removal tier.
@@ -31,7 +25,7 @@ type removalOrder struct {
 // removal tier only, in other orders, so that the first removals, which fix
 // the route the rest refines, differ. Each of the others may take the steps
 // the first's removal calls took, and ends sooner when it falls behind the
-// first's pace (pace.go).
+// first's pace (follow).
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}},
@@ -40,18 +34,15 @@ func removalOrders() []removalOrder {
 	}
 }
 
-// starts returns the beam's starts unless they ran: the trace after
-// provenance in each removal order.
-func (m *minimizer) starts() []beamStart {
+// starts returns the beam's starts, the trace after provenance in each
+// removal order, unless they ran.
+func (m *minimizer) starts() []removalOrder {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []beamStart
-	if m.unstarted() {
-		for _, o := range removalOrders() {
-			out = append(out, beamStart{t: m.afterProvenance, removalOrder: o})
-		}
+	if !m.unstarted() {
+		return nil
 	}
-	return out
+	return removalOrders()
 }
 
 // unstarted reports whether the beam's starts can run and have not (m.mu held).
@@ -79,6 +70,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 	}
 	share := passNamed(m.table, StageBeam).Share
 	var first *minimizer // the first removal order's fork, once descended
+	var firstFrom int64  // the steps done when it began
 	starts := m.starts()
 	m.beamed = true
 	for i, s := range starts {
@@ -89,12 +81,12 @@ func (m *minimizer) beam(ctx context.Context) error {
 			}
 			m.limit.Store(limit)
 		}
-		f := m.fork(s.t)
+		from, f := m.steps.Load(), m.fork(m.afterProvenance)
 		if !s.removals {
 			f.untilStall(m)
 		}
 		if s.removals && first != nil {
-			f.follow(first)
+			f.follow(first.pace, firstFrom)
 		}
 		f.removalsOnly, f.ahead = s.removals, map[string]bool{}
 		for _, p := range s.ahead {
@@ -109,7 +101,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 		err := f.descend(ctx)
 		m.steps.Store(f.steps.Load())
 		if i == 0 {
-			first = f
+			first, firstFrom = f, from
 		}
 		m.schedules.Add(f.schedules.Load())
 		switch b := f.snapshotBest(); {
@@ -146,7 +138,6 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	f.cfg.Progress = nil
 	f.cfg.Steps = m.limit.Load()
 	f.steps.Store(m.steps.Load())
-	f.forkedAt = f.steps.Load()
 	return f
 }
 
@@ -158,4 +149,30 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 func (f *minimizer) untilStall(m *minimizer) {
 	f.noStall, f.stallFloor = false, m.stallFloor
 	f.uncounted.Store(f.steps.Load())
+}
+
+// follow makes f, a removals-only start, keep pace with the first start,
+// which began at step from and improved at pace: f ends once it has taken
+// paceRatio times the steps the first took to get below its size (at least
+// minCallSteps). It pays only when it ends smaller than the first, and on
+// the measured inputs a start that fell behind by that much never caught
+// up (docs/minimization.md, "The beam").
+func (f *minimizer) follow(pace []PacePoint, from int64) {
+	f.leadFrom = f.steps.Load()
+	for _, p := range pace {
+		p.Steps -= from
+		f.lead = append(f.lead, p)
+	}
+	f.paceEnd.Store(f.leadEnd(total(f.best)))
+}
+
+// leadEnd returns where a start following the first ends when its best
+// trace has size total: no bound below the first start's result.
+func (f *minimizer) leadEnd(total int) int64 {
+	for _, p := range f.lead {
+		if p.Deliveries+p.Externals < total {
+			return f.leadFrom + max(minCallSteps, paceRatio*p.Steps)
+		}
+	}
+	return math.MaxInt64
 }

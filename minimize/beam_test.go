@@ -134,7 +134,7 @@ func TestBeamFirstStartRunsToItsStallPoint(t *testing.T) {
 // first start was below 50; run to the steps the first start's removals
 // took, they spent 912,000 steps here for nothing. Each now ends once it
 // has taken four times the first start's steps to its present size
-// (pace.go): the same result, 13 (E:8), the beam's steps 1,736,309 ->
+// (follow, beam.go): the same result, 13 (E:8), the beam's steps 1,736,309 ->
 // 824,242.
 func TestBeamFollowersKeepPace(t *testing.T) {
 	res := minimizeFile(t, "../examples/traces/raft-45.trace", raft.System())

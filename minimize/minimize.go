@@ -224,11 +224,11 @@ type minimizer struct {
 	removalsOnly bool
 	ahead        map[string]bool
 	removalSteps int64
-	// In a removals-only start, the first start's pace (pace.go) and where
-	// the start must end to keep up with it.
-	lead     *lead
+	// In a removals-only start (follow): the first start's pace (steps
+	// from its start), where this one began and where it must end.
+	lead     []PacePoint
+	leadFrom int64
 	paceEnd  atomic.Int64
-	forkedAt int64 // in a fork, the steps done when it began
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace
@@ -475,7 +475,7 @@ func (m *minimizer) recordPace(fewer bool) {
 		m.lastImprovement.Store(m.steps.Load() - m.uncounted.Load())
 	}
 	if m.lead != nil {
-		m.paceEnd.Store(m.lead.end(total(m.best)))
+		m.paceEnd.Store(m.leadEnd(total(m.best)))
 	}
 	m.pace = append(m.pace, PacePoint{Schedules: m.schedules.Load(), Steps: m.steps.Load(), Deliveries: m.best.Header.Deliveries, Externals: m.best.Header.Externals})
 	m.mu.Unlock()

@@ -167,7 +167,7 @@ const (
 	minStallFloor = 100_000
 	minCallSteps  = 100_000
 	// A removals-only start of the beam ends once it has taken paceRatio
-	// times the steps the first start took to get below its size (pace.go).
+	// times the steps the first start took to get below its size (follow).
 	paceRatio = 4
 	// The defaults of Config.MaxSchedules and Config.TFBScale (budgetFor);
 	// a long trace's step budget grows by longTraceSteps per delivery.

@@ -11,13 +11,13 @@ import (
 // first start took to get below that size (at least minCallSteps), and
 // without bound below the first start's result.
 func TestLeadEnd(t *testing.T) {
-	l := &lead{from: 10_000, pace: []PacePoint{
+	l := &minimizer{leadFrom: 10_000, lead: []PacePoint{
 		{Steps: 1_000, Deliveries: 850, Externals: 50},
 		{Steps: 40_000, Deliveries: 450, Externals: 50},
 		{Steps: 90_000, Deliveries: 90, Externals: 10},
 	}}
-	assert.Equal(t, int64(10_000+minCallSteps), l.end(1000), "the floor")
-	assert.Equal(t, int64(10_000+4*40_000), l.end(900))
-	assert.Equal(t, int64(10_000+4*90_000), l.end(500))
-	assert.Equal(t, int64(math.MaxInt64), l.end(100), "never below it")
+	assert.Equal(t, int64(10_000+minCallSteps), l.leadEnd(1000), "the floor")
+	assert.Equal(t, int64(10_000+4*40_000), l.leadEnd(900))
+	assert.Equal(t, int64(10_000+4*90_000), l.leadEnd(500))
+	assert.Equal(t, int64(math.MaxInt64), l.leadEnd(100), "never below it")
 }
