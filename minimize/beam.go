@@ -2,7 +2,6 @@ package minimize
 
 import (
 	"context"
-	"math"
 
 	"github.com/demi-project/demi/record"
 )
@@ -164,15 +163,4 @@ func (f *minimizer) follow(pace []PacePoint, from int64) {
 		f.lead = append(f.lead, p)
 	}
 	f.paceEnd.Store(f.leadEnd(total(f.best)))
-}
-
-// leadEnd returns where a start following the first ends when its best
-// trace has size total: no bound below the first start's result.
-func (f *minimizer) leadEnd(total int) int64 {
-	for _, p := range f.lead {
-		if p.Deliveries+p.Externals < total {
-			return f.leadFrom + max(minCallSteps, paceRatio*p.Steps)
-		}
-	}
-	return math.MaxInt64
 }

@@ -58,6 +58,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -479,6 +480,17 @@ func (m *minimizer) recordPace(fewer bool) {
 	}
 	m.pace = append(m.pace, PacePoint{Schedules: m.schedules.Load(), Steps: m.steps.Load(), Deliveries: m.best.Header.Deliveries, Externals: m.best.Header.Externals})
 	m.mu.Unlock()
+}
+
+// leadEnd returns where a start following the first ends when its best
+// trace has size total: no bound below the first start's result.
+func (f *minimizer) leadEnd(total int) int64 {
+	for _, p := range f.lead {
+		if p.Deliveries+p.Externals < total {
+			return f.leadFrom + max(minCallSteps, paceRatio*p.Steps)
+		}
+	}
+	return math.MaxInt64
 }
 
 func (m *minimizer) setStage(name string) {
