@@ -484,10 +484,10 @@ func (m *minimizer) recordPace(fewer bool) {
 
 // leadEnd returns where a start following the first ends when its best
 // trace has size total: no bound below the first start's result.
-func (f *minimizer) leadEnd(total int) int64 {
-	for _, p := range f.lead {
+func (m *minimizer) leadEnd(total int) int64 {
+	for _, p := range m.lead {
 		if p.Deliveries+p.Externals < total {
-			return f.leadFrom + max(minCallSteps, paceRatio*p.Steps)
+			return m.leadFrom + max(minCallSteps, paceRatio*p.Steps)
 		}
 	}
 	return math.MaxInt64
