@@ -12,6 +12,13 @@ import (
 // start with the pass's share of the steps left when it begins; the first
 // (a full descent) also ends each call at its own stall point (untilStall).
 
+// beamStart is one start of the beam: a trace and the removal order it
+// descends in.
+type beamStart struct {
+	t *record.Trace
+	removalOrder
+}
+
 // removalOrder is an order of the removal tier: passes ahead of the others,
 // passes left out, and whether the fork stops after the removal tier.
 type removalOrder struct {
@@ -23,8 +30,7 @@ type removalOrder struct {
 // The first descends fully, internal events first; the others run the
 // removal tier only, in other orders, so that the first removals, which fix
 // the route the rest refines, differ. Each of the others may take the steps
-// the first's removal calls took, and ends sooner when it falls behind the
-// first's pace (follow).
+// the first's removal calls took.
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}},
@@ -33,15 +39,18 @@ func removalOrders() []removalOrder {
 	}
 }
 
-// starts returns the beam's starts, the trace after provenance in each
-// removal order, unless they ran.
-func (m *minimizer) starts() []removalOrder {
+// starts returns the beam's starts unless they ran: the trace after
+// provenance in each removal order.
+func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.unstarted() {
-		return nil
+	var out []beamStart
+	if m.unstarted() {
+		for _, o := range removalOrders() {
+			out = append(out, beamStart{t: m.afterProvenance, removalOrder: o})
+		}
 	}
-	return removalOrders()
+	return out
 }
 
 // unstarted reports whether the beam's starts can run and have not (m.mu held).
@@ -69,7 +78,6 @@ func (m *minimizer) beam(ctx context.Context) error {
 	}
 	share := passNamed(m.table, StageBeam).Share
 	var first *minimizer // the first removal order's fork, once descended
-	var firstFrom int64  // the steps done when it began
 	starts := m.starts()
 	m.beamed = true
 	for i, s := range starts {
@@ -80,12 +88,9 @@ func (m *minimizer) beam(ctx context.Context) error {
 			}
 			m.limit.Store(limit)
 		}
-		from, f := m.steps.Load(), m.fork(m.afterProvenance)
+		f := m.fork(s.t)
 		if !s.removals {
 			f.untilStall(m)
-		}
-		if s.removals && first != nil {
-			f.follow(first.pace, firstFrom)
 		}
 		f.removalsOnly, f.ahead = s.removals, map[string]bool{}
 		for _, p := range s.ahead {
@@ -100,7 +105,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 		err := f.descend(ctx)
 		m.steps.Store(f.steps.Load())
 		if i == 0 {
-			first, firstFrom = f, from
+			first = f
 		}
 		m.schedules.Add(f.schedules.Load())
 		switch b := f.snapshotBest(); {
@@ -148,19 +153,4 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 func (f *minimizer) untilStall(m *minimizer) {
 	f.noStall, f.stallFloor = false, m.stallFloor
 	f.uncounted.Store(f.steps.Load())
-}
-
-// follow makes f, a removals-only start, keep pace with the first start,
-// which began at step from and improved at pace: f ends once it has taken
-// paceRatio times the steps the first took to get below its size (at least
-// minCallSteps). It pays only when it ends smaller than the first, and on
-// the measured inputs a start that fell behind by that much never caught
-// up (docs/minimization.md, "The beam").
-func (f *minimizer) follow(pace []PacePoint, from int64) {
-	f.leadFrom = f.steps.Load()
-	for _, p := range pace {
-		p.Steps -= from
-		f.lead = append(f.lead, p)
-	}
-	f.paceEnd.Store(f.leadEnd(total(f.best)))
 }

@@ -127,19 +127,3 @@ func TestBeamFirstStartRunsToItsStallPoint(t *testing.T) {
 	assert.Equal(t, [2]int{24, 8}, [2]int{kept[0].Deliveries, kept[0].Externals}, "the start's result")
 	assert.Equal(t, [2]int{16, 8}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 }
-
-// TestBeamFollowersKeepPace minimizes the shipped raft-45 trace. The
-// beam's removals-only starts (external events first without wildcards,
-// FIFO-dependent deliveries first) stay above 500 events long after the
-// first start was below 50; run to the steps the first start's removals
-// took, they spent 912,000 steps here for nothing. Each now ends once it
-// has taken four times the first start's steps to its present size
-// (follow, beam.go): the same result, 13 (E:8), the beam's steps 1,736,309 ->
-// 824,242.
-func TestBeamFollowersKeepPace(t *testing.T) {
-	res := minimizeFile(t, "../examples/traces/raft-45.trace", raft.System())
-	assert.Equal(t, [2]int{13, 8}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
-	i := slices.IndexFunc(res.Passes, func(p minimize.PassStats) bool { return p.Name == minimize.StageBeam })
-	require.GreaterOrEqual(t, i, 0)
-	assert.Less(t, res.Passes[i].Steps, int64(1_000_000), "the beam's steps")
-}

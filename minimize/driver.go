@@ -144,7 +144,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	end, done := m.callEnd(), m.steps.Load()
-	if done >= end || m.lead != nil && done >= m.paceEnd.Load() {
+	if done >= end {
 		return false, nil
 	}
 	m.calls[name]++
@@ -223,9 +223,6 @@ func (m *minimizer) end() int64 {
 	}
 	if m.stallCap > 0 {
 		e = min(e, m.stallCap)
-	}
-	if m.lead != nil {
-		e = min(e, m.paceEnd.Load())
 	}
 	return e
 }

@@ -58,7 +58,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -225,11 +224,6 @@ type minimizer struct {
 	removalsOnly bool
 	ahead        map[string]bool
 	removalSteps int64
-	// In a removals-only start (follow): the first start's pace (steps
-	// from its start), where this one began and where it must end.
-	lead     []PacePoint
-	leadFrom int64
-	paceEnd  atomic.Int64
 
 	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best     *record.Trace
@@ -475,22 +469,8 @@ func (m *minimizer) recordPace(fewer bool) {
 	if fewer {
 		m.lastImprovement.Store(m.steps.Load() - m.uncounted.Load())
 	}
-	if m.lead != nil {
-		m.paceEnd.Store(m.leadEnd(total(m.best)))
-	}
 	m.pace = append(m.pace, PacePoint{Schedules: m.schedules.Load(), Steps: m.steps.Load(), Deliveries: m.best.Header.Deliveries, Externals: m.best.Header.Externals})
 	m.mu.Unlock()
-}
-
-// leadEnd returns where a start following the first ends when its best
-// trace has size total: no bound below the first start's result.
-func (m *minimizer) leadEnd(total int) int64 {
-	for _, p := range m.lead {
-		if p.Deliveries+p.Externals < total {
-			return m.leadFrom + max(minCallSteps, paceRatio*p.Steps)
-		}
-	}
-	return math.MaxInt64
 }
 
 func (m *minimizer) setStage(name string) {

@@ -120,7 +120,7 @@ func passTable() []pass {
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
-			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first; the others run the removals alone, while they keep pace with the first); its result replaces the best trace when smaller"},
+			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first; the others run the removals alone); its result replaces the best trace when smaller"},
 			limits{}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
@@ -166,9 +166,6 @@ const (
 	stallPerEvent = 300
 	minStallFloor = 100_000
 	minCallSteps  = 100_000
-	// A removals-only start of the beam ends once it has taken paceRatio
-	// times the steps the first start took to get below its size (follow).
-	paceRatio = 4
 	// The defaults of Config.MaxSchedules and Config.TFBScale (budgetFor);
 	// a long trace's step budget grows by longTraceSteps per delivery.
 	defaultMaxSchedules = 16
