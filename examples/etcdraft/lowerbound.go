@@ -1,7 +1,6 @@
 package etcdraft
 
 import (
-	"slices"
 	"strings"
 
 	"go.etcd.io/raft/v3"
@@ -58,22 +57,23 @@ func restartBound(g record.Goal) int {
 	if g.CountExternals {
 		ext = 1
 	}
+	starts := map[record.ActorID]int{} // each member's starts and restarts to come
+	for _, e := range g.Future {
+		if e.Kind == record.Start || e.Kind == record.Restart {
+			starts[e.Actor]++
+		}
+	}
+	if len(starts) == 0 {
+		return record.Unreachable
+	}
 	members := v.Members()
 	if len(members) < 2 || v.Options().Bool(BugApplyBeforeCommit) || v.Options().Bool(BugSendBeforePersist) {
-		if slices.ContainsFunc(g.Future, func(e record.Event) bool { return e.Kind == record.Start || e.Kind == record.Restart }) {
-			return ext
-		}
-		return record.Unreachable
+		return ext
 	}
 	c := clusterFacts(g)
 	best := record.Unreachable
 	for i, id := range members {
-		starts := 0
-		for _, e := range g.Future {
-			if (e.Kind == record.Start || e.Kind == record.Restart) && e.Actor == id {
-				starts++
-			}
-		}
+		starts := starts[id]
 		if starts == 0 {
 			continue
 		}

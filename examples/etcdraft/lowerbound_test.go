@@ -83,12 +83,7 @@ func TestLowerBoundAdmissibleFuzzed(t *testing.T) {
 	checked := 0
 	for _, c := range etcdraft.ShippedFuzz() {
 		for _, kills := range []bool{false, true} {
-			cfg := c.Config
-			cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = 1000, 200, 0, 1500
-			opts := c.Options()
-			if kills {
-				opts[etcdraft.OptKillWeight] = "2"
-			}
+			opts, cfg := shortFuzz(c, kills, 1000, 200)
 			tr, _, err := record.Search(context.Background(), sys, opts, cfg)
 			require.NoError(t, err)
 			if tr == nil {
@@ -118,13 +113,8 @@ func TestLowerBoundAdmissibleRestartPanics(t *testing.T) {
 			continue
 		}
 		for _, kills := range []bool{false, true} {
-			cfg := c.Config
-			cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = 2000, 2000, 0, 1500
+			opts, cfg := shortFuzz(c, kills, 2000, 2000)
 			cfg.Violation = "panic: %x state.commit"
-			opts := c.Options()
-			if kills {
-				opts[etcdraft.OptKillWeight] = "2"
-			}
 			var trs []*record.Trace
 			_, err := record.SearchAll(context.Background(), sys, opts, cfg, func(tr *record.Trace) bool {
 				trs = append(trs, tr)
@@ -137,4 +127,18 @@ func TestLowerBoundAdmissibleRestartPanics(t *testing.T) {
 			}
 		}
 	}
+}
+
+// shortFuzz returns a shipped fuzz setting's options and configuration for
+// runs of at most 1,500 deliveries (no minimum) from seed, at most runs of
+// them, with kills (and the starts that bring a killed member back) when
+// kills is set.
+func shortFuzz(c etcdraft.FuzzCase, kills bool, seed uint64, runs int) (record.Options, record.SearchConfig) {
+	cfg := c.Config
+	cfg.Seed, cfg.Runs, cfg.MinDeliveries, cfg.MaxSteps = seed, runs, 0, 1500
+	opts := c.Options()
+	if kills {
+		opts[etcdraft.OptKillWeight] = "2"
+	}
+	return opts, cfg
 }
