@@ -24,7 +24,8 @@
 //   - gather (move; needs record.Symmetry): a round takes a later message.
 //   - retarget (move): events addressed, ordered and placed otherwise,
 //     external messages given the input's other contents or those the
-//     system's generators make.
+//     system's generators make, or a timer of their receiver in their
+//     place, or moved earlier with a later external event left out.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
 //   - beam (search): the descent again from the trace after provenance in
@@ -171,10 +172,12 @@ type shared struct {
 	tallies  map[*dpor.Checker]*tally // each checker's schedule count in a scan (firstIn)
 	checked  *checked                 // the candidates checked without success (cache.go)
 	// Read off the input (readInput): the most components per Shrinkable type,
-	// reinsertable events, distinct Shrinkable contents.
+	// reinsertable events, distinct Shrinkable contents, the first firing
+	// of each timer key.
 	maxComponents map[string]int
 	dropped       []record.Event
 	contents      []record.Message
+	timers        []record.Event
 	injected      []record.Message       // the generators' other contents (retarget), once computed
 	images        map[string]record.Perm // the target's symmetric images → relabelling onto it (cachedCheck)
 	start         time.Time
@@ -384,6 +387,7 @@ func (m *minimizer) readInput(events []record.Event) {
 		}
 	}
 	m.dropped = reinsertable(events)
+	m.timers = firstTimers(events)
 }
 
 // newChecks makes the workers' checkers, once.

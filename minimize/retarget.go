@@ -74,7 +74,9 @@ func (m *minimizer) retarget(ctx context.Context) error {
 		out = append(out, m.moves(base)...)
 		out = append(out, handoverEdits(base.Events)...) // handover.go
 		out = append(out, redirectEdits(base.Events)...)
-		return append(out, contentEdits(base.Events, contents, m.fp)...)
+		out = append(out, contentEdits(base.Events, contents, m.fp)...)
+		out = append(out, timerEdits(base.Events, m.timers)...)
+		return append(out, earlierEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
 	})
 }
 
@@ -173,5 +175,94 @@ func redirect(i int, to record.ActorID) edit {
 		p := dropped(bp, nil, i+1, true) // a copy, nothing dropped
 		p[i].Event.To, p[i].Wildcard = to, true
 		return p
+	}
+}
+
+// timerEdits lists the moves that fire a timer of an external message's
+// receiver in place of the message, the send left out: many external
+// messages a fuzzer sends only wake their actor (it sends what it had
+// pending, or takes the next step of its state machine), which any of its
+// timers does without an external event. timers are the input's timer
+// firings (firstTimers), readdressed.
+func timerEdits(events, timers []record.Event) []edit {
+	var out []edit
+	for d, e := range events {
+		if e.Kind != record.Deliver || e.Timer != "" || e.From != record.External ||
+			e.Cause < 0 || e.Cause >= d || events[e.Cause].Kind != record.Send {
+			continue
+		}
+		for _, t := range timers {
+			out = append(out, timerFor(e.Cause, d, t))
+		}
+	}
+	return out
+}
+
+// firstTimers returns the first firing of each timer key of events.
+func firstTimers(events []record.Event) []record.Event {
+	var out []record.Event
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.Kind == record.Deliver && e.Timer != "" && !seen[e.Timer] {
+			seen[e.Timer] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// timerFor leaves out the external send at i and fires timer t at the
+// receiver in place of its delivery at d, wildcards after d.
+func timerFor(i, d int, t record.Event) edit {
+	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		p := slices.Clone(bp)
+		t.To, t.From, t.Cause = p[d].Event.To, p[d].Event.To, -1
+		p[d] = dpor.Step{Event: t, FP: f.Of(t.Msg)}
+		return dropped(wildcards(p, d+1), []int{i}, -1, false)
+	}
+}
+
+// earlierEdits lists the moves that take an external message (its send
+// and delivery) to an earlier position p with another external event after
+// p left out, most first (at most most): a message that comes earlier can
+// make a later event useless, while that event, left in, breaks the new
+// route (a crash-restart drops what the earlier message had its actor
+// send). A move alone fails there, and its descent never starts.
+func earlierEdits(events []record.Event, most int) []edit {
+	units := externalUnits(events)
+	var out []edit
+	for d, e := range events {
+		if e.Kind != record.Deliver || e.From != record.External || e.Timer != "" ||
+			e.Cause < 0 || e.Cause >= d || events[e.Cause].Kind != record.Send {
+			continue
+		}
+		for p := 1; p < e.Cause; p++ {
+			for _, u := range units {
+				if u[0] > p && u[0] != e.Cause {
+					if len(out) == most {
+						return out
+					}
+					out = append(out, earlierWithout(e.Cause, d, p, u))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// earlierWithout moves the send at s and its delivery at d to position p
+// (p < s), leaves out the events of drop, wildcards from p on.
+func earlierWithout(s, d, p int, drop []int) edit {
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+		out := make(dpor.Plan, 0, len(bp))
+		for i := range bp {
+			if i == p {
+				out = append(out, bp[s], bp[d])
+			}
+			if i != s && i != d && !slices.Contains(drop, i) {
+				out = append(out, bp[i])
+			}
+		}
+		return wildcards(out, p)
 	}
 }

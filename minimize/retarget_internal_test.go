@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/examples/etcdraft"
 	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
 	"github.com/stretchr/testify/assert"
@@ -76,4 +77,41 @@ func TestSwapRoundSwapsTheActorsInTheTimersCone(t *testing.T) {
 	assert.Equal(t, []record.ActorID{"c", "b"}, []record.ActorID{p[4].Event.From, p[4].Event.To})
 	assert.Equal(t, []record.ActorID{"c", "a"}, []record.ActorID{p[5].Event.From, p[5].Event.To})
 	assert.Equal(t, []record.ActorID{"c", "b"}, []record.ActorID{p[6].Event.From, p[6].Event.To}, "not in the cone")
+}
+
+// TestRetargetFiresTimersForProposals runs retarget on the result the
+// other passes leave (on main before the timer move) for etcdraft
+// hardstate-before-entries fuzz seed 4700141: 11 deliveries (E:6), two of
+// the external events client writes whose only role on the route is to
+// run their member's Ready loop once more (the leader's, then a
+// follower's, which releases its append's acknowledgement). A tick of each
+// does as much: 11 deliveries (E:4), the bug's best known size.
+func TestRetargetFiresTimersForProposals(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/etcdraft-hardstate-4700141-proposals.trace", etcdraft.System(), [2]int{11, 6})
+	fp := m.best.Header.Violation.Fingerprint
+	m.limit.Store(m.allowance(StageRetarget))
+	require.NoError(t, m.retarget(ctx))
+	assert.Equal(t, [2]int{11, 4}, sizeOf(m.best))
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+	assert.Equal(t, 0, countKind(m.best.Events, record.Send), "no client write left")
+}
+
+// TestRetargetMovesAWriteEarlierWithoutARestart runs retarget on the
+// result the other passes leave (on main before the move) for etcdraft
+// leader-local-read fuzz seed 400130: 12 deliveries (E:6). The client's
+// write reaches the leader after the follower's acknowledgement, so the
+// leader's commit-only append is queued ahead of the write's, and a
+// crash-restart of the follower drops it. With the write moved before the
+// acknowledgement one append carries both, and the restart (which would
+// now drop that append) goes with the same move: 12 deliveries (E:5), the
+// bug's reference size.
+func TestRetargetMovesAWriteEarlierWithoutARestart(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/etcdraft-llr-400130-restart.trace", etcdraft.System(), [2]int{12, 6})
+	fp := m.best.Header.Violation.Fingerprint
+	require.Equal(t, 1, countKind(m.best.Events, record.Restart))
+	m.limit.Store(m.allowance(StageRetarget))
+	require.NoError(t, m.retarget(ctx))
+	assert.Equal(t, [2]int{12, 5}, sizeOf(m.best))
+	assert.Equal(t, 0, countKind(m.best.Events, record.Restart))
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 }

@@ -50,6 +50,17 @@ func searchPassOn(t *testing.T, path string, sys *record.System, want [2]int) (*
 
 func sizeOf(t *record.Trace) [2]int { return [2]int{t.Header.Deliveries, t.Header.Externals} }
 
+// countKind counts the events of kind k.
+func countKind(events []record.Event, k record.Kind) int {
+	n := 0
+	for _, e := range events {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
 // TestCutSearchLeavesTracesWithLaterExternalsAlone: the pass does not run
 // where the best trace keeps two or more external events after its leading
 // ones, as the shipped etcdraft-hardstate-before-entries result does (the
@@ -94,21 +105,12 @@ func TestPostponeStartsAnActorLater(t *testing.T) {
 func TestOptimumDropsALeadingStart(t *testing.T) {
 	m, ctx := searchPassOn(t, "testdata/paxos-forget-accepted-3800002-four-acceptors.trace", paxos.System(), [2]int{18, 6})
 	fp := m.best.Header.Violation.Fingerprint
-	starts := func() int {
-		n := 0
-		for _, e := range m.best.Events {
-			if e.Kind == record.Start {
-				n++
-			}
-		}
-		return n
-	}
-	require.Equal(t, 4, starts())
+	require.Equal(t, 4, countKind(m.best.Events, record.Start))
 	require.False(t, m.cutSearches(ctx), "every external event is leading")
 	m.limit.Store(m.allowance(StageOptimum))
 	require.NoError(t, m.optimum(ctx))
 	assert.Equal(t, [2]int{18, 5}, sizeOf(m.best))
-	assert.Equal(t, 3, starts())
+	assert.Equal(t, 3, countKind(m.best.Events, record.Start))
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 }
 
