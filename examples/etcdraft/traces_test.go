@@ -99,7 +99,7 @@ func TestReferenceTraces(t *testing.T) {
 var minimized = map[string][2]int{
 	etcdraft.BugSendBeforePersist:   {6, 4},
 	etcdraft.BugApplyBeforeCommit:   {6, 3},
-	etcdraft.BugSkipSnapshotPersist: {11, 6},
+	etcdraft.BugSkipSnapshotPersist: {11, 5},
 	etcdraft.BugHardStateFirst:      {11, 4},
 	etcdraft.BugLeaderLocalRead:     {12, 5},
 }
