@@ -49,9 +49,8 @@ func handoverEdits(events []record.Event) []edit {
 func handedSends(events []record.Event, i int) []int {
 	var sends []int
 	for k := i + 1; k < len(events); k++ {
-		if f := events[k]; f.Kind == record.Deliver && f.Timer == "" && f.From == record.External && f.To == events[i].To &&
-			f.Cause >= 0 && f.Cause < len(events) && events[f.Cause].Kind == record.Send {
-			sends = append(sends, f.Cause)
+		if externalMessage(events, k) && events[k].To == events[i].To {
+			sends = append(sends, events[k].Cause)
 		}
 	}
 	return sends

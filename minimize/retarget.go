@@ -186,16 +186,23 @@ func redirect(i int, to record.ActorID) edit {
 // firings (firstTimers), readdressed.
 func timerEdits(events, timers []record.Event) []edit {
 	var out []edit
-	for d, e := range events {
-		if e.Kind != record.Deliver || e.Timer != "" || e.From != record.External ||
-			e.Cause < 0 || e.Cause >= d || events[e.Cause].Kind != record.Send {
+	for d := range events {
+		if !externalMessage(events, d) {
 			continue
 		}
 		for _, t := range timers {
-			out = append(out, timerFor(e.Cause, d, t))
+			out = append(out, timerFor(events[d].Cause, d, t))
 		}
 	}
 	return out
+}
+
+// externalMessage reports whether the event at d delivers an external
+// message whose send is in events.
+func externalMessage(events []record.Event, d int) bool {
+	e := events[d]
+	return e.Kind == record.Deliver && e.Timer == "" && e.From == record.External &&
+		e.Cause >= 0 && e.Cause < d && events[e.Cause].Kind == record.Send
 }
 
 // firstTimers returns the first firing of each timer key of events.
@@ -216,33 +223,34 @@ func firstTimers(events []record.Event) []record.Event {
 func timerFor(i, d int, t record.Event) edit {
 	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := slices.Clone(bp)
-		t.To, t.From, t.Cause = p[d].Event.To, p[d].Event.To, -1
-		p[d] = dpor.Step{Event: t, FP: f.Of(t.Msg)}
+		x := t
+		x.To, x.From, x.Cause = p[d].Event.To, p[d].Event.To, -1
+		p[d] = dpor.Step{Event: x, FP: f.Of(x.Msg)}
 		return dropped(wildcards(p, d+1), []int{i}, -1, false)
 	}
 }
 
 // earlierEdits lists the moves that take an external message (its send
 // and delivery) to an earlier position p with another external event after
-// p left out, most first (at most most): a message that comes earlier can
+// p left out, at most most of them: a message that comes earlier can
 // make a later event useless, while that event, left in, breaks the new
 // route (a crash-restart drops what the earlier message had its actor
 // send). A move alone fails there, and its descent never starts.
 func earlierEdits(events []record.Event, most int) []edit {
 	units := externalUnits(events)
 	var out []edit
-	for d, e := range events {
-		if e.Kind != record.Deliver || e.From != record.External || e.Timer != "" ||
-			e.Cause < 0 || e.Cause >= d || events[e.Cause].Kind != record.Send {
+	for d := range events {
+		if !externalMessage(events, d) {
 			continue
 		}
-		for p := 1; p < e.Cause; p++ {
+		s := events[d].Cause
+		for p := 1; p < s; p++ {
 			for _, u := range units {
-				if u[0] > p && u[0] != e.Cause {
+				if u[0] > p && u[0] != s {
 					if len(out) == most {
 						return out
 					}
-					out = append(out, earlierWithout(e.Cause, d, p, u))
+					out = append(out, earlierWithout(s, d, p, u))
 				}
 			}
 		}
