@@ -106,7 +106,7 @@ func TestRetargetFiresTimersForProposals(t *testing.T) {
 // now drop that append) goes with the same move: 12 deliveries (E:5), the
 // bug's reference size.
 func TestRetargetMovesAWriteEarlierWithoutARestart(t *testing.T) {
-	m, ctx := searchPassOn(t, "testdata/etcdraft-llr-400130-restart.trace", etcdraft.System(), [2]int{12, 6})
+	m, ctx := searchPassOn(t, "testdata/etcdraft-leader-local-read-400130-restart.trace", etcdraft.System(), [2]int{12, 6})
 	fp := m.best.Header.Violation.Fingerprint
 	require.Equal(t, 1, countKind(m.best.Events, record.Restart))
 	m.limit.Store(m.allowance(StageRetarget))
