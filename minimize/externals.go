@@ -135,3 +135,11 @@ func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
 	}
 	return m.ddminPass(ctx, false, dpor.TFB, m.budgetFor(), 0)
 }
+
+// externalMessage reports whether the event at d delivers an external
+// message whose send is in events.
+func externalMessage(events []record.Event, d int) bool {
+	e := events[d]
+	return e.Kind == record.Deliver && e.Timer == "" && e.From == record.External &&
+		e.Cause >= 0 && e.Cause < d && events[e.Cause].Kind == record.Send
+}

@@ -197,14 +197,6 @@ func timerEdits(events, timers []record.Event) []edit {
 	return out
 }
 
-// externalMessage reports whether the event at d delivers an external
-// message whose send is in events.
-func externalMessage(events []record.Event, d int) bool {
-	e := events[d]
-	return e.Kind == record.Deliver && e.Timer == "" && e.From == record.External &&
-		e.Cause >= 0 && e.Cause < d && events[e.Cause].Kind == record.Send
-}
-
 // firstTimers returns the first firing of each timer key of events.
 func firstTimers(events []record.Event) []record.Event {
 	var out []record.Event
