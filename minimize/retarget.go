@@ -214,11 +214,11 @@ func firstTimers(events []record.Event) []record.Event {
 // receiver in place of its delivery at d, wildcards after d.
 func timerFor(i, d int, t record.Event) edit {
 	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := slices.Clone(bp)
 		x := t
-		x.To, x.From, x.Cause = p[d].Event.To, p[d].Event.To, -1
-		p[d] = dpor.Step{Event: x, FP: f.Of(x.Msg)}
-		return dropped(wildcards(p, d+1), []int{i}, -1, false)
+		x.To, x.From, x.Cause = bp[d].Event.To, bp[d].Event.To, -1
+		p := dropped(bp, []int{i}, d+1, false) // a copy, i < d
+		p[d-1] = dpor.Step{Event: x, FP: f.Of(x.Msg)}
+		return p
 	}
 }
 

@@ -1,6 +1,7 @@
 package etcdraft
 
 import (
+	"slices"
 	"strings"
 
 	"go.etcd.io/raft/v3"
@@ -57,13 +58,7 @@ func restartBound(g record.Goal) int {
 	if g.CountExternals {
 		ext = 1
 	}
-	starts := map[record.ActorID]int{} // each member's starts and restarts to come
-	for _, e := range g.Future {
-		if e.Kind == record.Start || e.Kind == record.Restart {
-			starts[e.Actor]++
-		}
-	}
-	if len(starts) == 0 {
+	if !slices.ContainsFunc(g.Future, isStart) {
 		return record.Unreachable
 	}
 	members := v.Members()
@@ -73,7 +68,7 @@ func restartBound(g record.Goal) int {
 	c := clusterFacts(g)
 	best := record.Unreachable
 	for i, id := range members {
-		starts := starts[id]
+		starts := startsOf(g.Future, id)
 		if starts == 0 {
 			continue
 		}
@@ -93,6 +88,22 @@ func restartBound(g record.Goal) int {
 		}
 	}
 	return best
+}
+
+// isStart reports whether e starts or restarts a member.
+func isStart(e record.Event) bool { return e.Kind == record.Start || e.Kind == record.Restart }
+
+// startsOf counts the starts and restarts of id among future (a search
+// state's few external events to come: a scan allocates nothing, where this
+// bound runs at every state).
+func startsOf(future []record.Event, id record.ActorID) int {
+	n := 0
+	for _, e := range future {
+		if isStart(e) && e.Actor == id {
+			n++
+		}
+	}
+	return n
 }
 
 // durableCommit returns the commit index of a member's stored HardState
