@@ -24,7 +24,7 @@ func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, 
 	}
 	items, plan := ddminSets(dpor.FromEvents(fp, t.Events), t.Events, internals, wildFrom)
 	best, checked := t, 0
-	test := func(ctx context.Context, cands [][]int) (int, error) {
+	_, err := ddmin.Minimize(ctx, items, func(ctx context.Context, cands [][]int) (int, error) {
 		for k, c := range cands {
 			checked++
 			tr, err := check(ctx, plan(c))
@@ -39,7 +39,6 @@ func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, 
 			}
 		}
 		return -1, nil
-	}
-	_, err := ddmin.Minimize(ctx, items, test)
+	})
 	return best, checked, err
 }

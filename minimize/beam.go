@@ -2,18 +2,17 @@ package minimize
 
 import (
 	"context"
+	"maps"
 
 	"github.com/demi-project/demi/record"
 )
 
 // The beam (docs/minimization.md, "The searches"): the removal tier is
 // greedy, so the route it commits to early decides the local minimum. The
-// beam pass descends in a fork from each start (starts), once, each
-// start with the pass's share of the steps left when it begins; the first
-// (a full descent) also ends each call at its own stall point (untilStall).
+// beam pass descends in a fork from each start (starts), once, each with
+// the pass's share of the steps left when it begins.
 
-// beamStart is one start of the beam: a trace and the removal order it
-// descends in.
+// beamStart is one start of the beam: a trace and the removal order it descends in.
 type beamStart struct {
 	t *record.Trace
 	removalOrder
@@ -26,11 +25,10 @@ type removalOrder struct {
 	removals        bool
 }
 
-// removalOrders are the beam's starts from the trace after provenance.
-// The first descends fully, internal events first; the others run the
-// removal tier only, in other orders, so that the first removals, which fix
-// the route the rest refines, differ. Each of the others may take the steps
-// the first's removal calls took.
+// removalOrders are the beam's starts from the trace after provenance: the
+// first descends fully, internal events first; the others run the removal
+// tier alone in other orders (the first removals fix the route the rest
+// refines), each within the steps the first's removal calls took.
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}},
@@ -39,8 +37,7 @@ func removalOrders() []removalOrder {
 	}
 }
 
-// starts returns the beam's starts unless they ran: the trace after
-// provenance in each removal order.
+// starts returns the beam's starts unless they ran: the trace after provenance in each removal order.
 func (m *minimizer) starts() []beamStart {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -56,8 +53,7 @@ func (m *minimizer) starts() []beamStart {
 // unstarted reports whether the beam's starts can run and have not (m.mu held).
 func (m *minimizer) unstarted() bool { return m.afterProvenance != nil && !m.beamed }
 
-// hasStarts reports whether the beam pass applies: a kept result to offer,
-// or starts that have not run.
+// hasStarts reports whether the beam pass applies: a kept result to offer, or starts not yet run.
 func (m *minimizer) hasStarts(context.Context) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -134,9 +130,7 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 			skip[p.Name] = true
 		}
 	}
-	for p := range m.skip {
-		skip[p] = true
-	}
+	maps.Copy(skip, m.skip)
 	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{}, cut: map[string]*record.Trace{},
 		best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress = nil
@@ -145,11 +139,10 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	return f
 }
 
-// untilStall makes fork f, a full descent from a start, end each of its
-// calls at its own stall point (counted from the fork's start, as m's is
-// from the run's), within the start's share: a call that stops paying
-// leaves the rest of the share to the calls after it instead of running
-// to its own share's end (docs/minimization.md, the beam).
+// untilStall makes fork f, a full descent from a start, end each call at its
+// own stall point (counted from the fork's start, as m's from the run's),
+// within the start's share: a call that stops paying leaves the rest of the
+// share to the calls after it (docs/minimization.md, the beam).
 func (f *minimizer) untilStall(m *minimizer) {
 	f.noStall, f.stallFloor = false, m.stallFloor
 	f.uncounted.Store(f.steps.Load())

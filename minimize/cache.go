@@ -62,8 +62,7 @@ func (c *checked) remember(key checkKey, schedules int) {
 	c.cur[key] = int32(schedules)
 }
 
-// keyOf digests (SHA-256) what the check of plan with settings s reads;
-// ok is false when an external message cannot be encoded.
+// keyOf digests what a check of plan with settings s reads; ok is false if a message cannot be encoded.
 func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 	h := sha256.New()
 	b := make([]byte, 0, 2*keyChunk)
@@ -76,10 +75,9 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 		b = binary.AppendUvarint(b, uint64(e.Kind))
 		b = binary.AppendUvarint(b, uint64(e.ID))
 		b = binary.AppendVarint(b, int64(e.Cause))
-		b = appendString(b, string(e.From))
-		b = appendString(b, string(e.To))
-		b = appendString(b, e.Timer)
-		b = appendString(b, string(e.Actor))
+		for _, f := range [...]string{string(e.From), string(e.To), e.Timer, string(e.Actor)} {
+			b = appendString(b, f)
+		}
 		for _, side := range [2][]record.ActorID{e.A, e.B} {
 			b = binary.AppendUvarint(b, uint64(len(side)))
 			for _, a := range side {
@@ -93,8 +91,7 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 		b = binary.LittleEndian.AppendUint64(b, st.FP.Full)
 		b = binary.AppendUvarint(b, boolBit(st.Wildcard)|boolBit(st.Reroute)<<1|boolBit(st.Flush)<<2)
 		if e.Kind.IsExternal() && e.Msg != nil {
-			// A delivery step is matched by its fingerprint (above); an
-			// external step's message is injected as it is.
+			// Deliveries match by fingerprint (above); an external step's message is injected as it is.
 			b = appendString(b, record.TypeName(e.Msg))
 			enc, err := record.EncodeMessage(e.Msg)
 			if err != nil {
@@ -135,8 +132,7 @@ func (m *minimizer) check(ctx context.Context, c *dpor.Checker, s checkSettings,
 	return r.Trace, int64(r.Schedules) * int64(len(plan)), err
 }
 
-// cachedCheck checks plan on c with settings s, or answers from the cache
-// when the same check found nothing before.
+// cachedCheck checks plan on c with settings s, or answers from the cache if the same check found nothing.
 func (m *minimizer) cachedCheck(ctx context.Context, c *dpor.Checker, s checkSettings, plan dpor.Plan) (dpor.Result, error) {
 	c.SetMode(s.mode)
 	c.SetMaxSchedules(s.maxSched)

@@ -44,8 +44,7 @@ func (m *minimizer) drive(ctx context.Context) error {
 	return err
 }
 
-// descend runs the tiers (removals, moves, searches) until a round of
-// moves and searches finds nothing.
+// descend runs the removals, moves and searches until a round of moves and searches finds nothing.
 func (m *minimizer) descend(ctx context.Context) error {
 	for {
 		for again := true; again; { // the removals to a fixpoint
@@ -104,8 +103,7 @@ func (m *minimizer) resume(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// order returns the names of tier's passes, highest measured gain first
-// (a fork's passes in ahead before all), ties in table order.
+// order returns tier's pass names, highest measured gain first (a fork's ahead before all), ties in table order.
 func (m *minimizer) order(tier Tier) []string {
 	var out []string
 	for _, p := range m.table {
@@ -183,8 +181,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 }
 
 // leftAlike reports whether the pass named name left best, or (but for
-// shrink-contents) a trace differing from it in contents alone: the pass
-// would find what it found.
+// shrink-contents) a trace differing from it in contents alone: it would find the same.
 func (m *minimizer) leftAlike(name string, best *record.Trace) bool {
 	l := m.left[name]
 	return l == best || l != nil && name != StageShrinkContents && sameButContents(l, best)
@@ -198,8 +195,7 @@ func sameButContents(a, b *record.Trace) bool {
 	})
 }
 
-// callEnd is the step count no call may pass: the budget, less the
-// cleanup's part until the cleanup runs.
+// callEnd is the step count no call may pass: the budget, less cleanup's part until cleanup runs.
 func (m *minimizer) callEnd() int64 {
 	if m.noStall {
 		return m.cfg.Steps
@@ -246,16 +242,14 @@ func passNamed(table []pass, name string) *pass {
 
 // PassStats sums up the calls of one pass.
 type PassStats struct {
-	Name      string `json:"name"`
-	Tier      string `json:"tier"`
-	Calls     int    `json:"calls"`
-	Schedules int64  `json:"schedules"`
-	Steps     int64  `json:"steps"`
-	// Successes counts the calls after which the best trace was smaller.
-	Successes int `json:"successes"`
-	// Removed is the deliveries plus externals those calls removed.
-	Removed int     `json:"removed"`
-	Seconds float64 `json:"seconds"`
+	Name      string  `json:"name"`
+	Tier      string  `json:"tier"`
+	Calls     int     `json:"calls"`
+	Schedules int64   `json:"schedules"`
+	Steps     int64   `json:"steps"`
+	Successes int     `json:"successes"` // the calls after which the best trace was smaller
+	Removed   int     `json:"removed"`   // the deliveries plus externals those calls removed
+	Seconds   float64 `json:"seconds"`
 }
 
 // notePass adds a stage row to its pass's statistics.

@@ -136,8 +136,7 @@ func (m *minimizer) ddminExternalsPass(ctx context.Context) error {
 	return m.ddminPass(ctx, false, dpor.TFB, m.budgetFor(), 0)
 }
 
-// externalMessage reports whether the event at d delivers an external
-// message whose send is in events.
+// externalMessage reports whether events[d] delivers an external message whose send is in events.
 func externalMessage(events []record.Event, d int) bool {
 	e := events[d]
 	return e.Kind == record.Deliver && e.Timer == "" && e.From == record.External &&

@@ -34,14 +34,20 @@ type gatherPlan struct {
 	wild   int
 }
 
-// gatherEdits lists the gather moves of events (gatherPlans, gatherPerms),
-// then the stand-in moves (standIns).
+// gatherEdits lists the gather moves of events (gatherPlans), each
+// relabelled by every symmetry of it (gatherPerms), then the stand-in moves.
 func (m *minimizer) gatherEdits(events []record.Event) []edit {
 	members := m.sys.Members(m.resolved)
 	var out []edit
 	for _, g := range gatherPlans(events, members) {
 		for _, p := range m.gatherPerms(g.events, members) {
-			out = append(out, gatherMove(m.sys.Symmetry, g, p))
+			out = append(out, func(fp *fingerprint.Fingerprinter, _ dpor.Plan) dpor.Plan {
+				events := g.events
+				if p != nil {
+					events = m.sys.Symmetry.Relabel(events, p)
+				}
+				return wildcards(dpor.FromEvents(fp, events), g.wild)
+			})
 		}
 	}
 	return append(out, m.standIns(events, members)...)
@@ -164,8 +170,7 @@ func startUnit(events []record.Event, v record.ActorID, before int) []int {
 	return unit
 }
 
-// gatherPlanOf builds the plan of one gather move (see the top); false
-// when v has no start unit to move or copy.
+// gatherPlanOf builds the plan of one gather move (see the top); false when v has no start unit.
 func gatherPlanOf(events []record.Event, started []record.ActorID, i, d, k, dk int, x, v record.ActorID, wildFrom int) (gatherPlan, bool) {
 	from := v
 	if !slices.Contains(started, v) {
@@ -252,17 +257,6 @@ func (m *minimizer) gatherPerms(events []record.Event, members []record.ActorID)
 		}
 	}
 	return out
-}
-
-// gatherMove returns the edit of plan g relabelled by p (nil: as it is).
-func gatherMove(sym *record.Symmetry, g gatherPlan, p record.Perm) edit {
-	return func(fp *fingerprint.Fingerprinter, _ dpor.Plan) dpor.Plan {
-		events := g.events
-		if p != nil {
-			events = sym.Relabel(events, p)
-		}
-		return wildcards(dpor.FromEvents(fp, events), g.wild)
-	}
 }
 
 // gathers reports whether the best trace has gather moves: every plan has

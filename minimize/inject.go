@@ -128,8 +128,7 @@ func injectCuts(events []record.Event) []int {
 	return out
 }
 
-// injectMoves lists at most most moves: cuts from the start, stretches
-// longest first, then positions, then the offers there.
+// injectMoves lists at most most moves: cuts from the start, stretches longest first, positions, offers.
 func injectMoves(events []record.Event, offers map[int][]record.Event, most int) []injectMove {
 	cuts := injectCuts(events)
 	var out []injectMove

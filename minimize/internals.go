@@ -144,8 +144,7 @@ func (m *minimizer) fifoInternals(ctx context.Context) error {
 	})
 }
 
-// clockOf returns a delivery's logical clock (-1: none, or e is no
-// delivery) and whether its message advances the receiver's clock.
+// clockOf returns a delivery's logical clock (-1: none) and whether its message advances the receiver's.
 func clockOf(e record.Event) (clock int, advances bool) {
 	clock = -1
 	if cl, ok := e.Msg.(record.Clocked); ok && e.Kind == record.Deliver {

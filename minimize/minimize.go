@@ -22,31 +22,22 @@
 //   - shrink-contents (removal): components of external messages.
 //   - one-at-a-time (removal): every causal cone, delivery and external.
 //   - gather (move; needs record.Symmetry): a round takes a later message.
-//   - retarget (move): events addressed, ordered and placed otherwise,
-//     external messages given the input's other contents or those the
-//     system's generators make, or a timer of their receiver in their
-//     place, or moved earlier with a later external event left out.
+//   - retarget (move): events readdressed, reordered, given other contents, replaced by a timer, moved earlier.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
-//   - beam (search): the descent again from the trace after provenance in
-//     three removal orders.
+//   - beam (search): the descent again from the trace after provenance in three removal orders.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
-//   - suffix-search (search; needs optimal.Forks): the exact search from
-//     cuts, later externals applied or left out.
+//   - suffix-search (search; needs optimal.Forks): the exact search from cuts, later externals applied or left out.
 //   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
-//   - cut-search (search; needs optimal.Forks): the exact search of the
-//     deliveries after the leading externals, the one later external left out.
-//   - optimum (search; needs optimal.Forks): the exact search of every
-//     subsequence of the externals, as demi optimal --subsets, given up when
-//     it cannot finish.
+//   - cut-search (search; needs optimal.Forks): the exact search after the leading externals, the one later external left out.
+//   - optimum (search; needs optimal.Forks): the exact search of every subsequence of the externals, given up if it can't finish.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Work is counted in steps (one event of one schedule a check runs), never
-// in time: Config.Steps bounds all of it, each pass call may use its share
-// of what remains (a whole-scan pass its share cut short gets one more call
-// with twice it before the run ends), and the run stops on stall (driver.go),
-// so the result depends on the input and the step budget alone, not on
-// Workers or load.
+// in time: Config.Steps bounds all of it, each pass call may use its share of
+// what remains (a whole-scan pass cut short gets one more call with twice it
+// before the run ends), and the run stops on stall (driver.go), so the result
+// depends on the input and the step budget alone, not on Workers or load.
 // A run, given a system and a trace that records a violation:
 //
 //	res, err := minimize.Run(ctx, sys, trace, minimize.Config{})
@@ -85,20 +76,15 @@ type Config struct {
 	Budget time.Duration // wall-clock budget, a hard outer cap (0 = DefaultBudget)
 	// Steps is the work budget in steps (0 = DefaultStepsFor): the result
 	// depends only on the input and Steps unless Budget runs out first.
-	Steps    int64
-	Strategy string         // "tfb" (default, full pipeline), "sts" (stop after STSSched/ddmin), "nodiverge"
-	Workers  int            // parallel candidate checks; 0 = runtime.NumCPU(), at most 4 per CPU; the result does not depend on it
-	Progress func(Progress) // optional, called periodically and at every stage change
-	// Fingerprint is an optional user message fingerprint.
-	Fingerprint fingerprint.Func
-	// MaxSchedules bounds the schedules of one TFB check (0 = 16).
-	MaxSchedules int
-	// Skip lists passes to leave out (names from Passes), for ablation.
-	Skip []string
-	// TFBScale is the deliveries up to which a check gets the whole
-	// MaxSchedules, proportionally fewer beyond (0 = 100).
-	TFBScale   int
-	fullChecks bool // no cache (cache.go): the same results, slower; tests compare
+	Steps        int64
+	Strategy     string           // "tfb" (default, full pipeline), "sts" (stop after STSSched/ddmin), "nodiverge"
+	Workers      int              // parallel candidate checks; 0 = runtime.NumCPU(), at most 4 per CPU; the result does not depend on it
+	Progress     func(Progress)   // optional, called periodically and at every stage change
+	Fingerprint  fingerprint.Func // optional user message fingerprint
+	MaxSchedules int              // bounds the schedules of one TFB check (0 = 16)
+	Skip         []string         // passes to leave out (names from Passes), for ablation
+	TFBScale     int              // the deliveries up to which a check gets all MaxSchedules, proportionally fewer beyond (0 = 100)
+	fullChecks   bool             // no cache (cache.go): the same results, slower; tests compare
 }
 
 // Progress is a snapshot of a running minimization.
@@ -111,41 +97,33 @@ type Progress struct {
 
 // StageStats is the state after one stage.
 type StageStats struct {
-	Name       string `json:"name"`
-	Deliveries int    `json:"deliveries"`
-	Externals  int    `json:"externals"`
-	Schedules  int64  `json:"schedules"`
-	// Steps is the stage's work (the steps a sequential scan runs).
-	Steps   int64   `json:"steps,omitempty"`
-	Seconds float64 `json:"seconds"`
+	Name       string  `json:"name"`
+	Deliveries int     `json:"deliveries"`
+	Externals  int     `json:"externals"`
+	Schedules  int64   `json:"schedules"`
+	Steps      int64   `json:"steps,omitempty"` // the stage's work (the steps a sequential scan runs)
+	Seconds    float64 `json:"seconds"`
 }
 
 // PacePoint is the best size after an improvement, against the schedules
 // executed so far (the paper's Figure 2).
 type PacePoint struct {
-	Schedules int64 `json:"schedules"`
-	// Steps is the work done when the improvement was found.
-	Steps      int64 `json:"steps"`
+	Schedules  int64 `json:"schedules"`
+	Steps      int64 `json:"steps"` // the work done when the improvement was found
 	Deliveries int   `json:"deliveries"`
 	Externals  int   `json:"externals"`
 }
 
 // Result is the outcome of Run.
 type Result struct {
-	// Trace is the best trace: exact, replayable, of the input's fingerprint.
-	Trace *record.Trace
-	// Stages has one row per stage, from StageInitial to StageFinal.
-	Stages []StageStats
-	// Final is the last row of Stages.
-	Final StageStats
-	// Passes sums the stage rows up per pass, in the pass table's order.
-	Passes []PassStats
-	// Pace is the best size after each improvement.
-	Pace []PacePoint
-	// Interrupted reports that ctx was cancelled; Trace is the best so far.
-	Interrupted bool
-	// OutOfTime reports that Config.Budget ended the run before its step
-	// budget did: a faster machine or a larger budget may do better.
+	Trace       *record.Trace // the best trace: exact, replayable, of the input's fingerprint
+	Stages      []StageStats  // one row per stage, from StageInitial to StageFinal
+	Final       StageStats    // the last row of Stages
+	Passes      []PassStats   // the stage rows summed up per pass, in the pass table's order
+	Pace        []PacePoint   // the best size after each improvement
+	Interrupted bool          // ctx was cancelled; Trace is the best so far
+	// OutOfTime: Config.Budget ended the run before the step budget did;
+	// a faster machine or a larger budget may do better.
 	OutOfTime bool
 }
 
@@ -160,27 +138,23 @@ func ValidStrategy(s string) bool { _, ok := modes[s]; return ok }
 
 // shared is the state of a run that its forks (beam.go) share with it.
 type shared struct {
-	sys      *record.System
-	opts     record.Options
-	resolved record.Options
-	seed     uint64
-	target   string
-	mode     dpor.Mode
-	fp       *fingerprint.Fingerprinter
-	table    []pass
-	checks   []*dpor.Checker
-	tallies  map[*dpor.Checker]*tally // each checker's schedule count in a scan (firstIn)
-	checked  *checked                 // the candidates checked without success (cache.go)
-	// Read off the input (readInput): the most components per Shrinkable type,
-	// reinsertable events, distinct Shrinkable contents, the first firing
-	// of each timer key.
-	maxComponents map[string]int
-	dropped       []record.Event
-	contents      []record.Message
-	timers        []record.Event
-	injected      []record.Message       // the generators' other contents (retarget), once computed
-	images        map[string]record.Perm // the target's symmetric images → relabelling onto it (cachedCheck)
-	start         time.Time
+	sys            *record.System
+	opts, resolved record.Options
+	seed           uint64
+	target         string
+	mode           dpor.Mode
+	fp             *fingerprint.Fingerprinter
+	table          []pass
+	checks         []*dpor.Checker
+	tallies        map[*dpor.Checker]*tally // each checker's schedule count in a scan (firstIn)
+	checked        *checked                 // the candidates checked without success (cache.go)
+	maxComponents  map[string]int           // the input's most components per Shrinkable type (readInput)
+	dropped        []record.Event           // the input's reinsertable events
+	contents       []record.Message         // the input's distinct Shrinkable contents
+	timers         []record.Event           // the input's first firing of each timer key
+	injected       []record.Message         // the generators' other contents (retarget), once computed
+	images         map[string]record.Perm   // the target's symmetric images → relabelling onto it (cachedCheck)
+	start          time.Time
 }
 
 // minimizer is one run, or a fork of one (beam.go).
@@ -193,51 +167,44 @@ type minimizer struct {
 	limit     atomic.Int64 // where the running stage must end
 	// The stall rule (driver.go): the steps at the last improvement, the
 	// beam's second starts' steps (left out), no stall (initial window,
-	// cleanup, forks), the floor, the running call's start and Whole.
-	lastImprovement atomic.Int64
-	uncounted       atomic.Int64
-	noStall         bool
-	stallFloor      int64
-	callStart       int64
-	whole           bool
+	// cleanup, forks), the floor and the running call's start, and Whole.
+	lastImprovement, uncounted atomic.Int64
+	noStall                    bool
+	stallFloor, callStart      int64
+	whole                      bool
 
-	// The driver's state (driver.go): per pass calls, the best trace last
-	// left, statistics, the trace its call was cut short on (resume).
+	// The driver's state (driver.go), per pass: calls, the best trace last
+	// left and the trace its call was cut short on (resume), statistics.
 	calls           map[string]int
-	left            map[string]*record.Trace
+	left, cut       map[string]*record.Trace
 	passStats       map[string]*PassStats
-	cut             map[string]*record.Trace
 	resuming        bool
 	skip            map[string]bool
 	afterProvenance *record.Trace
 	stallCap        int64 // when set, bounds a fork's work: its parent's stall point
-	// forks remembers whether the best trace of that pointer forks soundly
-	// (searches): every search pass asks it of the same trace.
+	// forks caches whether the best trace (that pointer) forks soundly: every search pass asks (searches).
 	forks struct {
 		of *record.Trace
 		ok bool
 	}
-	// The beam (beam.go): whether its starts ran, whether the own descent has
-	// begun (before it, the beam's result waits in kept); in a fork,
-	// removal tier only, the passes run ahead of their tier, and the steps
-	// its removal tier's calls took.
-	beamed       bool
-	descending   bool
-	kept         *record.Trace
-	removalsOnly bool
-	ahead        map[string]bool
-	removalSteps int64
+	// The beam (beam.go): whether its starts ran and the own descent began
+	// (until then its result waits in kept); in a fork, removal tier only,
+	// the passes run ahead of their tier, and its removal calls' steps.
+	beamed, descending bool
+	kept               *record.Trace
+	removalsOnly       bool
+	ahead              map[string]bool
+	removalSteps       int64
 
-	mu       sync.Mutex // guards best, stage, pace, stages (read by progress)
-	best     *record.Trace
-	stage    string
-	pace     []PacePoint
-	stages   []StageStats
-	stageT0  time.Time
-	stageS0  int64
-	stageW0  int64
-	stageB0  *record.Trace
-	progress sync.Mutex // serializes Progress calls
+	mu               sync.Mutex // guards best, stage, pace, stages (read by progress)
+	best             *record.Trace
+	stage            string
+	pace             []PacePoint
+	stages           []StageStats
+	stageT0          time.Time
+	stageS0, stageW0 int64
+	stageB0          *record.Trace
+	progress         sync.Mutex // serializes Progress calls
 }
 
 // Run minimizes t, a trace of sys that records a violation. When ctx is
@@ -541,8 +508,7 @@ type candidate func(fp *fingerprint.Fingerprinter, i int) dpor.Plan
 // attempt checks candidate i on c: the trace it found (or nil), its steps.
 type attempt func(c *dpor.Checker, i int) (tr *record.Trace, steps int64, err error)
 
-// first is firstTrace over candidates checked in mode with at most
-// maxSched schedules each.
+// first is firstTrace over candidates checked in mode with at most maxSched schedules each.
 func (m *minimizer) first(ctx context.Context, n int, mode dpor.Mode, maxSched int, gen candidate) (int, *record.Trace, error) {
 	if m.mode == dpor.NoDiverge {
 		mode = dpor.NoDiverge // every check aborts at a transition the input never made
@@ -583,8 +549,7 @@ func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (
 	return -1, nil, nil
 }
 
-// firstIn is firstTrace over the candidates lo..hi-1, in one go; an error
-// ends the scan like a success.
+// firstIn is firstTrace over candidates lo..hi-1 in one go; an error ends the scan like a success.
 func (m *minimizer) firstIn(ctx context.Context, lo, hi int, try attempt) (int, *record.Trace, error) {
 	var next, found atomic.Int64
 	traces, errs := make([]*record.Trace, hi-lo), make([]error, hi-lo)

@@ -25,26 +25,20 @@ const (
 	Cleanup
 )
 
-func (t Tier) String() string {
-	return [...]string{"removal", "move", "search", "cleanup"}[t]
-}
+func (t Tier) String() string { return [...]string{"removal", "move", "search", "cleanup"}[t] }
 
 // PassInfo describes one row of the pass table: what demi minimize --help,
 // the package doc and docs/minimization.md list.
 type PassInfo struct {
-	Name string
-	Tier Tier
-	// Needs is the capability the pass needs of the system ("" for none).
-	Needs string
-	// Share is the share of the remaining step budget one call may use.
-	Share float64
-	// Once: the pass runs at most once per minimization.
-	Once bool
+	Name  string
+	Tier  Tier
+	Needs string  // the capability the pass needs of the system ("" for none)
+	Share float64 // the share of the remaining step budget one call may use
+	Once  bool    // the pass runs at most once per minimization
 	// Whole: a call is bounded by its share, not by the stall point
 	// (driver.go): its candidates pay only late in a call.
 	Whole bool
-	// Doc says in one sentence what the pass does.
-	Doc string
+	Doc   string // what the pass does, in one sentence
 }
 
 // pass is a row of the pass table: its description, bounds, and how it runs.
@@ -57,23 +51,17 @@ type pass struct {
 
 // limits are a pass's own bounds on its work besides its share (0: none).
 type limits struct {
-	// The most units one-at-a-time pairs, members gather permutes, moves
-	// retarget and inject list.
+	// The most units one-at-a-time pairs, members gather permutes, moves retarget and inject list.
 	units, members, moves int
-	// The most deliveries of a trace retarget reroutes, gather applies to
-	// or suffix-search and postpone search; the schedules of one
-	// round-form check.
+	// The most deliveries of a trace retarget reroutes, gather applies to or
+	// suffix-search and postpone search; the schedules of a round-form check.
 	deliveries, schedules int
-	// The most contents per message type retarget takes from the
-	// system's generators (record.System.InjectedContents).
-	contents int
+	contents              int // the most contents per type retarget takes from record.System.InjectedContents
 	// The searches: states per search in the first of rounds;
 	// identStates from the best trace unedited; a cost makes them end like
 	// the best trace (goal-directed) and bounds what a continuation adds.
 	states, rounds, identStates, cost int
-	// firstCut: the search from the best trace unedited starts at its
-	// first cut only (after its leading external events).
-	firstCut bool
+	firstCut                          bool // the search from the best trace unedited starts at its first cut only
 }
 
 // passTable returns every pass, by tier, in the order that breaks ties of

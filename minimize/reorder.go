@@ -16,10 +16,9 @@ import (
 // the move is kept when the descent ends smaller (docs/minimization.md).
 
 // reorderWith tries the moves gen lists for the best trace, each with its
-// descent; the first that ends smaller replaces it, and so on until none.
-// Each scan after a success starts at the move that succeeded (wrapping
-// around): the moves before it just failed on a trace that differs by one
-// move, and mostly fail again.
+// descent; the first that ends smaller replaces it, until none does. A scan
+// after a success starts at the move that succeeded (wrapping around): the
+// moves before it just failed on a trace one move away, and mostly fail again.
 func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace) []edit) error {
 	at := 0
 	for {
@@ -39,9 +38,8 @@ func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace
 	}
 }
 
-// tryMoves checks the moves of base in order, chunk at a time, each with
-// tryPlan, and returns the first trace smaller than base found and its
-// move's index, or nil and -1.
+// tryMoves checks the moves of base in order, chunk at a time, with tryPlan:
+// the first trace smaller than base and its move's index, or -1 and nil.
 func (m *minimizer) tryMoves(ctx context.Context, base *record.Trace, moves []edit, chunk int, broad bool) (int, *record.Trace, error) {
 	bp := dpor.FromEvents(m.fp, base.Events)
 	seen := newDescended()

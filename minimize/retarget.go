@@ -61,8 +61,7 @@ func withExternal(bp dpor.Plan, i int, change func(*dpor.Step)) dpor.Plan {
 	return p
 }
 
-// retarget runs the retarget pass: reorderWith over the retargets, the
-// reorder moves, the handovers and the redirects, in that order.
+// retarget runs the retarget pass: reorderWith over the moves of this file, reorder.go and handover.go.
 func (m *minimizer) retarget(ctx context.Context) error {
 	contents, err := m.injectedContents(ctx)
 	if err != nil {
@@ -80,11 +79,10 @@ func (m *minimizer) retarget(ctx context.Context) error {
 	})
 }
 
-// injectedContents returns, once per minimization, the contents the
-// system's generators make (record.System.InjectedContents) in the state
-// after the best trace's leading starts that the input did not have: a
-// route may need a content the fuzzed run never drew (a job with a
-// locality preference where every job of the input had none).
+// injectedContents returns, once per minimization, the contents the system's
+// generators make (record.System.InjectedContents) after the best trace's
+// leading starts that the input lacked: a route may need a content the fuzzed
+// run never drew (a job with a locality preference where the input's had none).
 func (m *minimizer) injectedContents(ctx context.Context) ([]record.Message, error) {
 	if m.injected != nil || len(m.sys.Externals) == 0 {
 		return m.injected, nil
@@ -113,9 +111,9 @@ func (m *minimizer) injectedContents(ctx context.Context) ([]record.Message, err
 	return m.injected, nil
 }
 
-// contentEdits lists the moves that give an external send another content
-// of its type that the input had (contents): shrink-contents only takes
-// components away, and a shorter route may need another job's preferences.
+// contentEdits lists the moves that give an external send (withExternal)
+// another content of its type the input had (contents): shrink-contents only
+// takes components away, and a shorter route may need another job's preferences.
 func contentEdits(events []record.Event, contents []record.Message, fp *fingerprint.Fingerprinter) []edit {
 	names, fps := make([]string, len(contents)), make([]uint64, len(contents))
 	for k, c := range contents {
@@ -129,29 +127,24 @@ func contentEdits(events []record.Event, contents []record.Message, fp *fingerpr
 		name, own := record.TypeName(e.Msg), fp.Of(e.Msg).Full
 		for k, c := range contents {
 			if names[k] == name && fps[k] != own {
-				out = append(out, recontent(i, c))
+				out = append(out, func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+					fpc := f.Of(c)
+					return withExternal(bp, i, func(st *dpor.Step) {
+						st.Event.Msg = c
+						if st.Event.Kind == record.Deliver {
+							st.FP = fpc
+						}
+					})
+				})
 			}
 		}
 	}
 	return out
 }
 
-// recontent gives the external send at i (and its delivery) message msg,
-// wildcards after it.
-func recontent(i int, msg record.Message) edit {
-	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		fpm := f.Of(msg)
-		return withExternal(bp, i, func(st *dpor.Step) {
-			st.Event.Msg = msg
-			if st.Event.Kind == record.Deliver {
-				st.FP = fpm
-			}
-		})
-	}
-}
-
 // redirectEdits lists the moves that deliver a message to another started
-// actor, later deliveries reroutable (a round moves to another quorum member).
+// actor, later deliveries reroutable wildcards (a round moves to another
+// quorum member).
 func redirectEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit
@@ -161,37 +154,37 @@ func redirectEdits(events []record.Event) []edit {
 		}
 		for _, a := range actors {
 			if a != e.To && a != e.From {
-				out = append(out, redirect(i, a))
+				out = append(out, func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+					p := dropped(bp, nil, i+1, true) // a copy, nothing dropped
+					p[i].Event.To, p[i].Wildcard = a, true
+					return p
+				})
 			}
 		}
 	}
 	return out
 }
 
-// redirect delivers the message of the delivery at i to actor to instead,
-// the deliveries after it reroutable wildcards.
-func redirect(i int, to record.ActorID) edit {
-	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := dropped(bp, nil, i+1, true) // a copy, nothing dropped
-		p[i].Event.To, p[i].Wildcard = to, true
-		return p
-	}
-}
-
 // timerEdits lists the moves that fire a timer of an external message's
-// receiver in place of the message, the send left out: many external
-// messages a fuzzer sends only wake their actor (it sends what it had
-// pending, or takes the next step of its state machine), which any of its
-// timers does without an external event. timers are the input's timer
-// firings (firstTimers), readdressed.
+// receiver in place of its delivery, the send left out, wildcards after:
+// many external messages a fuzzer sends only wake their actor (it sends what
+// it had pending, or takes its next step), which any of its timers does
+// without an external event. timers are the input's (firstTimers), readdressed.
 func timerEdits(events, timers []record.Event) []edit {
 	var out []edit
 	for d := range events {
 		if !externalMessage(events, d) {
 			continue
 		}
+		i := events[d].Cause
 		for _, t := range timers {
-			out = append(out, timerFor(events[d].Cause, d, t))
+			out = append(out, func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+				x := t
+				x.To, x.From, x.Cause = bp[d].Event.To, bp[d].Event.To, -1
+				p := dropped(bp, []int{i}, d+1, false) // a copy, i < d
+				p[d-1] = dpor.Step{Event: x, FP: f.Of(x.Msg)}
+				return p
+			})
 		}
 	}
 	return out
@@ -210,24 +203,11 @@ func firstTimers(events []record.Event) []record.Event {
 	return out
 }
 
-// timerFor leaves out the external send at i and fires timer t at the
-// receiver in place of its delivery at d, wildcards after d.
-func timerFor(i, d int, t record.Event) edit {
-	return func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		x := t
-		x.To, x.From, x.Cause = bp[d].Event.To, bp[d].Event.To, -1
-		p := dropped(bp, []int{i}, d+1, false) // a copy, i < d
-		p[d-1] = dpor.Step{Event: x, FP: f.Of(x.Msg)}
-		return p
-	}
-}
-
-// earlierEdits lists the moves that take an external message (its send
-// and delivery) to an earlier position p with another external event after
-// p left out, at most most of them: a message that comes earlier can
-// make a later event useless, while that event, left in, breaks the new
-// route (a crash-restart drops what the earlier message had its actor
-// send). A move alone fails there, and its descent never starts.
+// earlierEdits lists at most most moves that take an external message (send
+// and delivery) to an earlier position p, another external event after p left
+// out: a message that comes earlier can make a later event useless, while that
+// event, left in, breaks the new route (a crash-restart drops what the earlier
+// message had its actor send), so a move alone fails and never descends.
 func earlierEdits(events []record.Event, most int) []edit {
 	units := externalUnits(events)
 	var out []edit

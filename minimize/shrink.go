@@ -105,10 +105,8 @@ func replacement(repl map[int]record.Message) edit {
 			if i > first && st.Event.Kind == record.Deliver {
 				p[i].Wildcard = true
 			}
-			if st.Event.Kind == record.Deliver && st.Event.Cause >= 0 {
-				if msg, ok := repl[st.Event.Cause]; ok {
-					p[i].Event.Msg, p[i].FP = msg, fp.Of(msg)
-				}
+			if msg, ok := repl[st.Event.Cause]; ok && st.Event.Kind == record.Deliver && st.Event.Cause >= 0 {
+				p[i].Event.Msg, p[i].FP = msg, fp.Of(msg)
 			}
 		}
 		return p

@@ -37,9 +37,8 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	return err
 }
 
-// cutSearches reports whether the cut-search pass applies: the best trace
-// forks and has exactly one external event after its leading ones, the
-// one its search leaves out.
+// cutSearches reports whether the best trace forks and has exactly one
+// external event after its leading ones: the one cut-search leaves out.
 func (m *minimizer) cutSearches(ctx context.Context) bool {
 	t := m.snapshotBest()
 	return t.Header.Externals-leading(t.Events, record.Kind.IsExternal) == 1 && m.searches(ctx)
@@ -52,10 +51,9 @@ func (m *minimizer) cutSearch(ctx context.Context) error {
 }
 
 // optimum runs one call of the optimum pass: the exact search over the
-// subsequences of the best trace's external events and every schedule of
-// the deliveries they enable, for a cost (deliveries plus externals) below
-// its own, within the pass's states. Leading external events are optional
-// too: a route that needs one actor fewer, or another actor's turn first.
+// subsequences of the best trace's external events (the leading ones too: a
+// route may need one actor fewer, or another's turn first) and every schedule
+// of the deliveries they enable, for a cost below its own, within its states.
 func (m *minimizer) optimum(ctx context.Context) error {
 	base := m.snapshotBest()
 	left := m.searchStepsLeft()
@@ -81,24 +79,21 @@ func (m *minimizer) shortForks(ctx context.Context, name string) bool {
 }
 
 // suffixSearch runs one call of the suffix-search pass: from each cut of
-// the best trace, the search for a continuation ending like it, its later
-// external events to apply or leave out.
+// the best trace, the search for a continuation ending like it (searchCuts).
 func (m *minimizer) suffixSearch(ctx context.Context) error {
 	return m.searchDescent(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageSuffixSearch))
 }
 
-// postpones reports whether the postpone pass applies: a short trace that
-// forks, with a start to move.
+// postpones reports whether the best trace is short, forks and has a start to move (postpone).
 func (m *minimizer) postpones(ctx context.Context) bool {
 	return slices.ContainsFunc(m.snapshotBest().Events, func(e record.Event) bool { return e.Kind == record.Start }) &&
 		m.shortForks(ctx, StagePostpone)
 }
 
 // postpone runs one call of the postpone pass: for each start of the best
-// trace, the searches from the cuts of its plan without it (followed until
-// a delivery is missing), the start to apply again anywhere after the cut.
-// A start is the external event whose move makes an actor miss what was
-// sent to it before (record drops it): a route no plan of the trace follows.
+// trace, the searches from the cuts of its plan without it (followed until a
+// delivery is missing), the start to apply again anywhere after the cut: a
+// later start drops what was sent to its actor before, a route no plan follows.
 func (m *minimizer) postpone(ctx context.Context) error {
 	base := m.snapshotBest()
 	var edits []edit
@@ -126,13 +121,12 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 }
 
 // searchCuts searches from the cuts of the prefixes of base's edited plans
-// and of base itself, cheapest first, and offers and returns the first
-// trace found. With moved (postpone), edit k has left out moved[k], which
-// its searches may apply again, and base itself is not searched. With a
-// cost in lim (postpone, suffix-search) the searches end like base and
-// add at most lim.cost; the later external events of the plan searched
-// stay, to apply or leave out. Otherwise base is searched in one round of
-// identStates (with lim.firstCut from its first cut alone).
+// and of base itself, cheapest first, and offers and returns the first trace
+// found. With moved (postpone), edit k has left out moved[k], which its
+// searches may apply again, and base itself is not searched. With a cost in
+// lim (postpone, suffix-search) the searches end like base, add at most
+// lim.cost and keep the plan's later external events to apply or leave out;
+// otherwise base is searched in one round of identStates (lim.firstCut: from its first cut alone).
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved []record.Event, lim limits) (*record.Trace, error) {
 	if moved == nil {
 		edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })

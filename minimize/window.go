@@ -1,6 +1,7 @@
 package minimize
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -29,11 +30,8 @@ func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*
 		c := cands[k]
 		return wildcards(append(planOf(bp, c.setup, -1), bp[c.start:c.end]...), len(c.setup))
 	})
-	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("minimize: trying windows of the input: %w", ctx.Err())
-	case err != nil && budget.Err() == nil:
-		return nil, fmt.Errorf("minimize: trying windows of the input: %w", err)
+	if ctx.Err() != nil || err != nil && budget.Err() == nil {
+		return nil, fmt.Errorf("minimize: trying windows of the input: %w", cmp.Or(ctx.Err(), err))
 	}
 	return tr, nil
 }
