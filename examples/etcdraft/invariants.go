@@ -201,16 +201,18 @@ func stateMachineSafety(ms []member) *record.Violation {
 
 // linearizability checks the completed reads (kvapp.Linearizability). The
 // fingerprint names the member that answered the read with no place in
-// the write order. A run without reads costs nothing.
+// the write order. A run without reads costs nothing; the arguments of
+// kvapp.CheckReads are on the stack for up to maxStackMembers members.
 func linearizability(ms []member) *record.Violation {
 	if !slices.ContainsFunc(ms, func(m member) bool { return m.ops.Reads > 0 }) {
 		return nil
 	}
-	ids := make([]record.ActorID, len(ms))
-	hs := make([][]kvapp.Op, len(ms))
-	logs := make([][]string, len(ms))
-	for i, m := range ms {
-		ids[i], hs[i], logs[i] = m.id, m.ops.Ops, m.data
+	var idBuf [maxStackMembers]record.ActorID
+	var hBuf [maxStackMembers][]kvapp.Op
+	var logBuf [maxStackMembers][]string
+	ids, hs, logs := idBuf[:0], hBuf[:0], logBuf[:0]
+	for _, m := range ms {
+		ids, hs, logs = append(ids, m.id), append(hs, m.ops.Ops), append(logs, m.data)
 	}
 	return kvapp.CheckReads(ids, hs, logs)
 }
