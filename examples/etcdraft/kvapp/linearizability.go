@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/demi-project/demi/record"
 )
@@ -234,22 +233,15 @@ func writeOrder(logs [][]string, keys []readKey, ws []kvWrite) []kvWrite {
 				break
 			}
 		}
-		verb, rest, ok := strings.Cut(data, " ")
+		key, value, del, ok := command(data)
 		if !ok {
 			continue
 		}
-		key, value, set := strings.Cut(rest, " ")
 		k := keyIndex(keys, key)
-		switch {
-		case k < 0:
-			continue
-		case verb == "set" && set:
-			ws = append(ws, kvWrite{index: uint64(i), value: value, next: -1})
-		case verb == "del" && !set:
-			ws = append(ws, kvWrite{index: uint64(i), absent: true, next: -1})
-		default:
+		if k < 0 {
 			continue
 		}
+		ws = append(ws, kvWrite{index: uint64(i), value: value, absent: del, next: -1})
 		if last := keys[k].lastWrite; last >= 0 {
 			ws[last].next = len(ws) - 1
 		} else {

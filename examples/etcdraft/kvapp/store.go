@@ -28,13 +28,26 @@ type Store map[string]string
 // Apply runs one command (empty data, such as the entry a new leader
 // appends, does nothing).
 func (kv Store) Apply(data []byte) {
-	f := strings.SplitN(string(data), " ", 3)
-	switch {
-	case len(f) == 3 && f[0] == "set":
-		kv[f[1]] = f[2]
-	case len(f) == 2 && f[0] == "del":
-		delete(kv, f[1])
+	if key, value, del, ok := command(string(data)); ok && del {
+		delete(kv, key)
+	} else if ok {
+		kv[key] = value
 	}
+}
+
+// command parses an entry's data: "set KEY VALUE" (VALUE may hold spaces)
+// or "del KEY"; ok is false for anything else.
+func command(data string) (key, value string, del, ok bool) {
+	verb, rest, spaced := strings.Cut(data, " ")
+	key, value, set := strings.Cut(rest, " ")
+	switch {
+	case !spaced:
+	case verb == "set" && set:
+		return key, value, false, true
+	case verb == "del" && !set:
+		return key, "", true, true
+	}
+	return "", "", false, false
 }
 
 // Encode returns the store as snapshot data: sorted "key=value" lines.
