@@ -62,6 +62,7 @@ type limits struct {
 	// the best trace (goal-directed) and bounds what a continuation adds.
 	states, rounds, identStates, cost int
 	firstCut                          bool // the search from the best trace unedited starts at its first cut only
+	lastCuts                          int  // the searches start at the plan's last lastCuts cuts only (0: every cut)
 }
 
 // passTable returns every pass, by tier, in the order that breaks ties of
@@ -119,6 +120,9 @@ func passTable() []pass {
 		{PassInfo{StagePostpone, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace with one actor's start left out, ending like it, with that start applied again anywhere after the cut: a later start drops what was sent to the actor before"},
 			limits{deliveries: 64, states: 2000, rounds: 1, cost: 6}, (*minimizer).postpones, (*minimizer).postpone},
+		{PassInfo{StageLateStart, Search, "optimal.Forks", 0.1, false, true,
+			"when the violation shows at an actor's start or restart, searches further for the cheapest continuation of the plan with that actor's start and every delivery to or from it left out, from the last two cuts it follows, ending like the best trace, the start applied again anywhere after the cut"},
+			limits{deliveries: 64, states: 10000, rounds: 1, cost: 10, lastCuts: 2}, (*minimizer).lateStarts, (*minimizer).lateStart},
 		{PassInfo{StageCutSearch, Search, "optimal.Forks", 0.25, false, true,
 			"when the best trace has one external event after its leading ones, searches exactly for the cheapest schedule of deliveries after the leading ones that reaches the violation without it"},
 			limits{rounds: 1, identStates: 80000, firstCut: true}, (*minimizer).cutSearches, (*minimizer).cutSearch},

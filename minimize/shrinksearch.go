@@ -106,6 +106,58 @@ func (m *minimizer) postpone(ctx context.Context) error {
 	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StagePostpone))
 }
 
+// lateStarts reports whether the best trace is short, forks, and ends with a
+// start or restart of an actor it starts before (late-start).
+func (m *minimizer) lateStarts(ctx context.Context) bool {
+	_, ok := lateActor(m.snapshotBest())
+	return ok && m.shortForks(ctx, StageLateStart)
+}
+
+// lateActor returns the actor whose start or restart ends t, if t starts it before.
+func lateActor(t *record.Trace) (record.ActorID, bool) {
+	if len(t.Events) == 0 {
+		return "", false
+	}
+	last := t.Events[len(t.Events)-1]
+	if last.Kind != record.Start && last.Kind != record.Restart {
+		return "", false
+	}
+	return last.Actor, slices.ContainsFunc(t.Events[:len(t.Events)-1], func(e record.Event) bool {
+		return e.Kind == record.Start && e.Actor == last.Actor
+	})
+}
+
+// lateStart runs one call of the late-start pass. When a violation shows as
+// an actor (re)starts, the cheapest route often starts that actor late: what
+// the others sent it before never arrives, and it meets the cluster in the
+// state the violation needs. The best trace may instead start it early and
+// wipe what it received with a restart, or take it through more terms. Like
+// postpone, the search continues the plan without the actor's start, but
+// with every delivery to or from the actor left out too (it did not run),
+// so the plan is followed as far as the other actors' route goes; from the
+// last cuts it follows, a deeper search than postpone's adds what that
+// route still needs, often a step that makes another actor send what it
+// held back.
+func (m *minimizer) lateStart(ctx context.Context) error {
+	base := m.snapshotBest()
+	x, _ := lateActor(base)
+	var edits []edit
+	var moved []record.Event
+	for i, e := range base.Events {
+		if e.Kind != record.Start || e.Actor != x {
+			continue
+		}
+		drop := []int{i}
+		for j := i + 1; j < len(base.Events); j++ {
+			if y := base.Events[j]; !y.Kind.IsExternal() && (y.From == x || y.To == x) {
+				drop = append(drop, j)
+			}
+		}
+		edits, moved = append(edits, removal(drop, -1)), append(moved, record.StartEvent(x))
+	}
+	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StageLateStart))
+}
+
 // searchDescent runs searchCuts, then a descent from the trace found.
 func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits []edit, moved []record.Event, lim limits) error {
 	tr, err := m.searchCuts(ctx, base, edits, moved, lim)
@@ -165,7 +217,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 				last = max(first, 1)
 			}
 		}
-		for cut := last; cut >= max(first, 1); cut-- {
+		for cut := last; cut >= max(first, 1) && (lim.lastCuts == 0 || cut > last-lim.lastCuts); cut-- {
 			if bound := min(total(base)-cut-1, most); bound >= 1 {
 				order = append(order, search{pre, ins, cut, bound, states, rounds})
 			}

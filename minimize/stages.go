@@ -23,6 +23,7 @@ const (
 	StageAddEvent           = "add-event"
 	StageSuffixSearch       = "suffix-search"
 	StagePostpone           = "postpone"
+	StageLateStart          = "late-start"
 	StageCutSearch          = "cut-search"
 	StageOptimum            = "optimum"
 	StageShrinkSearch       = "shrink-search"

@@ -145,3 +145,89 @@ func countFunc(es []record.Event, f func(record.Event) bool) int {
 	}
 	return n
 }
+
+// Ping and Note are the messages of lateSystem.
+type (
+	Ping struct{ N int }
+	Note struct{ N int }
+)
+
+// relay forwards each Ping as a Note to "b"; "b" keeps the Notes it gets.
+type relay struct {
+	Pings int
+	Notes []int
+}
+
+func (r *relay) Start(*record.Context) {}
+
+func (r *relay) Receive(ctx *record.Context, _ record.ActorID, msg record.Message) {
+	switch m := msg.(type) {
+	case Ping:
+		r.Pings++
+		ctx.Send("b", Note(m))
+	case Note:
+		r.Notes = append(r.Notes, m.N)
+	}
+}
+
+// lateSystem is violated when "a" handled two Pings and "b" got the second
+// one's Note alone: on a FIFO network, only when b started after a sent
+// the first Note (a start drops what was sent to its actor before).
+func lateSystem() *record.System {
+	return &record.System{
+		Name:     "late",
+		Members:  func(record.Options) []record.ActorID { return []record.ActorID{"a", "b"} },
+		New:      func(record.ActorID, record.Options) record.Actor { return &relay{} },
+		Messages: []record.Message{Ping{}, Note{}},
+		Invariant: func(v record.View) *record.Violation {
+			a, _ := v.Actor("a").(*relay)
+			b, _ := v.Actor("b").(*relay)
+			if a != nil && b != nil && a.Pings == 2 && slices.Equal(b.Notes, []int{2}) {
+				return &record.Violation{Fingerprint: "lost-note"}
+			}
+			return nil
+		},
+	}
+}
+
+// TestSearchFromOrdersTheInsertedEvent: an inserted start does not commute
+// with a delivery that sends to its actor, so the search must tell a
+// delivery before the insertion from the same delivery after it. With b's
+// start left out of the trace and given to insert, the only reproducer
+// delivers the first Ping before it. The history filter used to key a
+// delivery on the plan's external events alone, took the two orders for one
+// and found nothing; where a small MaxStates emptied the filter midway, it
+// found the reproducer and then failed to find it again ("a bound's
+// reproducer was not found again", which ended a minimization).
+func TestSearchFromOrdersTheInsertedEvent(t *testing.T) {
+	sys := lateSystem()
+	sim, err := record.NewSim(sys, nil, 0)
+	require.NoError(t, err)
+	require.NoError(t, sim.Apply(record.StartEvent("a")))
+	require.NoError(t, sim.Apply(record.SendEvent("a", Ping{N: 1})))
+	require.NoError(t, sim.Deliver(sim.Enabled(nil)[0].ID))
+	require.NoError(t, sim.Apply(record.StartEvent("b")))
+	require.NoError(t, sim.Apply(record.SendEvent("a", Ping{N: 2})))
+	for sim.Check() == nil {
+		en := sim.Enabled(nil)
+		require.NotEmpty(t, en)
+		require.NoError(t, sim.Deliver(en[0].ID))
+	}
+	tr := sim.Trace(sim.Check())
+	require.Equal(t, "lost-note", tr.Header.Violation.Fingerprint)
+	start := slices.IndexFunc(tr.Events, func(e record.Event) bool { return e.Kind == record.Start && e.Actor == "b" })
+	lacking := *tr
+	lacking.Events = slices.Delete(slices.Clone(tr.Events), start, start+1)
+	lacking.Recount()
+	res, err := optimal.SearchFrom(context.Background(), sys, &lacking, 1, optimal.Config{Subsets: true,
+		TotalBound: len(tr.Events) - 1, Insert: []record.Event{record.StartEvent("b")}})
+	require.NoError(t, err)
+	require.NotNil(t, res.Trace)
+	assert.Equal(t, len(tr.Events), len(res.Trace.Events), "the trace's own schedule is the cheapest")
+	at := slices.IndexFunc(res.Trace.Events, func(e record.Event) bool { return e.Kind == record.Start && e.Actor == "b" })
+	ping := slices.IndexFunc(res.Trace.Events, func(e record.Event) bool { return e.Kind == record.Deliver && e.Msg == Ping{N: 1} })
+	assert.Less(t, ping, at, "the first Ping is delivered before b starts")
+	r, err := replay.Run(context.Background(), sys, res.Trace)
+	require.NoError(t, err)
+	assert.True(t, r.Reproduced)
+}

@@ -512,7 +512,7 @@ func (s *walker) expand(f *frame, left int) {
 		if !s.cfg.noCommute {
 			// The commutation filter: the history the step leads to.
 			a := s.index[p.To]
-			hk := s.histKey(f, a, mix(f.hist[a], s.ckey[p.ID], uint64(f.ext)))
+			hk := s.histKey(f, a, mix(f.hist[a], s.ckey[p.ID], f.epoch()))
 			if old, ok := s.hseen[hk]; ok && int(old) > left-1 {
 				continue
 			}
@@ -686,9 +686,16 @@ func (s *walker) learn(f *frame) {
 // never expanded does not need.
 func (s *walker) touch(c *frame, a int, key uint64) {
 	c.hist = slices.Clone(c.hist)
-	c.hist[a] = mix(c.hist[a], key, uint64(c.ext))
+	c.hist[a] = mix(c.hist[a], key, c.epoch())
 	c.dirty |= 1 << a
 }
+
+// epoch names where f is among the external events, for the actors'
+// histories: a step before an external event and the same step after it do
+// not commute (a start or restart drops the messages sent to its actor
+// before it; a send adds one), so their histories differ. The inserted
+// event (Config.Insert) counts as one, though it does not advance f.ext.
+func (f *frame) epoch() uint64 { return uint64(f.ext)*2 + b2u(f.inserted) }
 
 // hashes brings f's actor state hashes up to date.
 func (s *walker) hashes(f *frame) {
