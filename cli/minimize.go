@@ -35,6 +35,7 @@ type minimizeStats struct {
 	// OutOfTime: the wall-clock budget, not the step budget, ended the run
 	// (minimize.Result.OutOfTime).
 	OutOfTime bool                  `json:"out_of_time"`
+	Failures  []string              `json:"failures,omitempty"`
 	Stages    []minimize.StageStats `json:"stages"`
 	// Passes sums the stages up per pass: calls, steps, successes and
 	// the events they removed.
@@ -196,6 +197,9 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 				fmt.Fprintf(e.stdout, "out of time: the wall-clock budget (--budget %s) ended the run before its step budget; "+
 					"the result depends on this machine's speed and load, and a larger --budget gives the step budget's result\n", budget)
 			}
+			for _, f := range res.Failures {
+				fmt.Fprintf(e.stderr, "demi: warning: a pass failed and the run went on without it (an internal error: please report it with the input trace): %s\n", f)
+			}
 			if res.Interrupted {
 				fmt.Fprintln(e.stdout, "interrupted: this is the best trace found so far")
 				if kept == nil {
@@ -237,7 +241,7 @@ const minimizeMemoryLimit = 768 << 20
 func writeStats(o *output, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
 	rf *rounds.Totals) (string, error) {
 	st := minimizeStats{System: system, Input: in, Output: out, Strategy: strategy, Budget: budget.Seconds(),
-		Workers: workers, Violation: violation, Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, Stages: res.Stages,
+		Workers: workers, Violation: violation, Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, Failures: res.Failures, Stages: res.Stages,
 		Final: res.Final, Pace: res.Pace, Passes: res.Passes, RoundForm: rf}
 	for _, s := range res.Stages {
 		st.Schedules += s.Schedules

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/record"
@@ -167,7 +168,14 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	case errors.Is(err, errStepBudget):
 		err, cutShort = nil, true
 	case err != nil:
-		err = fmt.Errorf("minimize: stage %s: %w", stage, err)
+		// The pass's own failure, not the run's: every trace offered so far
+		// reproduced, so the run goes on without the pass (Result.Failures).
+		m.failures.Lock()
+		if f := fmt.Sprintf("stage %s: %v", stage, err); !slices.Contains(m.failures.errs, f) {
+			m.failures.errs = append(m.failures.errs, f)
+		}
+		m.failures.Unlock()
+		m.skip[name], err = true, nil
 	}
 	after := m.snapshotBest()
 	if p.Tier == Removal {
@@ -286,3 +294,9 @@ func (m *minimizer) passResults() []PassStats {
 
 // total is the size traces are compared by first: deliveries plus externals.
 func total(t *record.Trace) int { return t.Header.Deliveries + t.Header.Externals }
+
+// failures collects the failed pass calls, once each (the beam's forks may fail alike).
+type failures struct {
+	sync.Mutex
+	errs []string
+}

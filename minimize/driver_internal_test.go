@@ -78,3 +78,29 @@ func TestResumeGivesACutSearchTwiceItsShare(t *testing.T) {
 	}
 	assert.Equal(t, []string{"shrink-search 22 (E:8)", "shrink-search-2 17 (E:8)", "shrink-search-3 16 (E:8)"}, rows)
 }
+
+// TestAFailingPassIsLeftOut: a pass call that fails (here retarget, made to
+// fail on every call) costs that pass, not the run: Run still returns the
+// same trace as a run without the pass, the failure in Result.Failures,
+// and the pass is not called again.
+func TestAFailingPassIsLeftOut(t *testing.T) {
+	tr, sys, err := record.ReadFile("testdata/raft-66-1800001-min.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	ctx := context.Background()
+	without, err := Run(ctx, sys, tr, Config{Workers: 1, Skip: []string{StageRetarget}})
+	require.NoError(t, err)
+	require.Empty(t, without.Failures)
+
+	failing := Config{Workers: 1, patchTable: func(table []pass) {
+		passNamed(table, StageRetarget).run = func(*minimizer, context.Context) error { return fmt.Errorf("boom") }
+	}}
+	res, err := Run(ctx, sys, tr, failing)
+	require.NoError(t, err)
+	require.Equal(t, []string{"stage retarget: boom"}, res.Failures)
+	assert.Equal(t, without.Trace.Events, res.Trace.Events)
+	for _, p := range res.Passes {
+		if p.Name == StageRetarget {
+			assert.Equal(t, 1, p.Calls)
+		}
+	}
+}

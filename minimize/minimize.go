@@ -86,6 +86,7 @@ type Config struct {
 	Skip         []string         // passes to leave out (names from Passes), for ablation
 	TFBScale     int              // the deliveries up to which a check gets all MaxSchedules, proportionally fewer beyond (0 = 100)
 	fullChecks   bool             // no cache (cache.go): the same results, slower; tests compare
+	patchTable   func([]pass)     // tests: changes the pass table before the run
 }
 
 // Progress is a snapshot of a running minimization.
@@ -123,6 +124,10 @@ type Result struct {
 	Passes      []PassStats   // the stage rows summed up per pass, in the pass table's order
 	Pace        []PacePoint   // the best size after each improvement
 	Interrupted bool          // ctx was cancelled; Trace is the best so far
+	// Failures are the pass calls that failed (an internal error, please
+	// report it): each such pass was left out for the rest of the run,
+	// which went on from the best trace so far.
+	Failures []string
 	// OutOfTime: Config.Budget ended the run before the step budget did;
 	// a faster machine or a larger budget may do better.
 	OutOfTime bool
@@ -149,6 +154,7 @@ type shared struct {
 	checks         []*dpor.Checker
 	tallies        map[*dpor.Checker]*tally // each checker's schedule count in a scan (firstIn)
 	checked        *checked                 // the candidates checked without success (cache.go)
+	failures       *failures                // the pass calls that failed (Result.Failures)
 	maxComponents  map[string]int           // the input's most components per Shrinkable type (readInput)
 	dropped        []record.Event           // the input's reinsertable events
 	contents       []record.Message         // the input's distinct Shrinkable contents
@@ -295,6 +301,9 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	res.Pace = append([]PacePoint(nil), m.pace...)
 	m.mu.Unlock()
 	res.Passes = m.passResults()
+	m.failures.Lock()
+	res.Failures = slices.Clone(m.failures.errs)
+	m.failures.Unlock()
 	res.Final = res.Stages[len(res.Stages)-1]
 	return res, nil
 }
@@ -314,7 +323,10 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	cfg.TFBScale = orDefault(cfg.TFBScale, defaultTFBScale)
 	cfg.Steps = orDefault(cfg.Steps, DefaultStepsFor(t))
 	sh := &shared{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed, target: t.Header.Violation.Fingerprint,
-		mode: mode, fp: fingerprint.For(sys, cfg.Fingerprint), table: passTable(), start: time.Now()}
+		mode: mode, fp: fingerprint.For(sys, cfg.Fingerprint), table: passTable(), failures: &failures{}, start: time.Now()}
+	if cfg.patchTable != nil {
+		cfg.patchTable(sh.table)
+	}
 	var err error
 	if sh.resolved, err = sys.Resolve(sh.opts); err != nil {
 		return nil, fmt.Errorf("minimize: %w", err)

@@ -109,38 +109,26 @@ func (m *minimizer) postpone(ctx context.Context) error {
 // lateStarts reports whether the best trace is short, forks, and ends with a
 // start or restart of an actor it starts before (late-start).
 func (m *minimizer) lateStarts(ctx context.Context) bool {
-	_, ok := lateActor(m.snapshotBest())
-	return ok && m.shortForks(ctx, StageLateStart)
+	return lateActor(m.snapshotBest()) != "" && m.shortForks(ctx, StageLateStart)
 }
 
-// lateActor returns the actor whose start or restart ends t, if t starts it before.
-func lateActor(t *record.Trace) (record.ActorID, bool) {
-	if len(t.Events) == 0 {
-		return "", false
+// lateActor returns the actor whose start or restart ends t if t starts it before, else "".
+func lateActor(t *record.Trace) record.ActorID {
+	n := len(t.Events)
+	if n == 0 || !slices.Contains([]record.Kind{record.Start, record.Restart}, t.Events[n-1].Kind) ||
+		!slices.ContainsFunc(t.Events[:n-1], func(e record.Event) bool { return e.Kind == record.Start && e.Actor == t.Events[n-1].Actor }) {
+		return ""
 	}
-	last := t.Events[len(t.Events)-1]
-	if last.Kind != record.Start && last.Kind != record.Restart {
-		return "", false
-	}
-	return last.Actor, slices.ContainsFunc(t.Events[:len(t.Events)-1], func(e record.Event) bool {
-		return e.Kind == record.Start && e.Actor == last.Actor
-	})
+	return t.Events[n-1].Actor
 }
 
-// lateStart runs one call of the late-start pass. When a violation shows as
-// an actor (re)starts, the cheapest route often starts that actor late: what
-// the others sent it before never arrives, and it meets the cluster in the
-// state the violation needs. The best trace may instead start it early and
-// wipe what it received with a restart, or take it through more terms. Like
-// postpone, the search continues the plan without the actor's start, but
-// with every delivery to or from the actor left out too (it did not run),
-// so the plan is followed as far as the other actors' route goes; from the
-// last cuts it follows, a deeper search than postpone's adds what that
-// route still needs, often a step that makes another actor send what it
-// held back.
+// lateStart runs one call of the late-start pass: postpone's search for the
+// actor whose (re)start shows the violation, with its deliveries left out
+// too (it did not run), so that the plan is followed as far as the others'
+// route goes, and deeper, from the last cuts (docs/minimization.md).
 func (m *minimizer) lateStart(ctx context.Context) error {
 	base := m.snapshotBest()
-	x, _ := lateActor(base)
+	x := lateActor(base)
 	var edits []edit
 	var moved []record.Event
 	for i, e := range base.Events {
