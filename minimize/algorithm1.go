@@ -13,10 +13,9 @@ import (
 // nil (a study passes a dpor.Checker's Check configured as it measures).
 type Check func(ctx context.Context, plan dpor.Plan) (*record.Trace, error)
 
-// DDMin runs delta debugging alone on t (the paper's Algorithm 1, for
-// studies) as ddmin-externals, or ddmin-internals when internals, every
-// delivery a wildcard when wild. It returns the smallest reproducing trace
-// found (t when none; the best so far on an error) and the checks made.
+// DDMin runs delta debugging alone on t (the paper's Algorithm 1, for studies) as ddmin-externals,
+// or ddmin-internals when internals, every delivery a wildcard when wild. It returns the smallest
+// reproducing trace found (t when none; the best so far on an error) and the checks made.
 func DDMin(ctx context.Context, fp *fingerprint.Fingerprinter, t *record.Trace, internals, wild bool, check Check) (*record.Trace, int, error) {
 	wildFrom := -1
 	if wild {

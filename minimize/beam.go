@@ -7,10 +7,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The beam (docs/minimization.md, "The searches"): the removal tier is
-// greedy, so the route it commits to early decides the local minimum. The
-// beam pass descends in a fork from each start (starts), once, each with
-// the pass's share of the steps left when it begins.
+// The beam (docs/minimization.md, "The searches"): the removal tier is greedy, so the route it
+// commits to early decides the local minimum. The beam pass descends in a fork from each start
+// (starts), once, each with the pass's share of the steps left when it begins.
 
 // beamStart is one start of the beam: a trace and the removal order it descends in.
 type beamStart struct {
@@ -25,10 +24,9 @@ type removalOrder struct {
 	removals        bool
 }
 
-// removalOrders are the beam's starts from the trace after provenance: the
-// first descends fully, internal events first; the others run the removal
-// tier alone in other orders (the first removals fix the route the rest
-// refines), each within the steps the first's removal calls took.
+// removalOrders are the beam's starts from the trace after provenance: the first descends fully,
+// internal events first; the others run the removal tier alone in other orders (the first removals
+// fix the route the rest refines), each within the steps the first's removal calls took.
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}},
@@ -60,10 +58,9 @@ func (m *minimizer) hasStarts(context.Context) bool {
 	return m.kept != nil || m.unstarted()
 }
 
-// beam runs the driver's tiers on each start (starts) in a fork. Its first
-// call, before the best trace's own descent, keeps its smallest result aside
-// (kept) for the next call to offer: offered at once, it could take the
-// moves' place. Only a strictly smaller total is kept or offered: a tie
+// beam runs the driver's tiers on each start (starts) in a fork. Its first call, before the best
+// trace's own descent, keeps its smallest result aside (kept) for the next call to offer: offered
+// at once, it could take the moves' place. Only a strictly smaller total is kept or offered: a tie
 // keeps the earlier start's result.
 func (m *minimizer) beam(ctx context.Context) error {
 	if t := m.kept; m.descending && t != nil {
@@ -139,10 +136,9 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	return f
 }
 
-// untilStall makes fork f, a full descent from a start, end each call at its
-// own stall point (counted from the fork's start, as m's from the run's),
-// within the start's share: a call that stops paying leaves the rest of the
-// share to the calls after it (docs/minimization.md, the beam).
+// untilStall makes fork f, a full descent from a start, end each call at its own stall point
+// (counted from the fork's start, as m's from the run's), within the start's share: a call that
+// stops paying leaves the rest of the share to the calls after it (docs/minimization.md, the beam).
 func (f *minimizer) untilStall(m *minimizer) {
 	f.noStall, f.stallFloor = false, m.stallFloor
 	f.uncounted.Store(f.steps.Load())

@@ -11,10 +11,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// checked remembers candidates whose check found nothing, with the
-// schedules it ran: a check is a deterministic function of its plan and
-// settings, and its schedules count as if it ran again, so the cache
-// changes no result. Two generations of checkedCap keys bound its memory.
+// checked remembers candidates whose check found nothing, with the schedules it ran: a check is a
+// deterministic function of its plan and settings, and its schedules count as if it ran again, so
+// the cache changes no result. Two generations of checkedCap keys bound its memory.
 type checked struct {
 	mu       sync.Mutex
 	cur, old map[checkKey]int32 // key → schedules the check ran

@@ -125,10 +125,9 @@ func (m *minimizer) order(tier Tier) []string {
 	return out
 }
 
-// call runs one call of the pass named name on the best trace, when it
-// applies and is not left out, and reports whether the best trace got
-// smaller. Strategy nodiverge runs the removals only: the other passes
-// build schedules outside the checks, which would diverge.
+// call runs one call of the pass named name on the best trace, when it applies and is not left out,
+// and reports whether the best trace got smaller. Strategy nodiverge runs the removals only: the
+// other passes build schedules outside the checks, which would diverge.
 func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err

@@ -8,9 +8,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// externalUnits groups the external events' indices into the units removed
-// together: a partition with its heal, a wait marker with the external
-// event before it; every other external event alone.
+// externalUnits groups the external events' indices into the units removed together: a partition
+// with its heal, a wait marker with the external event before it; every other external event alone.
 func externalUnits(events []record.Event) [][]int {
 	var units [][]int
 	unitOf := map[int]int{} // event index → unit

@@ -11,10 +11,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Gather moves make one round do what two rounds did (docs/minimization.md,
-// "The moves"). A gather move, for a timer firing i at actor x after which
-// x handles an external message (first delivered at d), a later external
-// send k of that type delivered after d (to y), and another member v (the
+// Gather moves make one round do what two rounds did (docs/minimization.md, "The moves"). A gather
+// move, for a timer firing i at actor x after which x handles an external message (first delivered
+// at d), a later external send k of that type delivered after d (to y), and another member v (the
 // "late" member), builds the plan:
 //
 //   - the trace up to d, without v's start unit (startUnit) and without
@@ -24,9 +23,8 @@ import (
 //   - the deliveries of the causal cone of k's delivery (timers left out),
 //     x and y trading places, each one sent by x preceded by a copy to v.
 //
-// The rest is left out; the deliveries from v's old start on are
-// wildcards. The plan is also tried relabelled by every symmetry of it, so
-// that the roles can land on the actors the violation names.
+// The rest is left out; the deliveries from v's old start on are wildcards. The plan is also tried
+// relabelled by every symmetry of it, so that the roles can land on the actors the violation names.
 
 // gatherPlan is one gather move's plan before relabelling, wildcards from wild.
 type gatherPlan struct {

@@ -12,10 +12,9 @@ import (
 // afterwards are often there because of the role the round gave it (commands
 // sent to a leader): a handover move gives both to another actor (swapRound).
 //
-// handoverEdits lists the handover moves of events: for every timer firing
-// and every other started actor, the handover with every such message
-// (full; thin when there is none: the timer alone fires elsewhere); then,
-// for every timer firing, every pair of other started actors trade parts.
+// handoverEdits lists the handover moves of events: for every timer firing and every other started
+// actor, the handover with every such message (full; thin when there is none: the timer alone fires
+// elsewhere); then, for every timer firing, every pair of other started actors trade parts.
 func handoverEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out, swaps []edit
@@ -59,19 +58,17 @@ func handedSends(events []record.Event, i int) []int {
 type roundForm int
 
 const (
-	// fullRound: the causal cones of the timer and of the external
-	// messages, later timer firings excluded (they start rounds of their
-	// own); every delivery stays in the plan.
+	// fullRound: the causal cones of the timer and of the external messages, later timer firings
+	// excluded (they start rounds of their own); every delivery stays in the plan.
 	fullRound roundForm = iota
 	// thinRound: the same cones, with their deliveries from or to a third
 	// actor (neither x nor y) left out of the plan (left pending).
 	thinRound
 )
 
-// swapRound makes x and y trade places as senders and receivers in the round
-// of the timer at i (with x the timer's actor, a handover to y): the timer
-// firing, the sends' messages and their causal cones' deliveries, those with a
-// third actor left pending in the thin form (they may block FIFO queues).
+// swapRound makes x and y trade places as senders and receivers in the round of the timer at i (with x
+// the timer's actor, a handover to y): the timer firing, the sends' messages and their causal cones'
+// deliveries, those with a third actor left pending in the thin form (they may block FIFO queues).
 func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		p := slices.Clone(bp)

@@ -217,10 +217,9 @@ func causalCone(events []record.Event, i int) []int {
 	return out
 }
 
-// oneAtATime tries, with type-fingerprint backtracks, removing every causal
-// cone (of a timer firing, or of any delivery off FIFO), every delivery
-// (queueSuffix), every external unit and each event of one, and on short
-// traces every pair of units; later deliveries wildcards.
+// oneAtATime tries, with type-fingerprint backtracks, removing every causal cone (of a timer
+// firing, or of any delivery off FIFO), every delivery (queueSuffix), every external unit and each
+// event of one, and on short traces every pair of units; later deliveries wildcards.
 func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.fifo()
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {

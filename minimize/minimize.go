@@ -1,17 +1,14 @@
-// Package minimize turns a failing trace into a minimal causal sequence: a
-// trace that still triggers the same violation (same violation fingerprint)
-// with as few external events, deliveries and message contents as can be
-// found within a step budget: the DEMi paper's §3 and Appendix A, and
-// more (docs/minimization.md says how and why).
+// Package minimize turns a failing trace into a minimal causal sequence: a trace that still
+// triggers the same violation (same violation fingerprint) with as few external events, deliveries
+// and message contents as can be found within a step budget: the DEMi paper's §3 and Appendix A,
+// and more (docs/minimization.md says how and why).
 //
-// Every candidate trace is checked by running it (package dpor), so every
-// best trace is exact and replayable. The input is replayed exactly first
-// (initial; on long traces a short window of it, window.go) and the result
-// last (final). In between, one driver (driver.go) runs the passes of one
-// table (passes.go) in four tiers: removals take events away, moves change
-// the route and descend from there, searches look further, cleanup runs
-// once at the end. The removals run to a fixpoint, then the moves until one
-// helps, then the searches; any success goes back to the removals:
+// Every candidate trace is checked by running it (package dpor), so every best trace is exact and
+// replayable. The input is replayed exactly first (initial; on long traces a short window of it,
+// window.go) and the result last (final). In between, one driver (driver.go) runs the passes of one
+// table (passes.go) in four tiers: removals take events away, moves change the route and descend
+// from there, searches look further, cleanup runs once at the end. The removals run to a fixpoint,
+// then the moves until one helps, then the searches; any success goes back to the removals:
 //
 //   - provenance (removal): deliveries outside the violation's causal past.
 //   - ddmin-externals (removal): delta debugging over the external events.
@@ -34,12 +31,11 @@
 //   - optimum (search; needs optimal.Forks): the exact search of every subsequence of the externals, given up if it can't finish.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
-// Work is counted in steps (one event of one schedule a check runs), never
-// in time: Config.Steps bounds all of it, each pass call may use its share of
-// what remains (a whole-scan pass cut short gets one more call with twice it
-// before the run ends), and the run stops on stall (driver.go), so the result
-// depends on the input and the step budget alone, not on Workers or load.
-// A run, given a system and a trace that records a violation:
+// Work is counted in steps (one event of one schedule a check runs), never in time: Config.Steps
+// bounds all of it, each pass call may use its share of what remains (a whole-scan pass cut short
+// gets one more call with twice it before the run ends), and the run stops on stall (driver.go), so
+// the result depends on the input and the step budget alone, not on Workers or load. A run, given a
+// system and a trace that records a violation:
 //
 //	res, err := minimize.Run(ctx, sys, trace, minimize.Config{})
 //	// res.Trace: the smallest trace found; res.Passes: what each pass did.
@@ -124,9 +120,8 @@ type Result struct {
 	Passes      []PassStats   // the stage rows summed up per pass, in the pass table's order
 	Pace        []PacePoint   // the best size after each improvement
 	Interrupted bool          // ctx was cancelled; Trace is the best so far
-	// Failures are the pass calls that failed (an internal error, please
-	// report it): each such pass was left out for the rest of the run,
-	// which went on from the best trace so far.
+	// Failures are the pass calls that failed (an internal error, please report it): each such pass
+	// was left out for the rest of the run, which went on from the best trace so far.
 	Failures []string
 	// OutOfTime: Config.Budget ended the run before the step budget did;
 	// a faster machine or a larger budget may do better.
@@ -261,18 +256,15 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.recordPace(true)
 	m.endStage()
 	m.offer(win)
-
 	if err := m.newChecks(); err != nil {
 		return nil, err
 	}
-
 	stop := m.startProgress()
 	m.noStall = false
 	runErr := m.drive(deadline)
 	outOfTime := ctx.Err() == nil && deadline.Err() != nil
 	cancel()
 	stop()
-
 	res := &Result{Interrupted: ctx.Err() != nil, OutOfTime: outOfTime}
 	if runErr != nil && !errors.Is(runErr, context.Canceled) && !errors.Is(runErr, context.DeadlineExceeded) {
 		return nil, runErr
@@ -545,10 +537,9 @@ func (m *minimizer) firstKept(ctx context.Context, n int, s checkSettings, gen c
 	})
 }
 
-// firstTrace runs try for candidates 0..n-1 on the workers and returns the
-// lowest index whose try returned a trace, and that trace, or -1. A chunk
-// counts the steps of its candidates up to its first success, as a
-// sequential scan would; the next runs only while steps are below end().
+// firstTrace runs try for candidates 0..n-1 on the workers and returns the lowest index whose try
+// returned a trace, and that trace, or -1. A chunk counts the steps of its candidates up to its
+// first success, as a sequential scan would; the next runs only while steps are below end().
 func (m *minimizer) firstTrace(ctx context.Context, n, chunk int, try attempt) (int, *record.Trace, error) {
 	for lo := 0; lo < n; lo += chunk {
 		if m.steps.Load() >= m.end() {

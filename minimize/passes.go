@@ -57,9 +57,8 @@ type limits struct {
 	// suffix-search and postpone search; the schedules of a round-form check.
 	deliveries, schedules int
 	contents              int // the most contents per type retarget takes from record.System.InjectedContents
-	// The searches: states per search in the first of rounds;
-	// identStates from the best trace unedited; a cost makes them end like
-	// the best trace (goal-directed) and bounds what a continuation adds.
+	// The searches: states per search in the first of rounds; identStates from the best trace unedited;
+	// a cost makes them end like the best trace (goal-directed) and bounds what a continuation adds.
 	states, rounds, identStates, cost int
 	firstCut                          bool // the search from the best trace unedited starts at its first cut only
 	lastCuts                          int  // the searches start at the plan's last lastCuts cuts only (0: every cut)
@@ -144,9 +143,8 @@ const DefaultBudget = 3 * time.Minute
 // finalReplayTimeout bounds the final replay, outside the step budget and Budget.
 const finalReplayTimeout = time.Minute
 
-// DefaultSteps is the work budget of a trace of fewer than 5,000
-// deliveries when Config.Steps is 0, in steps: one step is one event of
-// one schedule a check runs (about 2-3 µs of one core).
+// DefaultSteps is the work budget of a trace of fewer than 5,000 deliveries when Config.Steps is 0,
+// in steps: one step is one event of one schedule a check runs (about 2-3 µs of one core).
 const DefaultSteps = 20_000_000
 
 // The budget: every constant that bounds the work of a run or of a way of
@@ -173,11 +171,10 @@ const (
 	// A scan looks at the budget every scanChunk candidates, reorderChunk moves.
 	scanChunk    = 16
 	reorderChunk = 4
-	// A move: one check of reorderSchedules schedules, then a descent of
-	// at most descentChecks checks (an insertion's too), each of
-	// descentSchedules: nearly every removal a descent makes reproduces on
-	// the plan's own schedule, while a removal that fails runs them all
-	// (one alone lost a route on a 5-member protocol: docs/minimization.md).
+	// A move: one check of reorderSchedules schedules, then a descent of at most descentChecks
+	// checks (an insertion's too), each of descentSchedules: nearly every removal a descent makes
+	// reproduces on the plan's own schedule, while a removal that fails runs them all (one alone
+	// lost a route on a 5-member protocol: docs/minimization.md).
 	reorderSchedules = 8
 	descentChecks    = 400
 	descentSchedules = 2

@@ -7,10 +7,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// shrink-contents renames a value of a domain (message type and field path)
-// to a smaller one the domain does not hold, in every external message, so
-// equalities stay; in a Shrinkable message only to zero (a smaller member
-// name would name another member).
+// shrink-contents renames a value of a domain (message type and field path) to a smaller one the
+// domain does not hold, in every external message, so equalities stay; in a Shrinkable message only
+// to zero (a smaller member name would name another member).
 
 // renamer lists the renames of one trace's external messages.
 type renamer struct {

@@ -10,15 +10,13 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// A move changes the best trace without making it smaller (another
-// interleaving, route or target: out of the removals' reach); its plan is
-// checked, a descent then removes events one at a time while they go, and
-// the move is kept when the descent ends smaller (docs/minimization.md).
+// A move changes the best trace without making it smaller (another interleaving, route or target:
+// out of the removals' reach); its plan is checked, a descent then removes events one at a time
+// while they go, and the move is kept when the descent ends smaller (docs/minimization.md).
 
-// reorderWith tries the moves gen lists for the best trace, each with its
-// descent; the first that ends smaller replaces it, until none does. A scan
-// after a success starts at the move that succeeded (wrapping around): the
-// moves before it just failed on a trace one move away, and mostly fail again.
+// reorderWith tries the moves gen lists for the best trace, each with its descent; the first that ends
+// smaller replaces it, until none does. A scan after a success starts at the move that succeeded
+// (wrapping around): the moves before it just failed on a trace one move away, and mostly fail again.
 func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace) []edit) error {
 	at := 0
 	for {
@@ -48,9 +46,8 @@ func (m *minimizer) tryMoves(ctx context.Context, base *record.Trace, moves []ed
 	})
 }
 
-// tryPlan checks plan (broad: an inserted event's, kept as it is when
-// already smaller), then descends from the trace checked. It returns a
-// trace smaller than base, or nil, and the steps it ran.
+// tryPlan checks plan (broad: an inserted event's, kept as it is when already smaller), then descends
+// from the trace checked. It returns a trace smaller than base, or nil, and the steps it ran.
 func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.Trace, plan dpor.Plan, broad bool, seen *descended, chunk int) (*record.Trace, int64, error) {
 	maxSched := reorderSchedules
 	if broad {
@@ -115,10 +112,9 @@ func (d *descended) note(path []passed) {
 	}
 }
 
-// descent removes events from cur, one removal (removals) at a time, while
-// that reproduces, in at most descentChecks checks, and returns the result
-// and its steps. alone (after an insertion): every delivery alone first, then
-// with the rest of its FIFO queue. stop, when set, may end it at any trace.
+// descent removes events from cur, one removal (removals) at a time, while that reproduces, in at most
+// descentChecks checks, and returns the result and its steps. alone (after an insertion): every
+// delivery alone first, then with the rest of its FIFO queue. stop, when set, may end it at any trace.
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {

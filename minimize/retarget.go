@@ -142,9 +142,8 @@ func contentEdits(events []record.Event, contents []record.Message, fp *fingerpr
 	return out
 }
 
-// redirectEdits lists the moves that deliver a message to another started
-// actor, later deliveries reroutable wildcards (a round moves to another
-// quorum member).
+// redirectEdits lists the moves that deliver a message to another started actor, later deliveries
+// reroutable wildcards (a round moves to another quorum member).
 func redirectEdits(events []record.Event) []edit {
 	actors := startedActors(events)
 	var out []edit
@@ -165,10 +164,9 @@ func redirectEdits(events []record.Event) []edit {
 	return out
 }
 
-// timerEdits lists the moves that fire a timer of an external message's
-// receiver in place of its delivery, the send left out, wildcards after:
-// many external messages a fuzzer sends only wake their actor (it sends what
-// it had pending, or takes its next step), which any of its timers does
+// timerEdits lists the moves that fire a timer of an external message's receiver in place of its
+// delivery, the send left out, wildcards after: many external messages a fuzzer sends only wake
+// their actor (it sends what it had pending, or takes its next step), which any of its timers does
 // without an external event. timers are the input's (firstTimers), readdressed.
 func timerEdits(events, timers []record.Event) []edit {
 	var out []edit
@@ -203,11 +201,10 @@ func firstTimers(events []record.Event) []record.Event {
 	return out
 }
 
-// earlierEdits lists at most most moves that take an external message (send
-// and delivery) to an earlier position p, another external event after p left
-// out: a message that comes earlier can make a later event useless, while that
-// event, left in, breaks the new route (a crash-restart drops what the earlier
-// message had its actor send), so a move alone fails and never descends.
+// earlierEdits lists at most most moves that take an external message (send and delivery) to an
+// earlier position p, another external event after p left out: a message that comes earlier can
+// make a later event useless, while that event, left in, breaks the new route (a crash-restart
+// drops what the earlier message had its actor send), so a move alone fails and never descends.
 func earlierEdits(events []record.Event, most int) []edit {
 	units := externalUnits(events)
 	var out []edit

@@ -12,9 +12,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The search passes (docs/minimization.md, "The searches") share searchCuts:
-// exact searches (optimal.SearchFrom) from cuts of a prefix for the
-// cheapest continuation below the best trace's size.
+// The search passes (docs/minimization.md, "The searches") share searchCuts: exact searches
+// (optimal.SearchFrom) from cuts of a prefix for the cheapest continuation below the best trace's size.
 
 // searches reports whether the best trace's runs fork.
 func (m *minimizer) searches(ctx context.Context) bool {
@@ -50,10 +49,9 @@ func (m *minimizer) cutSearch(ctx context.Context) error {
 	return err
 }
 
-// optimum runs one call of the optimum pass: the exact search over the
-// subsequences of the best trace's external events (the leading ones too: a
-// route may need one actor fewer, or another's turn first) and every schedule
-// of the deliveries they enable, for a cost below its own, within its states.
+// optimum runs one call of the optimum pass: the exact search over the subsequences of the best trace's
+// external events (the leading ones too: a route may need one actor fewer, or another's turn first) and
+// every schedule of the deliveries they enable, for a cost below its own, within its states.
 func (m *minimizer) optimum(ctx context.Context) error {
 	base := m.snapshotBest()
 	left := m.searchStepsLeft()
@@ -90,10 +88,9 @@ func (m *minimizer) postpones(ctx context.Context) bool {
 		m.shortForks(ctx, StagePostpone)
 }
 
-// postpone runs one call of the postpone pass: for each start of the best
-// trace, the searches from the cuts of its plan without it (followed until a
-// delivery is missing), the start to apply again anywhere after the cut: a
-// later start drops what was sent to its actor before, a route no plan follows.
+// postpone runs one call of the postpone pass: for each start of the best trace, the searches from the
+// cuts of its plan without it (followed until a delivery is missing), the start to apply again anywhere
+// after the cut: a later start drops what was sent to its actor before, a route no plan follows.
 func (m *minimizer) postpone(ctx context.Context) error {
 	base := m.snapshotBest()
 	var edits []edit
@@ -122,10 +119,9 @@ func lateActor(t *record.Trace) record.ActorID {
 	return t.Events[n-1].Actor
 }
 
-// lateStart runs one call of the late-start pass: postpone's search for the
-// actor whose (re)start shows the violation, with its deliveries left out
-// too (it did not run), so that the plan is followed as far as the others'
-// route goes, and deeper, from the last cuts (docs/minimization.md).
+// lateStart runs one call of the late-start pass: postpone's search for the actor whose (re)start
+// shows the violation, with its deliveries left out too (it did not run), so that the plan is
+// followed as far as the others' route goes, and deeper, from the last cuts (docs/minimization.md).
 func (m *minimizer) lateStart(ctx context.Context) error {
 	base := m.snapshotBest()
 	x := lateActor(base)
@@ -160,13 +156,12 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 	return err
 }
 
-// searchCuts searches from the cuts of the prefixes of base's edited plans
-// and of base itself, cheapest first, and offers and returns the first trace
-// found. With moved (postpone), edit k has left out moved[k], which its
-// searches may apply again, and base itself is not searched. With a cost in
-// lim (postpone, suffix-search) the searches end like base, add at most
-// lim.cost and keep the plan's later external events to apply or leave out;
-// otherwise base is searched in one round of identStates (lim.firstCut: from its first cut alone).
+// searchCuts searches from the cuts of the prefixes of base's edited plans and of base itself,
+// cheapest first, and offers and returns the first trace found. With moved (postpone), edit k has
+// left out moved[k], which its searches may apply again, and base itself is not searched. With a
+// cost in lim (postpone, suffix-search) the searches end like base, add at most lim.cost and keep
+// the plan's later external events to apply or leave out; otherwise base is searched in one round
+// of identStates (lim.firstCut: from its first cut alone).
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved []record.Event, lim limits) (*record.Trace, error) {
 	if moved == nil {
 		edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })

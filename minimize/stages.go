@@ -2,9 +2,8 @@ package minimize
 
 import "fmt"
 
-// Stage names (StageStats.Name, Progress.Stage): every name but
-// StageInitial and StageFinal is a pass of the pass table (passes.go); a
-// pass's later calls are named RoundStage(name, n).
+// Stage names (StageStats.Name, Progress.Stage): every name but StageInitial and StageFinal is a
+// pass of the pass table (passes.go); a pass's later calls are named RoundStage(name, n).
 const (
 	// StageInitial replays the input exactly; it must reproduce its violation.
 	StageInitial = "initial"
