@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,31 +133,41 @@ func registerTrace(t *testing.T, sys *record.System) *record.Trace {
 // costing nothing (demi optimal's two modes). It is a 0-1 breadth-first
 // search: states are popped in order of cost, each once.
 func bfsOptimum(t *testing.T, sys *record.System, tr *record.Trace, subsets bool, maxCost int) int {
+	return bfsOptimumInserting(t, sys, tr, subsets, maxCost, nil)
+}
+
+// bfsOptimumInserting is bfsOptimum with insert (with subsets): one event to
+// apply at most once, at any step, for a cost of 1 (optimal.Config.Insert).
+func bfsOptimumInserting(t *testing.T, sys *record.System, tr *record.Trace, subsets bool, maxCost int, insert *record.Event) int {
 	t.Helper()
 	exts := tr.Externals()
 	want := tr.Header.Violation.Fingerprint
 	type step struct {
-		ext int          // index into exts, or -1
-		id  record.MsgID // the delivery, when ext < 0
+		ext int          // index into exts, -1 for a delivery, -2 for insert
+		id  record.MsgID // the delivery, when ext == -1
 	}
 	type node struct {
-		path []step
-		next int // the next external event that may still be applied
-		cost int
+		path     []step
+		next     int // the next external event that may still be applied
+		cost     int
+		inserted bool
 	}
 	replay := func(path []step) *record.Sim {
 		sim, err := record.NewSim(sys, tr.Header.OptionMap(), tr.Header.Seed)
 		require.NoError(t, err)
 		for _, s := range path {
-			if s.ext >= 0 {
+			switch {
+			case s.ext >= 0:
 				require.NoError(t, sim.Apply(exts[s.ext]))
-			} else {
+			case s.ext == -2:
+				require.NoError(t, sim.Apply(*insert))
+			default:
 				require.NoError(t, sim.Deliver(s.id))
 			}
 		}
 		return sim
 	}
-	key := func(sim *record.Sim, next int) string {
+	key := func(sim *record.Sim, next int, inserted bool) string {
 		var b strings.Builder
 		for _, id := range sim.Members() {
 			fmt.Fprintf(&b, "%s=%+v;", id, sim.View().Actor(id))
@@ -164,7 +175,7 @@ func bfsOptimum(t *testing.T, sys *record.System, tr *record.Trace, subsets bool
 		for _, p := range sim.InFlight() {
 			fmt.Fprintf(&b, "%s>%s:%T%+v;", p.From, p.To, p.Msg, p.Msg)
 		}
-		fmt.Fprintf(&b, "next=%d", next)
+		fmt.Fprintf(&b, "next=%d inserted=%v", next, inserted)
 		return b.String()
 	}
 	extCost := 0
@@ -186,13 +197,13 @@ func bfsOptimum(t *testing.T, sys *record.System, tr *record.Trace, subsets bool
 			}
 			continue
 		}
-		k := key(sim, n.next)
+		k := key(sim, n.next, n.inserted)
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
 		grow := func(s step, next, cost int) {
-			c := node{path: append(append([]step(nil), n.path...), s), next: next, cost: n.cost + cost}
+			c := node{path: append(append([]step(nil), n.path...), s), next: next, cost: n.cost + cost, inserted: n.inserted || s.ext == -2}
 			if cost == 0 {
 				deque = append([]node{c}, deque...)
 			} else {
@@ -208,6 +219,9 @@ func bfsOptimum(t *testing.T, sys *record.System, tr *record.Trace, subsets bool
 		}
 		for j := n.next; j < last; j++ {
 			grow(step{ext: j}, j+1, extCost)
+		}
+		if insert != nil && !n.inserted {
+			grow(step{ext: -2}, n.next, 1)
 		}
 	}
 	return -1
@@ -248,6 +262,53 @@ func TestSearchAgreesWithBreadthFirst(t *testing.T) {
 			require.NoError(t, err)
 			require.NotNil(t, res.Trace)
 			require.Equal(t, bfs, foundCost(t, sys, res, c.subsets), "demi optimal agrees with breadth-first search")
+		})
+	}
+}
+
+// TestSearchFromInsertAgreesWithBreadthFirst compares SearchFrom with an
+// inserted event (Config.Insert) against the independent breadth-first
+// search: one actor's start is taken out of the trace and given to insert,
+// so the search chooses where, if anywhere, it starts; a start drops what
+// was sent to the actor before it, so the order of the start and the
+// others' deliveries matters. In the register the late replica is not
+// needed; in lateSystem's relay (prefix_test.go) the only reproducer starts
+// b after a delivery that sends to it.
+func TestSearchFromInsertAgreesWithBreadthFirst(t *testing.T) {
+	t.Run("relay", func(t *testing.T) {
+		sys, tr, lacking := lateCase(t)
+		start := record.StartEvent("b")
+		bfs := bfsOptimumInserting(t, sys, lacking, true, len(tr.Events), &start)
+		require.Equal(t, len(tr.Events), bfs, "the breadth-first optimum: the trace's own schedule")
+		res, err := optimal.SearchFrom(context.Background(), sys, lacking, 0, optimal.Config{Subsets: true, TotalBound: len(tr.Events), Insert: []record.Event{start}})
+		require.NoError(t, err)
+		require.Equal(t, bfs, foundCost(t, sys, res, true), "SearchFrom with Insert agrees with breadth-first search")
+	})
+	for _, c := range []struct {
+		n, need int
+		sem     record.Semantics
+	}{
+		{3, 2, record.FIFO},
+		{3, 2, record.Unordered},
+		{3, 3, record.FIFO},
+	} {
+		t.Run(fmt.Sprintf("%d replicas, need %d, %v", c.n, c.need, c.sem), func(t *testing.T) {
+			sys := registerSystem(c.n, c.need, c.sem)
+			tr := registerTrace(t, sys)
+			late := sys.Members(nil)[c.n-1]
+			at := slices.IndexFunc(tr.Events, func(e record.Event) bool { return e.Kind == record.Start && e.Actor == late })
+			require.GreaterOrEqual(t, at, 0)
+			lacking := *tr
+			lacking.Events = slices.Delete(slices.Clone(tr.Events), at, at+1)
+			lacking.Recount()
+			start := record.StartEvent(late)
+			most := tr.Header.Deliveries + tr.Header.Externals
+			bfs := bfsOptimumInserting(t, sys, &lacking, true, most, &start)
+			t.Logf("breadth-first optimum with %s's start to insert: %d", late, bfs)
+			require.Positive(t, bfs)
+			res, err := optimal.SearchFrom(context.Background(), sys, &lacking, 0, optimal.Config{Subsets: true, TotalBound: most, Insert: []record.Event{start}})
+			require.NoError(t, err)
+			require.Equal(t, bfs, foundCost(t, sys, res, true), "SearchFrom with Insert agrees with breadth-first search")
 		})
 	}
 }

@@ -200,6 +200,24 @@ func lateSystem() *record.System {
 // found the reproducer and then failed to find it again ("a bound's
 // reproducer was not found again", which ended a minimization).
 func TestSearchFromOrdersTheInsertedEvent(t *testing.T) {
+	sys, tr, lacking := lateCase(t)
+	res, err := optimal.SearchFrom(context.Background(), sys, lacking, 1, optimal.Config{Subsets: true,
+		TotalBound: len(tr.Events) - 1, Insert: []record.Event{record.StartEvent("b")}})
+	require.NoError(t, err)
+	require.NotNil(t, res.Trace)
+	assert.Equal(t, len(tr.Events), len(res.Trace.Events), "the trace's own schedule is the cheapest")
+	at := slices.IndexFunc(res.Trace.Events, func(e record.Event) bool { return e.Kind == record.Start && e.Actor == "b" })
+	ping := slices.IndexFunc(res.Trace.Events, func(e record.Event) bool { return e.Kind == record.Deliver && e.Msg == Ping{N: 1} })
+	assert.Less(t, ping, at, "the first Ping is delivered before b starts")
+	r, err := replay.Run(context.Background(), sys, res.Trace)
+	require.NoError(t, err)
+	assert.True(t, r.Reproduced)
+}
+
+// lateCase is lateSystem's failing run tr (a started; Ping 1 delivered; b
+// started; Ping 2 and the Notes delivered) and tr without b's start.
+func lateCase(t *testing.T) (*record.System, *record.Trace, *record.Trace) {
+	t.Helper()
 	sys := lateSystem()
 	sim, err := record.NewSim(sys, nil, 0)
 	require.NoError(t, err)
@@ -215,19 +233,9 @@ func TestSearchFromOrdersTheInsertedEvent(t *testing.T) {
 	}
 	tr := sim.Trace(sim.Check())
 	require.Equal(t, "lost-note", tr.Header.Violation.Fingerprint)
-	start := slices.IndexFunc(tr.Events, func(e record.Event) bool { return e.Kind == record.Start && e.Actor == "b" })
+	at := slices.IndexFunc(tr.Events, func(e record.Event) bool { return e.Kind == record.Start && e.Actor == "b" })
 	lacking := *tr
-	lacking.Events = slices.Delete(slices.Clone(tr.Events), start, start+1)
+	lacking.Events = slices.Delete(slices.Clone(tr.Events), at, at+1)
 	lacking.Recount()
-	res, err := optimal.SearchFrom(context.Background(), sys, &lacking, 1, optimal.Config{Subsets: true,
-		TotalBound: len(tr.Events) - 1, Insert: []record.Event{record.StartEvent("b")}})
-	require.NoError(t, err)
-	require.NotNil(t, res.Trace)
-	assert.Equal(t, len(tr.Events), len(res.Trace.Events), "the trace's own schedule is the cheapest")
-	at := slices.IndexFunc(res.Trace.Events, func(e record.Event) bool { return e.Kind == record.Start && e.Actor == "b" })
-	ping := slices.IndexFunc(res.Trace.Events, func(e record.Event) bool { return e.Kind == record.Deliver && e.Msg == Ping{N: 1} })
-	assert.Less(t, ping, at, "the first Ping is delivered before b starts")
-	r, err := replay.Run(context.Background(), sys, res.Trace)
-	require.NoError(t, err)
-	assert.True(t, r.Reproduced)
+	return sys, tr, &lacking
 }
