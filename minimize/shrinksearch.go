@@ -93,14 +93,29 @@ func (m *minimizer) postpones(ctx context.Context) bool {
 // after the cut: a later start drops what was sent to its actor before, a route no plan follows.
 func (m *minimizer) postpone(ctx context.Context) error {
 	base := m.snapshotBest()
+	edits, moved := startEdits(base, "")
+	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StagePostpone))
+}
+
+// startEdits lists the edits that leave out a start of base, and the starts
+// they left out (searchCuts applies them again): every start, or (x set)
+// x's, with every delivery to or from x after it left out too.
+func startEdits(base *record.Trace, x record.ActorID) ([]edit, []record.Event) {
 	var edits []edit
 	var moved []record.Event
-	for i, x := range base.Events {
-		if x.Kind == record.Start {
-			edits, moved = append(edits, removal([]int{i}, -1)), append(moved, record.StartEvent(x.Actor))
+	for i, e := range base.Events {
+		if e.Kind != record.Start || x != "" && e.Actor != x {
+			continue
 		}
+		drop := []int{i}
+		for j := i + 1; x != "" && j < len(base.Events); j++ {
+			if y := base.Events[j]; !y.Kind.IsExternal() && (y.From == x || y.To == x) {
+				drop = append(drop, j)
+			}
+		}
+		edits, moved = append(edits, removal(drop, -1)), append(moved, record.StartEvent(e.Actor))
 	}
-	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StagePostpone))
+	return edits, moved
 }
 
 // lateStarts reports whether the best trace is short, forks, and ends with a
@@ -112,11 +127,14 @@ func (m *minimizer) lateStarts(ctx context.Context) bool {
 // lateActor returns the actor whose start or restart ends t if t starts it before, else "".
 func lateActor(t *record.Trace) record.ActorID {
 	n := len(t.Events)
-	if n == 0 || !slices.Contains([]record.Kind{record.Start, record.Restart}, t.Events[n-1].Kind) ||
-		!slices.ContainsFunc(t.Events[:n-1], func(e record.Event) bool { return e.Kind == record.Start && e.Actor == t.Events[n-1].Actor }) {
+	if n == 0 || t.Events[n-1].Kind != record.Start && t.Events[n-1].Kind != record.Restart {
 		return ""
 	}
-	return t.Events[n-1].Actor
+	x := t.Events[n-1].Actor
+	if !slices.ContainsFunc(t.Events[:n-1], func(e record.Event) bool { return e.Kind == record.Start && e.Actor == x }) {
+		return ""
+	}
+	return x
 }
 
 // lateStart runs one call of the late-start pass: postpone's search for the actor whose (re)start
@@ -124,21 +142,7 @@ func lateActor(t *record.Trace) record.ActorID {
 // followed as far as the others' route goes, and deeper, from the last cuts (docs/minimization.md).
 func (m *minimizer) lateStart(ctx context.Context) error {
 	base := m.snapshotBest()
-	x := lateActor(base)
-	var edits []edit
-	var moved []record.Event
-	for i, e := range base.Events {
-		if e.Kind != record.Start || e.Actor != x {
-			continue
-		}
-		drop := []int{i}
-		for j := i + 1; j < len(base.Events); j++ {
-			if y := base.Events[j]; !y.Kind.IsExternal() && (y.From == x || y.To == x) {
-				drop = append(drop, j)
-			}
-		}
-		edits, moved = append(edits, removal(drop, -1)), append(moved, record.StartEvent(x))
-	}
+	edits, moved := startEdits(base, lateActor(base))
 	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StageLateStart))
 }
 
