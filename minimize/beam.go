@@ -37,8 +37,6 @@ func removalOrders() []removalOrder {
 
 // starts returns the beam's starts unless they ran: the trace after provenance in each removal order.
 func (m *minimizer) starts() []beamStart {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	var out []beamStart
 	if m.unstarted() {
 		for _, o := range removalOrders() {
@@ -48,27 +46,24 @@ func (m *minimizer) starts() []beamStart {
 	return out
 }
 
-// unstarted reports whether the beam's starts can run and have not (m.mu held).
+// unstarted reports whether the beam's starts can run and have not (the beam's state is the driver's alone).
 func (m *minimizer) unstarted() bool { return m.afterProvenance != nil && !m.beamed }
 
 // hasStarts reports whether the beam pass applies: a kept result to offer, or starts not yet run.
 func (m *minimizer) hasStarts(context.Context) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	return m.kept != nil || m.unstarted()
 }
 
 // beam runs the driver's tiers on each start (starts) in a fork. Its first call, before the best
 // trace's own descent, keeps its smallest result aside (kept) for the next call to offer: offered
-// at once, it could take the moves' place. Only a strictly smaller total is kept or offered: a tie
-// keeps the earlier start's result.
+// at once, it could take the moves' place; the driver offers it sooner when the removals leave the
+// best trace lead times its size (offerKept). Only a strictly smaller total is kept or offered: a
+// tie keeps the earlier start's result.
 func (m *minimizer) beam(ctx context.Context) error {
-	if t := m.kept; m.descending && t != nil {
-		m.kept = nil
-		if total(t) < total(m.snapshotBest()) && m.offer(t) {
-			return nil
-		}
+	if m.offerKept(1) {
+		return nil
 	}
+	m.kept = nil // offered once
 	share := passNamed(m.table, StageBeam).Share
 	var first *minimizer // the first removal order's fork, once descended
 	starts := m.starts()
@@ -115,6 +110,16 @@ func (m *minimizer) beam(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// offerKept offers the kept result, once, when the best trace is more than lead times its size (the
+// driver asks with the beam's lead at each fixpoint of the removals); it reports whether it became the best.
+func (m *minimizer) offerKept(lead int) bool {
+	if t := m.kept; m.descending && t != nil && lead*total(t) < total(m.snapshotBest()) {
+		m.kept = nil
+		return m.offer(t)
+	}
+	return false
 }
 
 // fork returns a minimizer from best that shares m's checkers (m waits),

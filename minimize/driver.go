@@ -34,9 +34,7 @@ func (m *minimizer) drive(ctx context.Context) error {
 	m.uncounted.Store(m.steps.Load() - start)
 	m.descending = true
 	err := m.descend(ctx)
-	if t := m.kept; t != nil && total(t) < total(m.snapshotBest()) {
-		m.offer(t) // the budget or an interrupt ended the descent before the beam's call
-	}
+	m.offerKept(1) // the budget or an interrupt ended the descent before the beam's call
 	if err != nil {
 		return err
 	}
@@ -56,6 +54,9 @@ func (m *minimizer) descend(ctx context.Context) error {
 		}
 		if m.removalsOnly {
 			return nil
+		}
+		if m.offerKept(m.limitsOf(StageBeam).lead) {
+			continue
 		}
 		improved, err := m.round(ctx, Move, true)
 		if err == nil && !improved {
