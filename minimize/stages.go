@@ -23,6 +23,7 @@ const (
 	StageSuffixSearch       = "suffix-search"
 	StagePostpone           = "postpone"
 	StageLateStart          = "late-start"
+	StageLateSend           = "late-send"
 	StageCutSearch          = "cut-search"
 	StageOptimum            = "optimum"
 	StageShrinkSearch       = "shrink-search"
