@@ -118,44 +118,6 @@ func startEdits(base *record.Trace, x record.ActorID) ([]edit, []record.Event) {
 	return edits, moved
 }
 
-// lateSends reports whether the best trace is short, forks, and ends with the delivery of an external
-// message (the violation shows as a client's message arrives) with a send before it (late-send).
-func (m *minimizer) lateSends(ctx context.Context) bool {
-	t := m.snapshotBest()
-	n := len(t.Events)
-	if n == 0 || !externalMessage(t.Events, n-1) {
-		return false
-	}
-	edits, _ := sendEdits(t)
-	return len(edits) > 0 && m.shortForks(ctx, StageLateSend)
-}
-
-// sendEdits lists, for each external send of base before the one whose delivery ends it, the removal
-// of the send with every delivery it caused, directly or not, and the sends (searchCuts applies them again).
-func sendEdits(base *record.Trace) (edits []edit, moved []record.Event) {
-	for i, e := range base.Events[:base.Events[len(base.Events)-1].Cause] {
-		if e.Kind != record.Send {
-			continue
-		}
-		cone, drop := map[int]bool{i: true}, []int{i}
-		for j := i + 1; j < len(base.Events); j++ {
-			if y := base.Events[j]; !y.Kind.IsExternal() && cone[y.Cause] {
-				cone[j], drop = true, append(drop, j)
-			}
-		}
-		edits, moved = append(edits, removal(drop, -1)), append(moved, e)
-	}
-	return edits, moved
-}
-
-// lateSend runs one call of the late-send pass: late-start's search with an external message and what
-// it caused left out, the message sent again after the cut (docs/minimization.md).
-func (m *minimizer) lateSend(ctx context.Context) error {
-	base := m.snapshotBest()
-	edits, moved := sendEdits(base)
-	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StageLateSend))
-}
-
 // lateStarts reports whether the best trace is short, forks, and ends with a
 // start or restart of an actor it starts before (late-start).
 func (m *minimizer) lateStarts(ctx context.Context) bool {
