@@ -112,16 +112,6 @@ func (m *minimizer) beam(ctx context.Context) error {
 	return nil
 }
 
-// offerKept offers the kept result, once, when the best trace is more than lead times its size (the
-// driver asks with the beam's lead at each fixpoint of the removals); it reports whether it became the best.
-func (m *minimizer) offerKept(lead int) bool {
-	if t := m.kept; m.descending && t != nil && lead*total(t) < total(m.snapshotBest()) {
-		m.kept = nil
-		return m.offer(t)
-	}
-	return false
-}
-
 // fork returns a minimizer from best that shares m's checkers (m waits),
 // with the steps m's running call may still use, leaving out what m leaves
 // out, the search tier, provenance and ddmin-externals (-wild does its work).

@@ -71,6 +71,16 @@ func (m *minimizer) descend(ctx context.Context) error {
 	}
 }
 
+// offerKept offers the kept result, once, when the best trace is more than lead times its size (the
+// driver asks with the beam's lead at each fixpoint of the removals); it reports whether it became the best.
+func (m *minimizer) offerKept(lead int) bool {
+	if t := m.kept; m.descending && t != nil && lead*total(t) < total(m.snapshotBest()) {
+		m.kept = nil
+		return m.offer(t)
+	}
+	return false
+}
+
 // round calls the passes of tier once each and reports whether one made
 // the best trace smaller (untilSuccess: stopping at the first).
 func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bool, error) {
