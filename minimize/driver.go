@@ -51,12 +51,10 @@ func (m *minimizer) descend(ctx context.Context) error {
 			if again, err = m.round(ctx, Removal, false); err != nil {
 				return err
 			}
+			again = m.offerKept(m.limitsOf(StageBeam).lead) || again
 		}
 		if m.removalsOnly {
 			return nil
-		}
-		if m.offerKept(m.limitsOf(StageBeam).lead) {
-			continue
 		}
 		improved, err := m.round(ctx, Move, true)
 		if err == nil && !improved {
@@ -72,7 +70,7 @@ func (m *minimizer) descend(ctx context.Context) error {
 }
 
 // offerKept offers the kept result, once, when the best trace is more than lead times its size (the
-// driver asks with the beam's lead at each fixpoint of the removals); it reports whether it became the best.
+// driver asks with the beam's lead after each round of the removals); it reports whether it became the best.
 func (m *minimizer) offerKept(lead int) bool {
 	if t := m.kept; m.descending && t != nil && lead*total(t) < total(m.snapshotBest()) {
 		m.kept = nil

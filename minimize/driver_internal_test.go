@@ -124,7 +124,7 @@ func TestKeptResultOfferedWhenTheBestIsTwiceItsSize(t *testing.T) {
 
 	m.best = big
 	assert.True(t, m.offerKept(lead))
-	assert.Same(t, small, m.best, "offered at the fixpoint")
+	assert.Same(t, small, m.best, "offered after the removals' round")
 	assert.Nil(t, m.kept)
 	assert.False(t, m.offerKept(1), "offered once")
 }
