@@ -130,11 +130,10 @@ func lateActor(t *record.Trace) record.ActorID {
 	if n == 0 || t.Events[n-1].Kind != record.Start && t.Events[n-1].Kind != record.Restart {
 		return ""
 	}
-	x := t.Events[n-1].Actor
-	if !slices.ContainsFunc(t.Events[:n-1], func(e record.Event) bool { return e.Kind == record.Start && e.Actor == x }) {
-		return ""
+	if x := t.Events[n-1].Actor; slices.Contains(startedActors(t.Events[:n-1]), x) {
+		return x
 	}
-	return x
+	return ""
 }
 
 // lateStart runs one call of the late-start pass: postpone's search for the actor whose (re)start
