@@ -79,31 +79,7 @@ func (m *minimizer) shortForks(ctx context.Context, name string) bool {
 // suffixSearch runs one call of the suffix-search pass: from each cut of
 // the best trace, the search for a continuation ending like it (searchCuts).
 func (m *minimizer) suffixSearch(ctx context.Context) error {
-	base := m.snapshotBest()
-	return m.searchDescent(ctx, base, earlyStartEdits(base), nil, m.limitsOf(StageSuffixSearch))
-}
-
-// earlyStartEdits lists the edits that move a start of base after its leading starts to just
-// after them: a member started late misses what was sent to it before, a route no removal reaches.
-func earlyStartEdits(base *record.Trace) []edit {
-	var edits []edit
-	first := afterStarts(base.Events)
-	for i, e := range base.Events[first:] {
-		if e.Kind != record.Start {
-			continue
-		}
-		at := first + i
-		for to := first; to < at; to++ {
-			edits = append(edits, func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-				p := make(dpor.Plan, 0, len(bp))
-				p = append(p, bp[:to]...)
-				p = append(p, bp[at])
-				p = append(p, bp[to:at]...)
-				return append(p, bp[at+1:]...)
-			})
-		}
-	}
-	return edits
+	return m.searchDescent(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageSuffixSearch))
 }
 
 // postpones reports whether the best trace is short, forks and has a start to move (postpone).
@@ -210,18 +186,17 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		states, rounds, most, last := lim.states, lim.rounds, total(base), len(pre)
 		var ins []record.Event
 		switch {
-		case goal:
+		case moved != nil:
 			// The plan's external events after its prefix stay, to apply
-			// or leave out (after the moved one).
-			most = lim.cost
-			if moved != nil {
-				ins = moved[k : k+1]
-			}
+			// or leave out after the moved one.
+			most, ins = lim.cost, moved[k:k+1]
 			for _, st := range plan[len(pre):] {
 				if st.Event.Kind.IsExternal() {
 					pre = append(slices.Clip(pre), st.Event)
 				}
 			}
+		case goal:
+			most = lim.cost
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
 			if lim.firstCut {
