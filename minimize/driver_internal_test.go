@@ -105,15 +105,15 @@ func TestAFailingPassIsLeftOut(t *testing.T) {
 	}
 }
 
-// TestKeptResultOfferedWhenTheBestIsTwiceItsSize: the beam's kept result
+// TestKeptResultOfferedWhenTheBestIsThreeTimesItsSize: the beam's kept result
 // waits for the search tier unless the best trace is more than the beam's
-// lead (2) times its size; offered, it is the best trace and no longer kept.
-func TestKeptResultOfferedWhenTheBestIsTwiceItsSize(t *testing.T) {
+// lead (3) times its size; offered, it is the best trace and no longer kept.
+func TestKeptResultOfferedWhenTheBestIsThreeTimesItsSize(t *testing.T) {
 	big, m, _ := raftMinimizer(t, "../examples/traces/raft-42.trace")
 	small, _, _ := raftMinimizer(t, "../examples/traces/raft-42.min.trace")
 	mid, _, _ := raftMinimizer(t, "testdata/raft-42-swap.trace")
 	lead := m.limitsOf(StageBeam).lead
-	require.Equal(t, 2, lead)
+	require.Equal(t, 3, lead)
 	m.descending = true
 
 	m.best, m.kept = mid, small // 26 events against 23: close routes

@@ -110,7 +110,7 @@ func passTable() []pass {
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
 			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first; the others run the removals alone); its result replaces the best trace when smaller"},
-			limits{lead: 2}, (*minimizer).hasStarts, (*minimizer).beam},
+			limits{lead: 3}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
 			limits{states: 1000, rounds: 3, identStates: 250}, (*minimizer).searches, (*minimizer).shrinkSearch},
