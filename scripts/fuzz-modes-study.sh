@@ -31,14 +31,16 @@ printf '| trace | input | result | best known | ratio | steps | seconds |\n| ---
 while read -r bug best args; do
 	for mode in swarm rounds coverage; do
 		name="$bug-$mode"
-		# shellcheck disable=SC2086 # args is the study's argument list
 		rc=0
+		# shellcheck disable=SC2086 # args is the study's argument list
 		"$demi" fuzz ${args/--mode walk/--mode $mode} --seed "$from" --runs 400 \
 			-o "$out/$name.trace" >"$out/$name.fuzz.log" 2>&1 || rc=$?
 		case $rc in
 		0) ;;
 		1) echo "| $name | no failing run in 400 | | | | | |"; continue ;;
-		2) continue ;; # the mode does not apply to the system (rounds)
+		2) # the mode does not apply to the system (rounds); any other bad input stops the study
+			grep -q 'carries a round' "$out/$name.fuzz.log" && continue
+			echo "$name: demi fuzz: bad input (see $out/$name.fuzz.log)" >&2; exit 1 ;;
 		*) echo "$name: demi fuzz exited $rc (see $out/$name.fuzz.log)" >&2; exit 1 ;;
 		esac
 		start=$(date +%s.%N)
