@@ -63,6 +63,7 @@ type limits struct {
 	firstCut                          bool // the search from the best trace unedited starts at its first cut only
 	lastCuts                          int  // the searches start at the plan's last lastCuts cuts only (0: every cut)
 	lead                              int  // the beam's kept result is offered early when the best is lead times its size
+	tie                               int  // 1: a search takes a route as costly as the best trace too, kept if its descent shrinks it
 }
 
 // passTable returns every pass, by tier, in the order that breaks ties of
@@ -121,8 +122,8 @@ func passTable() []pass {
 			"searches exactly for the cheapest continuation of cuts of the best trace with one actor's start left out, ending like it, with that start applied again anywhere after the cut: a later start drops what was sent to the actor before"},
 			limits{deliveries: 64, states: 2000, rounds: 1, cost: 6}, (*minimizer).postpones, (*minimizer).postpone},
 		{PassInfo{StageLateStart, Search, "optimal.Forks", 0.1, false, true,
-			"when the violation shows at an actor's start or restart, searches further for the cheapest continuation of the plan with that actor's start and every delivery to or from it left out, from the last two cuts it follows, ending like the best trace, the start applied again anywhere after the cut"},
-			limits{deliveries: 64, states: 10000, rounds: 1, cost: 10, lastCuts: 2}, (*minimizer).lateStarts, (*minimizer).lateStart},
+			"when the violation shows at an actor's start or restart, searches further for the cheapest continuation of the plan with that actor's start and every delivery to or from it left out, from the last two cuts it follows, ending like the best trace, the start applied again anywhere after the cut; a route as costly as the best trace counts when the descent after it makes it smaller"},
+			limits{deliveries: 64, states: 10000, rounds: 1, cost: 10, lastCuts: 2, tie: 1}, (*minimizer).lateStarts, (*minimizer).lateStart},
 		{PassInfo{StageCutSearch, Search, "optimal.Forks", 0.25, false, true,
 			"when the best trace has one external event after its leading ones, searches exactly for the cheapest schedule of deliveries after the leading ones that reaches the violation without it"},
 			limits{rounds: 1, identStates: 80000, firstCut: true}, (*minimizer).cutSearches, (*minimizer).cutSearch},

@@ -2,6 +2,8 @@ package minimize
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/demi-project/demi/examples/etcdraft"
@@ -141,4 +143,34 @@ func TestSuffixSearchLeavesOutLaterExternals(t *testing.T) {
 	assert.Equal(t, [2]int{11, 4}, sizeOf(m.best))
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 	assert.Equal(t, prefix, shapes(m.best.Events[:10]), "the route from the cut after the first ten events")
+}
+
+// TestLateStartTakesARouteAsCostlyAndDescends runs late-start on the
+// result the other passes leave for etcdraft hardstate-before-entries fuzz
+// seed 6100096: 16 deliveries (E:5). Its third member is started before
+// the election and takes the leader's first append; the violation shows
+// when it restarts after an append that carries a client write and the
+// commit index past it. With that member's start and deliveries left out,
+// the continuation that starts it late (a tick, a heartbeat and its
+// answer, the catch-up append, the restart) costs as much as the trace
+// it replaces, so a search for a strictly cheaper one finds nothing. The
+// pass's tie takes that route and descends: the write, now useless, goes.
+func TestLateStartTakesARouteAsCostlyAndDescends(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/etcdraft-hardstate-6100096-put.trace", etcdraft.System(), [2]int{16, 5})
+	fp := m.best.Header.Violation.Fingerprint
+	require.True(t, m.lateStarts(ctx))
+	m.limit.Store(m.allowance(StageLateStart))
+	require.NoError(t, m.lateStart(ctx))
+	assert.Equal(t, [2]int{12, 5}, sizeOf(m.best))
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+	start := slices.IndexFunc(m.best.Events, func(e record.Event) bool { return e.Kind == record.Start && e.Actor == "etcd-1" })
+	acked := slices.IndexFunc(m.best.Events, func(e record.Event) bool { return strings.Contains(e.String(), "MsgAppResp") })
+	assert.Greater(t, start, acked, "the third member is started once the leader's first append is acknowledged")
+
+	m, ctx = searchPassOn(t, "testdata/etcdraft-hardstate-6100096-put.trace", etcdraft.System(), [2]int{16, 5})
+	m.table = slices.Clone(m.table)
+	passNamed(m.table, StageLateStart).tie = 0
+	m.limit.Store(m.allowance(StageLateStart))
+	require.NoError(t, m.lateStart(ctx))
+	assert.Equal(t, [2]int{16, 5}, sizeOf(m.best), "without the tie: nothing strictly cheaper")
 }

@@ -160,7 +160,8 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 }
 
 // searchCuts searches from the cuts of the prefixes of base's edited plans and of base itself,
-// cheapest first, and offers and returns the first trace found. With moved (postpone), edit k has
+// cheapest first, and offers and returns the first trace found (with lim.tie, one as costly as base too,
+// returned unoffered for searchDescent's descent). With moved (postpone), edit k has
 // left out moved[k], which its searches may apply again, and base itself is not searched. With a
 // cost in lim (postpone, suffix-search) the searches end like base, add at most lim.cost and keep
 // the plan's later external events to apply or leave out; otherwise base is searched in one round
@@ -204,7 +205,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 			}
 		}
 		for cut := last; cut >= max(first, 1) && (lim.lastCuts == 0 || cut > last-lim.lastCuts); cut-- {
-			if bound := min(total(base)-cut-1, most); bound >= 1 {
+			if bound := min(total(base)-cut-1+lim.tie, most); bound >= 1 {
 				order = append(order, search{pre, ins, cut, bound, states, rounds})
 			}
 		}
@@ -248,7 +249,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 				return nil, err
 			}
 			m.steps.Add(int64(res.Steps) * searchStepCost)
-			if m.offer(res.Trace) {
+			if m.offer(res.Trace) || lim.tie > 0 && res.Trace != nil {
 				return res.Trace, nil
 			}
 			exhausted[i] = res.Exhausted
