@@ -201,10 +201,9 @@ func firstTimers(events []record.Event) []record.Event {
 	return out
 }
 
-// earlierEdits lists at most most moves that take an external message (send and delivery) to an
-// earlier position p, another external event after p left out: a message that comes earlier can
-// make a later event useless, while that event, left in, breaks the new route (a crash-restart
-// drops what the earlier message had its actor send), so a move alone fails and never descends.
+// earlierEdits lists at most most moves of an external message's delivery (with its send, if after p)
+// to an earlier position p with another external event after p left out, which the moved message can
+// make useless and, left in, would break the new route (a crash-restart dropping what it had sent).
 func earlierEdits(events []record.Event, most int) []edit {
 	units := externalUnits(events)
 	var out []edit
@@ -213,9 +212,9 @@ func earlierEdits(events []record.Event, most int) []edit {
 			continue
 		}
 		s := events[d].Cause
-		for p := 1; p < s; p++ {
+		for p := 1; p < d; p++ {
 			for _, u := range units {
-				if u[0] > p && u[0] != s {
+				if u[0] > p && u[0] != s && p != s {
 					if len(out) == most {
 						return out
 					}
@@ -227,16 +226,19 @@ func earlierEdits(events []record.Event, most int) []edit {
 	return out
 }
 
-// earlierWithout moves the send at s and its delivery at d to position p
-// (p < s), leaves out the events of drop, wildcards from p on.
+// earlierWithout moves the send at s (if p < s) and its delivery at d to
+// position p, leaves out the events of drop, wildcards from p on.
 func earlierWithout(s, d, p int, drop []int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		out := make(dpor.Plan, 0, len(bp))
 		for i := range bp {
 			if i == p {
-				out = append(out, bp[s], bp[d])
+				if p < s {
+					out = append(out, bp[s])
+				}
+				out = append(out, bp[d])
 			}
-			if i != s && i != d && !slices.Contains(drop, i) {
+			if (i != s || p > s) && i != d && !slices.Contains(drop, i) {
 				out = append(out, bp[i])
 			}
 		}

@@ -1,6 +1,7 @@
 package minimize
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/demi-project/demi/dpor"
@@ -113,5 +114,26 @@ func TestRetargetMovesAWriteEarlierWithoutARestart(t *testing.T) {
 	require.NoError(t, m.retarget(ctx))
 	assert.Equal(t, [2]int{12, 5}, sizeOf(m.best))
 	assert.Equal(t, 0, countKind(m.best.Events, record.Restart))
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+}
+
+// TestRetargetMovesADeliveryEarlierWithoutARestart is the same route when
+// the client's write was sent early and only its delivery comes late:
+// etcdraft skip-snapshot-persist fuzz seed 6200035 ends the other passes
+// at 11 deliveries (E:6), the write sent before the election and delivered
+// after the follower's acknowledgement and a crash-restart of that
+// follower (which drops the leader's commit-only append). Moving the send
+// with its delivery would put it before the leader exists; the delivery
+// alone, moved before the acknowledgement, with the restart left out, is
+// 11 (E:5), the bug's best known size.
+func TestRetargetMovesADeliveryEarlierWithoutARestart(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/etcdraft-skip-snapshot-persist-6200035-restart.trace", etcdraft.System(), [2]int{11, 6})
+	fp := m.best.Header.Violation.Fingerprint
+	send := slices.IndexFunc(m.best.Events, func(e record.Event) bool { return e.Kind == record.Send })
+	require.Equal(t, 2, send, "the write is sent before the election")
+	m.limit.Store(m.allowance(StageRetarget))
+	require.NoError(t, m.retarget(ctx))
+	assert.Equal(t, [2]int{11, 5}, sizeOf(m.best))
+	assert.Equal(t, 1, countKind(m.best.Events, record.Restart), "only the restart that shows the violation is left")
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 }
