@@ -168,7 +168,6 @@ func TestLateStartTakesARouteAsCostlyAndDescends(t *testing.T) {
 	assert.Greater(t, start, acked, "the third member is started once the leader's first append is acknowledged")
 
 	m, ctx = searchPassOn(t, "testdata/etcdraft-hardstate-6100096-put.trace", etcdraft.System(), [2]int{16, 5})
-	m.table = slices.Clone(m.table)
 	passNamed(m.table, StageLateStart).tie = 0
 	m.limit.Store(m.allowance(StageLateStart))
 	require.NoError(t, m.lateStart(ctx))
