@@ -11,12 +11,6 @@ import (
 // commits to early decides the local minimum. The beam pass descends in a fork from each start
 // (starts), once, each with the pass's share of the steps left when it begins.
 
-// beamStart is one start of the beam: a trace and the removal order it descends in.
-type beamStart struct {
-	t *record.Trace
-	removalOrder
-}
-
 // removalOrder is an order of the removal tier: passes ahead of the others,
 // passes left out, and whether the fork stops after the removal tier.
 type removalOrder struct {
@@ -35,15 +29,12 @@ func removalOrders() []removalOrder {
 	}
 }
 
-// starts returns the beam's starts unless they ran: the trace after provenance in each removal order.
-func (m *minimizer) starts() []beamStart {
-	var out []beamStart
-	if m.unstarted() {
-		for _, o := range removalOrders() {
-			out = append(out, beamStart{t: m.afterProvenance, removalOrder: o})
-		}
+// starts returns the beam's starts unless they ran: the removal orders, each from the trace after provenance.
+func (m *minimizer) starts() []removalOrder {
+	if !m.unstarted() {
+		return nil
 	}
-	return out
+	return removalOrders()
 }
 
 // unstarted reports whether the beam's starts can run and have not (the beam's state is the driver's alone).
@@ -76,7 +67,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 			}
 			m.limit.Store(limit)
 		}
-		f := m.fork(s.t)
+		f := m.fork(m.afterProvenance)
 		if !s.removals {
 			f.untilStall(m)
 		}

@@ -100,7 +100,7 @@ func passTable() []pass {
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
 			limits{members: 6, deliveries: 64}, (*minimizer).gathers, (*minimizer).gatherStage},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
-			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had or the system's generators make, addresses them, timers, rounds and messages to other actors, fires a timer of a message's receiver in place of the message, moves a message earlier with a later external event left out, each move followed by a descent"},
+			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had or the system's generators make, addresses them (alone, or with an earlier delivery to the old receiver left out), timers, rounds and messages to other actors, fires a timer of a message's receiver in place of the message, moves a message earlier with a later external event left out, each move followed by a descent"},
 			limits{moves: 4000, deliveries: 40, contents: 32}, nil, (*minimizer).retarget},
 		{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 			"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},

@@ -12,22 +12,28 @@ import (
 // retargetEdits lists the moves (reorder.go) that address an external
 // send, kill or restart to another started actor: the fuzzer chose each
 // target at random, and a route through another actor may be shorter.
-func retargetEdits(events []record.Event) []edit {
+// without: each with one earlier delivery to its old target left out
+// instead, which readied that target for it and, left in, can break the new route.
+func retargetEdits(events []record.Event, without bool) []edit {
 	actors := startedActors(events)
 	var out []edit
 	for i, e := range events {
-		var cur record.ActorID
-		switch e.Kind {
-		case record.Send:
+		cur := e.Actor
+		if e.Kind == record.Send {
 			cur = e.To
-		case record.Kill, record.Restart:
-			cur = e.Actor
-		default:
+		} else if e.Kind != record.Kill && e.Kind != record.Restart {
 			continue
 		}
-		for _, a := range actors {
-			if a != cur {
+		for _, a := range slices.DeleteFunc(slices.Clone(actors), func(a record.ActorID) bool { return a == cur }) {
+			if !without {
 				out = append(out, retarget(i, a))
+			}
+			for d := range i {
+				if without && events[d].Kind == record.Deliver && events[d].To == cur {
+					out = append(out, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+						return wildcards(slices.Delete(retarget(i, a)(fp, bp), d, d+1), d)
+					})
+				}
 			}
 		}
 	}
@@ -69,13 +75,14 @@ func (m *minimizer) retarget(ctx context.Context) error {
 	}
 	contents = append(slices.Clip(m.contents), contents...)
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
-		out := retargetEdits(base.Events)
+		out := retargetEdits(base.Events, false)
 		out = append(out, m.moves(base)...)
 		out = append(out, handoverEdits(base.Events)...) // handover.go
 		out = append(out, redirectEdits(base.Events)...)
 		out = append(out, contentEdits(base.Events, contents, m.fp)...)
 		out = append(out, timerEdits(base.Events, m.timers)...)
-		return append(out, earlierEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
+		out = append(out, earlierEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
+		return append(out, retargetEdits(base.Events, true)...)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/examples/etcdraft"
+	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/fingerprint"
 	"github.com/demi-project/demi/record"
 	"github.com/stretchr/testify/assert"
@@ -23,7 +24,7 @@ func TestRetargetEditsAddressExternalsToEveryOtherStartedActor(t *testing.T) {
 		record.RestartEvent("b"),                                         // 6
 		{Kind: record.Deliver, From: "a", To: "c", Cause: -1},            // 7
 	}
-	edits := retargetEdits(ev)
+	edits := retargetEdits(ev, false)
 	// The send to a goes to b, then c; the restart of b to a, then c.
 	require.Len(t, edits, 4)
 	bp := dpor.FromEvents(fingerprint.New(nil), ev)
@@ -135,5 +136,24 @@ func TestRetargetMovesADeliveryEarlierWithoutARestart(t *testing.T) {
 	require.NoError(t, m.retarget(ctx))
 	assert.Equal(t, [2]int{11, 5}, sizeOf(m.best))
 	assert.Equal(t, 1, countKind(m.best.Events, record.Restart), "only the restart that shows the violation is left")
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+}
+
+// TestRetargetLeavesOutADeliveryThatReadiedTheOldTarget: raft-66 fuzz seed
+// 6400008 ends the other passes at 16 deliveries (E:7): the client command
+// goes to a follower, which learned the leader from its empty first append
+// and forwards the command, and the leader's heartbeat brings the second
+// empty append the bug needs. Addressed to the leader alone, the heartbeat
+// carries the entry and the route breaks; with the follower's first append
+// left out too, that append comes late, after the entry, and the descent
+// leaves 13 (E:7), the bug's best known size.
+func TestRetargetLeavesOutADeliveryThatReadiedTheOldTarget(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/raft-66-6400008-forward.trace", raft.System(), [2]int{16, 7})
+	fp := m.best.Header.Violation.Fingerprint
+	m.limit.Store(m.allowance(StageRetarget))
+	require.NoError(t, m.reorderWith(ctx, func(b *record.Trace) []edit { return retargetEdits(b.Events, false) }))
+	require.Equal(t, [2]int{16, 7}, sizeOf(m.best), "addressing the command to the leader alone does not reproduce")
+	require.NoError(t, m.reorderWith(ctx, func(b *record.Trace) []edit { return retargetEdits(b.Events, true) }))
+	assert.Equal(t, [2]int{13, 7}, sizeOf(m.best))
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 }
