@@ -9,7 +9,7 @@ import (
 
 // The beam (docs/minimization.md, "The searches"): the removal tier is greedy, so the route it
 // commits to early decides the local minimum. The beam pass descends in a fork from each start
-// (starts), once, each with the pass's share of the steps left when it begins.
+// (removalOrders), once, each with the pass's share of the steps left when it begins.
 
 // removalOrder is an order of the removal tier: passes ahead of the others,
 // passes left out, and whether the fork stops after the removal tier.
@@ -29,14 +29,6 @@ func removalOrders() []removalOrder {
 	}
 }
 
-// starts returns the beam's starts unless they ran: the removal orders, each from the trace after provenance.
-func (m *minimizer) starts() []removalOrder {
-	if !m.unstarted() {
-		return nil
-	}
-	return removalOrders()
-}
-
 // unstarted reports whether the beam's starts can run and have not (the beam's state is the driver's alone).
 func (m *minimizer) unstarted() bool { return m.afterProvenance != nil && !m.beamed }
 
@@ -45,7 +37,7 @@ func (m *minimizer) hasStarts(context.Context) bool {
 	return m.kept != nil || m.unstarted()
 }
 
-// beam runs the driver's tiers on each start (starts) in a fork. Its first call, before the best
+// beam runs the driver's tiers on each start (removalOrders) in a fork. Its first call, before the best
 // trace's own descent, keeps its smallest result aside (kept) for the next call to offer: offered
 // at once, it could take the moves' place; the driver offers it sooner when the removals leave the
 // best trace lead times its size (offerKept). Only a strictly smaller total is kept or offered: a
@@ -56,8 +48,11 @@ func (m *minimizer) beam(ctx context.Context) error {
 	}
 	m.kept = nil // offered once
 	share := passNamed(m.table, StageBeam).Share
-	var first *minimizer // the first removal order's fork, once descended
-	starts := m.starts()
+	var first *minimizer      // the first removal order's fork, once descended
+	var starts []removalOrder // each from the trace after provenance, unless they ran
+	if m.unstarted() {
+		starts = removalOrders()
+	}
 	m.beamed = true
 	for i, s := range starts {
 		if i > 0 {

@@ -30,7 +30,7 @@ func TestDescendedCountsEarlierChunksWithAsManyChecksLeft(t *testing.T) {
 func TestDescendedSkipsOnlyDescentsThatFail(t *testing.T) {
 	tr, m, c := raftMinimizer(t, "testdata/raft-46-local-minimum.trace")
 	var moves []edit
-	moves = append(moves, retargetEdits(tr.Events, false)...)
+	moves = append(moves, retargetEdits(tr.Events, 0)...)
 	moves = append(moves, m.moves(tr)...)
 	moves = append(moves, handoverEdits(tr.Events)...)
 	moves = append(moves, redirectEdits(tr.Events)...)

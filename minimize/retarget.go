@@ -12,9 +12,9 @@ import (
 // retargetEdits lists the moves (reorder.go) that address an external
 // send, kill or restart to another started actor: the fuzzer chose each
 // target at random, and a route through another actor may be shorter.
-// without: each with one earlier delivery to its old target left out
-// instead, which readied that target for it and, left in, can break the new route.
-func retargetEdits(events []record.Event, without bool) []edit {
+// most > 0: at most most of them with one earlier delivery to the old target left out
+// instead, which readied that target for the event and, left in, can break the new route.
+func retargetEdits(events []record.Event, most int) []edit {
 	actors := startedActors(events)
 	var out []edit
 	for i, e := range events {
@@ -25,11 +25,15 @@ func retargetEdits(events []record.Event, without bool) []edit {
 			continue
 		}
 		for _, a := range slices.DeleteFunc(slices.Clone(actors), func(a record.ActorID) bool { return a == cur }) {
-			if !without {
+			if most == 0 {
 				out = append(out, retarget(i, a))
+				continue
 			}
 			for d := range i {
-				if without && events[d].Kind == record.Deliver && events[d].To == cur {
+				if len(out) == most {
+					return out
+				}
+				if events[d].Kind == record.Deliver && events[d].To == cur {
 					out = append(out, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 						return wildcards(slices.Delete(retarget(i, a)(fp, bp), d, d+1), d)
 					})
@@ -75,14 +79,14 @@ func (m *minimizer) retarget(ctx context.Context) error {
 	}
 	contents = append(slices.Clip(m.contents), contents...)
 	return m.reorderWith(ctx, func(base *record.Trace) []edit {
-		out := retargetEdits(base.Events, false)
+		out := retargetEdits(base.Events, 0)
 		out = append(out, m.moves(base)...)
 		out = append(out, handoverEdits(base.Events)...) // handover.go
 		out = append(out, redirectEdits(base.Events)...)
 		out = append(out, contentEdits(base.Events, contents, m.fp)...)
 		out = append(out, timerEdits(base.Events, m.timers)...)
 		out = append(out, earlierEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
-		return append(out, retargetEdits(base.Events, true)...)
+		return append(out, retargetEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
 	})
 }
 

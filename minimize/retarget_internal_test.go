@@ -24,7 +24,7 @@ func TestRetargetEditsAddressExternalsToEveryOtherStartedActor(t *testing.T) {
 		record.RestartEvent("b"),                                         // 6
 		{Kind: record.Deliver, From: "a", To: "c", Cause: -1},            // 7
 	}
-	edits := retargetEdits(ev, false)
+	edits := retargetEdits(ev, 0)
 	// The send to a goes to b, then c; the restart of b to a, then c.
 	require.Len(t, edits, 4)
 	bp := dpor.FromEvents(fingerprint.New(nil), ev)
@@ -139,6 +139,27 @@ func TestRetargetMovesADeliveryEarlierWithoutARestart(t *testing.T) {
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 }
 
+func TestRetargetEditsLeaveOutOneEarlierDeliveryToTheOldTarget(t *testing.T) {
+	ev := []record.Event{
+		record.StartEvent("a"),                                           // 0
+		record.StartEvent("b"),                                           // 1
+		{Kind: record.Deliver, From: "b", To: "a", Cause: -1},            // 2
+		{Kind: record.Deliver, From: "b", To: "a", Cause: -1},            // 3
+		{Kind: record.Deliver, From: "a", To: "b", Cause: -1},            // 4
+		record.SendEvent("a", nil),                                       // 5
+		{Kind: record.Deliver, From: record.External, To: "a", Cause: 5}, // 6
+	}
+	edits := retargetEdits(ev, 10)
+	require.Len(t, edits, 2, "the send to a goes to b without the delivery to a at 2, then at 3; the one to b stays")
+	assert.Len(t, retargetEdits(ev, 1), 1, "at most most moves")
+	p := edits[1](nil, dpor.FromEvents(fingerprint.New(nil), ev))
+	require.Len(t, p, len(ev)-1)
+	assert.Equal(t, []record.ActorID{"a", "b", "b", "b"}, []record.ActorID{p[2].Event.To, p[3].Event.To, p[4].Event.To, p[5].Event.To},
+		"the delivery at 3 left out, the send and its delivery to b")
+	assert.Equal(t, []bool{false, false, true, false, true}, []bool{p[1].Wildcard, p[2].Wildcard, p[3].Wildcard, p[4].Wildcard, p[5].Wildcard},
+		"wildcards from the delivery left out on")
+}
+
 // TestRetargetLeavesOutADeliveryThatReadiedTheOldTarget: raft-66 fuzz seed
 // 6400008 ends the other passes at 16 deliveries (E:7): the client command
 // goes to a follower, which learned the leader from its empty first append
@@ -151,9 +172,9 @@ func TestRetargetLeavesOutADeliveryThatReadiedTheOldTarget(t *testing.T) {
 	m, ctx := searchPassOn(t, "testdata/raft-66-6400008-forward.trace", raft.System(), [2]int{16, 7})
 	fp := m.best.Header.Violation.Fingerprint
 	m.limit.Store(m.allowance(StageRetarget))
-	require.NoError(t, m.reorderWith(ctx, func(b *record.Trace) []edit { return retargetEdits(b.Events, false) }))
+	require.NoError(t, m.reorderWith(ctx, func(b *record.Trace) []edit { return retargetEdits(b.Events, 0) }))
 	require.Equal(t, [2]int{16, 7}, sizeOf(m.best), "addressing the command to the leader alone does not reproduce")
-	require.NoError(t, m.reorderWith(ctx, func(b *record.Trace) []edit { return retargetEdits(b.Events, true) }))
+	require.NoError(t, m.reorderWith(ctx, func(b *record.Trace) []edit { return retargetEdits(b.Events, 4000) }))
 	assert.Equal(t, [2]int{13, 7}, sizeOf(m.best))
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 }
