@@ -33,9 +33,7 @@ func removalOrders() []removalOrder {
 func (m *minimizer) unstarted() bool { return m.afterProvenance != nil && !m.beamed }
 
 // hasStarts reports whether the beam pass applies: a kept result to offer, or starts not yet run.
-func (m *minimizer) hasStarts(context.Context) bool {
-	return m.kept != nil || m.unstarted()
-}
+func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || m.unstarted() }
 
 // beam runs the driver's tiers on each start (removalOrders) in a fork. Its first call, before the best
 // trace's own descent, keeps its smallest result aside (kept) for the next call to offer: offered

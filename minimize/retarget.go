@@ -24,16 +24,22 @@ func retargetEdits(events []record.Event, most int) []edit {
 		} else if e.Kind != record.Kill && e.Kind != record.Restart {
 			continue
 		}
-		for _, a := range slices.DeleteFunc(slices.Clone(actors), func(a record.ActorID) bool { return a == cur }) {
-			if most == 0 {
-				out = append(out, retarget(i, a))
-				continue
+		var readied []int // the deliveries to cur before i (most > 0)
+		for d := range i {
+			if most > 0 && events[d].Kind == record.Deliver && events[d].To == cur {
+				readied = append(readied, d)
 			}
-			for d := range i {
-				if len(out) == most {
-					return out
-				}
-				if events[d].Kind == record.Deliver && events[d].To == cur {
+		}
+		for _, a := range actors {
+			switch {
+			case a == cur:
+			case most == 0:
+				out = append(out, retarget(i, a))
+			default:
+				for _, d := range readied {
+					if len(out) == most {
+						return out
+					}
 					out = append(out, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 						return wildcards(slices.Delete(retarget(i, a)(fp, bp), d, d+1), d)
 					})

@@ -188,8 +188,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		var ins []record.Event
 		switch {
 		case moved != nil:
-			// The plan's external events after its prefix stay, to apply
-			// or leave out after the moved one.
+			// The plan's external events after its prefix stay, to apply or leave out after the moved one.
 			most, ins = lim.cost, moved[k:k+1]
 			for _, st := range plan[len(pre):] {
 				if st.Event.Kind.IsExternal() {
