@@ -109,8 +109,7 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 	maps.Copy(skip, m.skip)
 	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{}, cut: map[string]*record.Trace{},
 		best: best, noStall: true, stallCap: m.stallCapOf()}
-	f.cfg.Progress = nil
-	f.cfg.Steps = m.limit.Load()
+	f.cfg.Progress, f.cfg.Steps = nil, m.limit.Load()
 	f.steps.Store(m.steps.Load())
 	return f
 }

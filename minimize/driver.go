@@ -279,13 +279,9 @@ func (m *minimizer) notePass(row StageStats, before *record.Trace) {
 		s = &PassStats{Name: p.Name, Tier: p.Tier.String()}
 		m.passStats[p.Name] = s
 	}
-	s.Calls++
-	s.Schedules += row.Schedules
-	s.Steps += row.Steps
-	s.Seconds += row.Seconds
+	s.Calls, s.Schedules, s.Steps, s.Seconds = s.Calls+1, s.Schedules+row.Schedules, s.Steps+row.Steps, s.Seconds+row.Seconds
 	if d := total(before) - (row.Deliveries + row.Externals); d > 0 {
-		s.Successes++
-		s.Removed += d
+		s.Successes, s.Removed = s.Successes+1, s.Removed+d
 	}
 }
 

@@ -65,15 +65,11 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 		path = append(path, passed{key, reached{chunk, left}})
 		return seen.ends(key, chunk, left)
 	})
-	steps += more
-	if err != nil {
-		return nil, steps, err
-	}
-	if !smaller(cur, base) {
+	if err == nil && !smaller(cur, base) {
 		seen.note(path)
-		return nil, steps, nil
+		cur = nil
 	}
-	return cur, steps, nil
+	return cur, steps + more, err
 }
 
 // descended remembers, for one scan of moves, the traces failed descents
@@ -176,21 +172,10 @@ func removals(events []record.Event, fifo bool) [][]int {
 }
 
 // moves lists the reorder moves of the best trace, in a fixed order:
-// swaps, external events later, re-inserted externals, then reroutes.
+// swaps (swapEdits), external events later, re-inserted externals, then reroutes.
 func (m *minimizer) moves(base *record.Trace) []edit {
 	ev := base.Events
-	var out []edit
-	// Swaps: delivery j before the previous delivery i to the same actor.
-	last := map[record.ActorID]int{}
-	for j, e := range ev {
-		if e.Kind != record.Deliver {
-			continue
-		}
-		if i, ok := last[e.To]; ok {
-			out = append(out, moveTo(j, i))
-		}
-		last[e.To] = j
-	}
+	out := slices.Concat(swapEdits(ev))
 	// External events later.
 	have := map[record.Shape]bool{} // the external events' shapes
 	for i, e := range ev {
@@ -216,6 +201,26 @@ func (m *minimizer) moves(base *record.Trace) []edit {
 	lim := m.limitsOf(StageRetarget)
 	out = append(out, rerouteEdits(ev, lim.deliveries)...)
 	return out[:min(len(out), lim.moves)]
+}
+
+// swapEdits lists the swaps of events: each delivery j before the previous delivery i to the same
+// actor; then, where j's message was sent after i, i just after j (an actor not yet ready for a
+// message, one not yet configured say, takes it without an answer).
+func swapEdits(events []record.Event) (before, after []edit) {
+	last := map[record.ActorID]int{}
+	for j, e := range events {
+		if e.Kind != record.Deliver {
+			continue
+		}
+		if i, ok := last[e.To]; ok {
+			before = append(before, moveTo(j, i))
+			if e.Cause > i {
+				after = append(after, moveTo(i, j+1))
+			}
+		}
+		last[e.To] = j
+	}
+	return before, after
 }
 
 // reinsertable returns the first start, send, kill or restart of each
