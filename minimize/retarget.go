@@ -25,8 +25,8 @@ func retargetEdits(events []record.Event, most int) []edit {
 			continue
 		}
 		var readied []int // the deliveries to cur before i (most > 0)
-		for d := range i {
-			if most > 0 && events[d].Kind == record.Deliver && events[d].To == cur {
+		for d := 0; most > 0 && d < i; d++ {
+			if events[d].Kind == record.Deliver && events[d].To == cur {
 				readied = append(readied, d)
 			}
 		}
