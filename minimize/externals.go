@@ -92,8 +92,7 @@ func planOf(bp dpor.Plan, idx []int, wildFrom int) dpor.Plan {
 }
 
 // startedActors lists the actors events start, in order.
-func startedActors(events []record.Event) []record.ActorID {
-	var out []record.ActorID
+func startedActors(events []record.Event) (out []record.ActorID) {
 	for _, e := range events {
 		if e.Kind == record.Start && !slices.Contains(out, e.Actor) {
 			out = append(out, e.Actor)
@@ -116,8 +115,8 @@ func afterStarts(events []record.Event) int {
 	return leading(events, func(k record.Kind) bool { return k == record.Start })
 }
 
-func deliveryIndices(events []record.Event) []int {
-	var out []int
+// deliveryIndices lists the indices of events' deliveries.
+func deliveryIndices(events []record.Event) (out []int) {
 	for i, e := range events {
 		if e.Kind == record.Deliver {
 			out = append(out, i)

@@ -44,8 +44,7 @@ func handoverEdits(events []record.Event) []edit {
 
 // handedSends lists the sends of the external messages delivered to the
 // actor of the timer firing at i after it, in the order of delivery.
-func handedSends(events []record.Event, i int) []int {
-	var sends []int
+func handedSends(events []record.Event, i int) (sends []int) {
 	for k := i + 1; k < len(events); k++ {
 		if externalMessage(events, k) && events[k].To == events[i].To {
 			sends = append(sends, events[k].Cause)

@@ -27,7 +27,6 @@
 //   - suffix-search (search; needs optimal.Forks): the exact search from cuts, later externals applied or left out.
 //   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
 //   - late-start (search; needs optimal.Forks): deeper, the actor whose (re)start shows the violation started late.
-//   - cut-search (search; needs optimal.Forks): the exact search after the leading externals, the one later external left out.
 //   - optimum (search; needs optimal.Forks): the exact search of every subsequence of the externals, given up if it can't finish.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //

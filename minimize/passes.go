@@ -60,10 +60,9 @@ type limits struct {
 	// The searches: states per search in the first of rounds; identStates from the best trace unedited;
 	// a cost makes them end like the best trace (goal-directed) and bounds what a continuation adds.
 	states, rounds, identStates, cost int
-	firstCut                          bool // the search from the best trace unedited starts at its first cut only
-	lastCuts                          int  // the searches start at the plan's last lastCuts cuts only (0: every cut)
-	lead                              int  // the beam's kept result is offered early when the best is lead times its size
-	tie                               int  // 1: a search takes a route as costly as the best trace too, kept if its descent shrinks it
+	lastCuts                          int // the searches start at the plan's last lastCuts cuts only (0: every cut)
+	lead                              int // the beam's kept result is offered early when the best is lead times its size
+	tie                               int // 1: a search takes a route as costly as the best trace too, kept if its descent shrinks it
 }
 
 // passTable returns every pass, by tier, in the order that breaks ties of
@@ -100,7 +99,7 @@ func passTable() []pass {
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
 			limits{members: 6, deliveries: 64}, (*minimizer).gathers, (*minimizer).gatherStage},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
-			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had or the system's generators make, addresses them (alone, or with an earlier delivery to the old receiver left out), timers, rounds and messages to other actors, fires a timer of a message's receiver in place of the message, moves a message earlier with a later external event left out, each move followed by a descent"},
+			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had or the system's generators make, addresses them (alone, or with an earlier delivery to the old receiver left out), timers, rounds and messages to other actors, fires a timer of a message's receiver in place of the message, moves a message earlier with a later external event left out, moves an actor's external event earlier (under FIFO, flushing its links), each move followed by a descent"},
 			limits{moves: 4000, deliveries: 40, contents: 32}, nil, (*minimizer).retarget},
 		{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 			"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},
@@ -124,9 +123,6 @@ func passTable() []pass {
 		{PassInfo{StageLateStart, Search, "optimal.Forks", 0.1, false, true,
 			"when the violation shows at an actor's start or restart, searches further for the cheapest continuation of the plan with that actor's start and every delivery to or from it left out, from the last two cuts it follows, ending like the best trace, the start applied again anywhere after the cut; a route as costly as the best trace counts when the descent after it makes it smaller"},
 			limits{deliveries: 64, states: 10000, rounds: 1, cost: 10, lastCuts: 2, tie: 1}, (*minimizer).lateStarts, (*minimizer).lateStart},
-		{PassInfo{StageCutSearch, Search, "optimal.Forks", 0.25, false, true,
-			"when the best trace has one external event after its leading ones, searches exactly for the cheapest schedule of deliveries after the leading ones that reaches the violation without it"},
-			limits{rounds: 1, identStates: 80000, firstCut: true}, (*minimizer).cutSearches, (*minimizer).cutSearch},
 		{PassInfo{StageOptimum, Search, "optimal.Forks", 0.25, false, true,
 			"searches exactly, as demi optimal --subsets does, for a schedule cheaper than the best trace of any subsequence of its external events"},
 			limits{states: 100000}, (*minimizer).searches, (*minimizer).optimum},

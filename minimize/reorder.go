@@ -1,6 +1,7 @@
 package minimize
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -221,6 +222,29 @@ func swapEdits(events []record.Event) (before, after []edit) {
 		last[e.To] = j
 	}
 	return before, after
+}
+
+// aheadEdits lists each external event of an actor moved earlier, after the leading ones; under FIFO
+// with a flush step (dpor.Step.Flush) before each later delivery on the actor's links, where what
+// it now sends or is sent sooner queues ahead of what the plan delivers (a member started before an
+// election takes the leader's first append, not a heartbeat); at most most moves.
+func aheadEdits(events []record.Event, fifo bool, most int) (out []edit) {
+	first := leading(events, record.Kind.IsExternal)
+	for i, e := range events {
+		for j, x := i-1, cmp.Or(e.Actor, e.To); i > first && e.Kind.IsExternal() && x != "" && j >= max(first, 1) && len(out) < most; j-- {
+			out = append(out, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+				p := moveTo(i, j)(fp, bp)
+				for k := len(p) - 1; fifo && k > j; k-- {
+					if d := p[k].Event; d.Kind == record.Deliver && d.Timer == "" && (d.From == x || d.To == x) {
+						p = slices.Insert(p, k, p[k])
+						p[k].Flush = true
+					}
+				}
+				return p
+			})
+		}
+	}
+	return out
 }
 
 // reinsertable returns the first start, send, kill or restart of each

@@ -92,7 +92,8 @@ func (m *minimizer) retarget(ctx context.Context) error {
 		out = append(out, contentEdits(base.Events, contents, m.fp)...)
 		out = append(out, timerEdits(base.Events, m.timers)...)
 		out = append(out, earlierEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
-		return append(out, retargetEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
+		out = append(out, retargetEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
+		return append(out, aheadEdits(base.Events, m.fifo(), m.limitsOf(StageRetarget).moves)...)
 	})
 }
 
@@ -206,8 +207,7 @@ func timerEdits(events, timers []record.Event) []edit {
 }
 
 // firstTimers returns the first firing of each timer key of events.
-func firstTimers(events []record.Event) []record.Event {
-	var out []record.Event
+func firstTimers(events []record.Event) (out []record.Event) {
 	seen := map[string]bool{}
 	for _, e := range events {
 		if e.Kind == record.Deliver && e.Timer != "" && !seen[e.Timer] {

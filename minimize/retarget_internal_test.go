@@ -233,3 +233,53 @@ func TestSwapEditsListBothDirections(t *testing.T) {
 	assert.Equal(t, []any{0, 3, 1, 2}, msgs(before[1](nil, bp)))
 	assert.Equal(t, []any{0, 2, 3, 1}, msgs(after[0](nil, bp)))
 }
+
+// TestAheadLetsALateMemberTakeTheFirstAppend: etcdraft skip-snapshot-persist
+// fuzz seed 6900020 ends the passes without the move at 12 (E:5): etcd-1
+// starts after the election, so the leader's first append to it is sent
+// before the start and lost, and a tick's heartbeat and its answer take its
+// place before the snapshot. Started before the vote that elects the
+// leader, etcd-1 is sent that append, which on the FIFO link queues ahead of
+// the heartbeat the plan delivers: without flush steps (a network that is
+// not FIFO gets none) no position reproduces; with them the append and its
+// answer go through, and the descent drops the tick and the heartbeat: 11
+// (E:5), the best known size.
+func TestAheadLetsALateMemberTakeTheFirstAppend(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/etcdraft-skip-snapshot-persist-6900020-candidate.trace", etcdraft.System(), [2]int{12, 5})
+	fp := m.best.Header.Violation.Fingerprint
+	m.limit.Store(m.allowance(StageRetarget))
+	ahead := func(fifo bool) func(*record.Trace) []edit {
+		return func(b *record.Trace) []edit { return aheadEdits(b.Events, fifo, 4000) }
+	}
+	require.NoError(t, m.reorderWith(ctx, ahead(false)))
+	require.Equal(t, [2]int{12, 5}, sizeOf(m.best))
+	require.NoError(t, m.reorderWith(ctx, ahead(true)))
+	assert.Equal(t, [2]int{11, 5}, sizeOf(m.best))
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+}
+
+// TestAheadEditsFlushTheMovedActorsLinks: an external event goes to every
+// position after the leading ones, and under FIFO each later delivery on
+// its actor's links gets a flush step before it.
+func TestAheadEditsFlushTheMovedActorsLinks(t *testing.T) {
+	d := func(from, to record.ActorID, v int) record.Event {
+		return record.Event{Kind: record.Deliver, From: from, To: to, Msg: v, Cause: -1}
+	}
+	events := []record.Event{record.StartEvent("a"), record.StartEvent("b"), d("a", "b", 0), d("b", "a", 1), record.StartEvent("c"), d("c", "a", 2)}
+	bp := dpor.FromEvents(fingerprint.New(nil), events)
+	edits := aheadEdits(events, true, 4000)
+	require.Len(t, edits, 2) // the start of c before each of the two deliveries
+	p := edits[1](nil, bp)   // before the first delivery
+	var kinds []string
+	for _, s := range p {
+		k := s.Event.Kind.String()
+		if s.Flush {
+			k = "flush"
+		}
+		kinds = append(kinds, k)
+	}
+	assert.Equal(t, []string{"start", "start", "start", "deliver", "deliver", "flush", "deliver"}, kinds)
+	assert.True(t, p[6].Wildcard)
+	assert.Len(t, aheadEdits(events, false, 4000)[1](nil, bp), len(events), "no flush steps off FIFO")
+	assert.Len(t, aheadEdits(events, true, 1), 1, "at most most moves")
+}

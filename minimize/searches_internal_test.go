@@ -8,38 +8,10 @@ import (
 
 	"github.com/demi-project/demi/examples/etcdraft"
 	"github.com/demi-project/demi/examples/paxos"
-	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestCutSearchLeavesOutTheLateExternal runs cut-search on the result the
-// other passes leave for raft-56 fuzz seed 200225: 22 deliveries (E:7),
-// whose one external event after the leading ones is a client request to
-// raft-3. No removal drops it on this route, and shrink-search, which keeps
-// every external event of the prefixes it searches from, finds nothing;
-// cut-search's search of the deliveries after the leading events reaches
-// the violation without the request, in fewer deliveries and one external
-// event fewer (the whole run ends at 14 (E:6); without cut-search it stays at
-// 22 (E:7)). The Paxos fixture this test had before (forget-accepted
-// 3800008) is found by shrink-search since Paxos has a lower bound.
-func TestCutSearchLeavesOutTheLateExternal(t *testing.T) {
-	m, ctx := searchPassOn(t, "testdata/raft-56-200225-late-request.trace", raft.System(), [2]int{22, 7})
-	fp := m.best.Header.Violation.Fingerprint
-	require.True(t, m.cutSearches(ctx))
-	m.limit.Store(m.allowance(StageShrinkSearch))
-	if err := m.shrinkSearch(ctx); err != nil {
-		require.ErrorIs(t, err, errStepBudget, "shrink-search may spend its whole share")
-	}
-	require.Equal(t, [2]int{22, 7}, sizeOf(m.best), "shrink-search alone leaves it")
-	m.limit.Store(m.steps.Load() + m.allowance(StageCutSearch))
-	require.NoError(t, m.cutSearch(ctx))
-	assert.Equal(t, 6, m.best.Header.Externals, "the request left out")
-	assert.Less(t, m.best.Header.Deliveries, 22)
-	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
-	assert.False(t, m.cutSearches(ctx), "no external event after the leading ones is left")
-}
 
 // searchPassOn returns a minimizer whose best trace is the one at path, of
 // size want (deliveries, externals), for a test of one search pass.
@@ -61,19 +33,6 @@ func countKind(events []record.Event, k record.Kind) int {
 		}
 	}
 	return n
-}
-
-// TestCutSearchLeavesTracesWithLaterExternalsAlone: the pass does not run
-// where the best trace keeps two or more external events after its leading
-// ones, as the shipped etcdraft-hardstate-before-entries result does (the
-// start of etcd-3 and its restart, which the violation needs): there the
-// search would leave them all out and, measured on 250 development traces,
-// never paid while taking up to half of a run's steps (docs/minimization.md).
-func TestCutSearchLeavesTracesWithLaterExternalsAlone(t *testing.T) {
-	m := stageMinimizerOf(t, "../examples/traces/etcdraft-hardstate-before-entries.min.trace", etcdraft.System(), 1)
-	ctx := context.Background()
-	require.True(t, m.searches(ctx), "the trace forks: only the trigger keeps the pass off")
-	assert.False(t, m.cutSearches(ctx))
 }
 
 // TestPostponeStartsAnActorLater runs postpone on the result the other
@@ -99,16 +58,14 @@ func TestPostponeStartsAnActorLater(t *testing.T) {
 
 // TestOptimumDropsALeadingStart runs optimum on the result the other
 // passes leave for paxos-forget-accepted fuzz seed 3800002: 18 deliveries
-// (E:6), four acceptors started, every external event leading, so
-// cut-search does not apply and no removal drops a start (each is on the
-// route). The exact search over every subsequence of the external events
+// (E:6), four acceptors started, every external event leading, and no
+// removal drops a start (each is on the route). The exact search over every subsequence of the external events
 // finds the route in which each proposer counts the other as an acceptor:
 // 18 (E:5), the bug's best known size, one start fewer.
 func TestOptimumDropsALeadingStart(t *testing.T) {
 	m, ctx := searchPassOn(t, "testdata/paxos-forget-accepted-3800002-four-acceptors.trace", paxos.System(), [2]int{18, 6})
 	fp := m.best.Header.Violation.Fingerprint
 	require.Equal(t, 4, countKind(m.best.Events, record.Start))
-	require.False(t, m.cutSearches(ctx), "every external event is leading")
 	m.limit.Store(m.allowance(StageOptimum))
 	require.NoError(t, m.optimum(ctx))
 	assert.Equal(t, [2]int{18, 5}, sizeOf(m.best))

@@ -36,19 +36,6 @@ func (m *minimizer) shrinkSearch(ctx context.Context) error {
 	return err
 }
 
-// cutSearches reports whether the best trace forks and has exactly one
-// external event after its leading ones: the one cut-search leaves out.
-func (m *minimizer) cutSearches(ctx context.Context) bool {
-	t := m.snapshotBest()
-	return t.Header.Externals-leading(t.Events, record.Kind.IsExternal) == 1 && m.searches(ctx)
-}
-
-// cutSearch runs one call of the cut-search pass on the best trace.
-func (m *minimizer) cutSearch(ctx context.Context) error {
-	_, err := m.searchCuts(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageCutSearch))
-	return err
-}
-
 // optimum runs one call of the optimum pass: the exact search over the subsequences of the best trace's
 // external events (the leading ones too: a route may need one actor fewer, or another's turn first) and
 // every schedule of the deliveries they enable, for a cost below its own, within its states.
@@ -165,7 +152,7 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 // left out moved[k], which its searches may apply again, and base itself is not searched. With a
 // cost in lim (postpone, suffix-search) the searches end like base, add at most lim.cost and keep
 // the plan's later external events to apply or leave out; otherwise base is searched in one round
-// of identStates (lim.firstCut: from its first cut alone).
+// of identStates.
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved []record.Event, lim limits) (*record.Trace, error) {
 	if moved == nil {
 		edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })
@@ -199,9 +186,6 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 			most = lim.cost
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
-			if lim.firstCut {
-				last = max(first, 1)
-			}
 		}
 		for cut := last; cut >= max(first, 1) && (lim.lastCuts == 0 || cut > last-lim.lastCuts); cut-- {
 			if bound := min(total(base)-cut-1+lim.tie, most); bound >= 1 {

@@ -23,7 +23,6 @@ const (
 	StageSuffixSearch       = "suffix-search"
 	StagePostpone           = "postpone"
 	StageLateStart          = "late-start"
-	StageCutSearch          = "cut-search"
 	StageOptimum            = "optimum"
 	StageShrinkSearch       = "shrink-search"
 	StageBeam               = "beam"
