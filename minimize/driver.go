@@ -114,8 +114,7 @@ func (m *minimizer) resume(ctx context.Context) (bool, error) {
 }
 
 // order returns tier's pass names, highest measured gain first (a fork's ahead before all), ties in table order.
-func (m *minimizer) order(tier Tier) []string {
-	var out []string
+func (m *minimizer) order(tier Tier) (out []string) {
 	for _, p := range m.table {
 		if p.Tier == tier {
 			out = append(out, p.Name)
@@ -286,8 +285,7 @@ func (m *minimizer) notePass(row StageStats, before *record.Trace) {
 }
 
 // passResults returns the statistics of the passes called, in table order.
-func (m *minimizer) passResults() []PassStats {
-	var out []PassStats
+func (m *minimizer) passResults() (out []PassStats) {
 	for _, p := range m.table {
 		if s := m.passStats[p.Name]; s != nil {
 			out = append(out, *s)

@@ -234,13 +234,15 @@ func aheadEdits(events []record.Event, fifo bool, most int) (out []edit) {
 		for j, x := i-1, cmp.Or(e.Actor, e.To); i > first && e.Kind.IsExternal() && x != "" && j >= max(first, 1) && len(out) < most; j-- {
 			out = append(out, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 				p := moveTo(i, j)(fp, bp)
-				for k := len(p) - 1; fifo && k > j; k-- {
-					if d := p[k].Event; d.Kind == record.Deliver && d.Timer == "" && (d.From == x || d.To == x) {
-						p = slices.Insert(p, k, p[k])
-						p[k].Flush = true
+				q := p[: j+1 : j+1] // one pass, the flush steps appended: linear in the plan
+				for _, st := range p[j+1:] {
+					if d := st.Event; fifo && d.Kind == record.Deliver && d.Timer == "" && (d.From == x || d.To == x) {
+						q = append(q, st)
+						q[len(q)-1].Flush = true
 					}
+					q = append(q, st)
 				}
-				return p
+				return q
 			})
 		}
 	}
