@@ -42,5 +42,5 @@ func checkReplays(ctx context.Context, sys *record.System, t *record.Trace) erro
 		return nil
 	}
 	return fmt.Errorf("the violating run (seed %d) does not replay the same: %s; %s; nothing written",
-		t.Header.Seed, notReproducedWhy(rep), nondeterminismCauses)
+		t.Header.Seed, rep.Why(), nondeterminismCauses)
 }

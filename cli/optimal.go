@@ -92,7 +92,7 @@ Ctrl-C).`,
 			}
 			if !rep.Reproduced {
 				return notFound(fmt.Errorf("%s does not reproduce its violation %s (%s); nothing to search for",
-					in, record.Escape(t.Header.Violation.Fingerprint), notReproducedWhy(rep)))
+					in, record.Escape(t.Header.Violation.Fingerprint), rep.Why()))
 			}
 			// A system whose runs cannot be forked (actors holding a
 			// library's method values) cannot be searched: say so before
@@ -180,18 +180,6 @@ Ctrl-C).`,
 	cmd.Flags().Bool("global", true, "")
 	_ = cmd.Flags().MarkDeprecated("global", "the global-state search is now the only one")
 	return cmd
-}
-
-// notReproducedWhy says what a replay that did not reproduce its violation
-// got instead.
-func notReproducedWhy(r *replay.Result) string {
-	switch {
-	case r.Divergence != nil:
-		return r.Divergence.String()
-	case r.Violation != nil:
-		return "got " + record.Escape(r.Violation.Fingerprint)
-	}
-	return "no violation"
 }
 
 // checkOptimalFlags validates optimal's numeric flags before any work: a

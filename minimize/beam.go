@@ -33,7 +33,9 @@ func removalOrders() []removalOrder {
 func (m *minimizer) unstarted() bool { return m.afterProvenance != nil && !m.beamed }
 
 // hasStarts reports whether the beam pass applies: a kept result to offer, or starts not yet run.
-func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || m.unstarted() }
+func (m *minimizer) hasStarts(context.Context) bool {
+	return m.kept != nil || m.unstarted() || m.resuming && m.other != nil
+}
 
 // beam runs the driver's tiers on each start (removalOrders) in a fork. Its first call, before the best
 // trace's own descent, keeps its smallest result aside (kept) for the next call to offer: offered
@@ -41,7 +43,11 @@ func (m *minimizer) hasStarts(context.Context) bool { return m.kept != nil || m.
 // best trace lead times its size (offerKept). Only a strictly smaller total is kept or offered: a
 // tie keeps the earlier start's result.
 func (m *minimizer) beam(ctx context.Context) error {
-	if m.offerKept(1) {
+	if m.resuming && m.other != nil {
+		return m.descendOther(ctx)
+	}
+	if d := m.snapshotBest(); m.offerKept(1) {
+		m.other, m.otherLeft = d, maps.Clone(m.left)
 		return nil
 	}
 	m.kept = nil // offered once
@@ -60,7 +66,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 			}
 			m.limit.Store(limit)
 		}
-		f := m.fork(m.afterProvenance)
+		f := m.fork(m.afterProvenance, false)
 		if !s.removals {
 			f.untilStall(m)
 		}
@@ -98,11 +104,11 @@ func (m *minimizer) beam(ctx context.Context) error {
 
 // fork returns a minimizer from best that shares m's checkers (m waits),
 // with the steps m's running call may still use, leaving out what m leaves
-// out, the search tier, provenance and ddmin-externals (-wild does its work).
-func (m *minimizer) fork(best *record.Trace) *minimizer {
+// out, the search tier (unless searches), provenance and ddmin-externals (-wild does its work).
+func (m *minimizer) fork(best *record.Trace, searches bool) *minimizer {
 	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true}
 	for _, p := range m.table {
-		if p.Tier == Search {
+		if p.Tier == Search && !searches {
 			skip[p.Name] = true
 		}
 	}
@@ -120,4 +126,19 @@ func (m *minimizer) fork(best *record.Trace) *minimizer {
 func (f *minimizer) untilStall(m *minimizer) {
 	f.noStall, f.stallFloor = false, m.stallFloor
 	f.uncounted.Store(f.steps.Load())
+}
+
+// descendOther descends, in a fork, from the beam's other member (the best trace the kept result
+// displaced before the search tier reached it), the searches included, the passes that had left it
+// not called again, each call within its share of the run's steps left and the fork's own stall
+// point (untilStall), and offers the fork's result.
+func (m *minimizer) descendOther(ctx context.Context) error {
+	f := m.fork(m.other, true)
+	f.skip[StageBeam], f.stallCap, f.left, f.cfg.Steps, m.other = true, 0, m.otherLeft, m.callEnd(), nil
+	f.untilStall(m)
+	err := f.descend(ctx)
+	m.steps.Store(f.steps.Load())
+	m.schedules.Add(f.schedules.Load())
+	m.offer(f.snapshotBest())
+	return err
 }

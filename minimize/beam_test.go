@@ -101,10 +101,11 @@ func TestBeamRemovalOrdersLeaveAFourMemberRoute(t *testing.T) {
 	assert.Equal(t, [2]int{37, 9}, size(run(minimize.StageBeam)), "without the beam")
 	res := run()
 	assert.Equal(t, [2]int{15, 8}, size(res))
-	i := slices.IndexFunc(res.Passes, func(p minimize.PassStats) bool { return p.Name == minimize.StageBeam })
+	i := slices.IndexFunc(res.Stages, func(s minimize.StageStats) bool { return s.Name == minimize.StageBeam })
 	require.GreaterOrEqual(t, i, 0)
-	// Three removal orders: the beam took 1,876,224 steps here.
-	assert.Less(t, res.Passes[i].Steps, int64(2_000_000), "the beam's steps")
+	// Three removal orders: the beam's first call took 1,876,224 steps here (its later
+	// calls offer the kept result and descend from the trace it replaced).
+	assert.Less(t, res.Stages[i].Steps, int64(2_000_000), "the beam's first call's steps")
 }
 
 // TestBeamFirstStartRunsToItsStallPoint minimizes a fresh raft-56 trace

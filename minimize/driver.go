@@ -63,6 +63,11 @@ func (m *minimizer) descend(ctx context.Context) error {
 		if err == nil && !improved && !m.noStall {
 			improved, err = m.resume(ctx)
 		}
+		if err == nil && !improved && m.other != nil { // the beam's other member (descendOther)
+			m.resuming = true
+			improved, err = m.call(ctx, StageBeam)
+			m.resuming = false
+		}
 		if err != nil || !improved {
 			return err
 		}

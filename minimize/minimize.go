@@ -22,7 +22,7 @@
 //   - retarget (move): events readdressed, reordered, given other contents, replaced by a timer, moved earlier.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
-//   - beam (search): the descent again from the trace after provenance in three removal orders.
+//   - beam (search): the descent again from the trace after provenance in three removal orders, and from the best trace its result replaced.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - suffix-search (search; needs optimal.Forks): the exact search from cuts, later externals applied or left out.
 //   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
@@ -193,6 +193,8 @@ type minimizer struct {
 	// the passes run ahead of their tier, and its removal calls' steps.
 	beamed, descending bool
 	kept               *record.Trace
+	other              *record.Trace            // the beam's other member (descendOther): the best trace kept displaced,
+	otherLeft          map[string]*record.Trace // and what each pass had left then
 	removalsOnly       bool
 	ahead              map[string]bool
 	removalSteps       int64
@@ -239,13 +241,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 		}
 		m.schedules.Add(1)
 		if !rep.Reproduced {
-			why := "no violation"
-			if rep.Divergence != nil {
-				why = rep.Divergence.String()
-			} else if rep.Violation != nil {
-				why = "a different violation: " + rep.Violation.Fingerprint
-			}
-			return nil, fmt.Errorf("%w (%s)", ErrNotReproduced, why)
+			return nil, fmt.Errorf("%w (%s)", ErrNotReproduced, rep.Why())
 		}
 		m.best = rep.Sim.Trace(rep.Violation)
 		m.best.Events = append([]record.Event(nil), m.best.Events...)

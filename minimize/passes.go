@@ -13,16 +13,10 @@ import (
 type Tier int
 
 const (
-	// Removal passes take events or contents away from the best trace.
-	Removal Tier = iota
-	// Move passes change the route (reorder, retarget, merge events),
-	// each move followed by a descent that removes what it made useless.
-	Move
-	// Search passes look further: another start, more schedules per
-	// check, exact or random searches for a cheaper suffix.
-	Search
-	// Cleanup passes run once, after the rest, and never make the trace larger.
-	Cleanup
+	Removal Tier = iota // take events or contents away from the best trace
+	Move                // change the route, each move followed by a descent that removes what it made useless
+	Search              // look further: other starts, exact searches from cuts of the best trace
+	Cleanup             // run once, after the rest, and never make the trace larger
 )
 
 func (t Tier) String() string { return [...]string{"removal", "move", "search", "cleanup"}[t] }
@@ -35,10 +29,8 @@ type PassInfo struct {
 	Needs string  // the capability the pass needs of the system ("" for none)
 	Share float64 // the share of the remaining step budget one call may use
 	Once  bool    // the pass runs at most once per minimization
-	// Whole: a call is bounded by its share, not by the stall point
-	// (driver.go): its candidates pay only late in a call.
-	Whole bool
-	Doc   string // what the pass does, in one sentence
+	Whole bool    // a call is bounded by its share, not by the stall point (driver.go): its candidates pay late
+	Doc   string  // what the pass does, in one sentence
 }
 
 // pass is a row of the pass table: its description, bounds, and how it runs.
@@ -109,7 +101,7 @@ func passTable() []pass {
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
-			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first; the others run the removals alone); its result replaces the best trace when smaller"},
+			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first; the others run the removals alone); its result replaces the best trace when smaller, and the best trace it replaced, the beam's other member, is descended again in a fork, with the searches, when the run's own descent ends"},
 			limits{lead: 3}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},

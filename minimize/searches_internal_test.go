@@ -8,6 +8,7 @@ import (
 
 	"github.com/demi-project/demi/examples/etcdraft"
 	"github.com/demi-project/demi/examples/paxos"
+	"github.com/demi-project/demi/examples/raft"
 	"github.com/demi-project/demi/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -129,4 +130,27 @@ func TestLateStartTakesARouteAsCostlyAndDescends(t *testing.T) {
 	m.limit.Store(m.allowance(StageLateStart))
 	require.NoError(t, m.lateStart(ctx))
 	assert.Equal(t, [2]int{16, 5}, sizeOf(m.best), "without the tie: nothing strictly cheaper")
+}
+
+// TestBeamDescendsItsOtherMember runs the beam's other member on fuzz seed
+// 6700090 of raft-56: the beam's kept result, 18 (E:8), displaced the best
+// trace, 22 (E:8), when the search tier began, and the searches and the
+// descent from there leave 18 (E:8). From the displaced 22 (E:8),
+// shrink-search finds 18 (E:8) on another route, whose descent reaches 16
+// (E:8), the bug's best known size: descendOther, when the run's own descent
+// ends, gets there.
+func TestBeamDescendsItsOtherMember(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/raft-56-6700090-kept.trace", raft.System(), [2]int{18, 8})
+	other, _, err := record.ReadFile("testdata/raft-56-6700090-displaced.trace", record.NewCatalog(raft.System()))
+	require.NoError(t, err)
+	require.Equal(t, [2]int{22, 8}, sizeOf(other))
+	m.other, m.otherLeft = other, map[string]*record.Trace{}
+	for _, p := range m.table {
+		if p.Tier == Removal || p.Tier == Move { // the search tier began on it: they had left it
+			m.otherLeft[p.Name] = other
+		}
+	}
+	require.NoError(t, m.descendOther(ctx))
+	assert.Equal(t, [2]int{16, 8}, sizeOf(m.best))
+	assert.Nil(t, m.other, "descended once")
 }

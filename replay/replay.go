@@ -38,6 +38,18 @@ type Result struct {
 	Sim *record.Sim
 }
 
+// Why says what a run that did not reproduce its trace's violation got
+// instead: where it diverged, the violation it met, or none.
+func (r *Result) Why() string {
+	switch {
+	case r.Divergence != nil:
+		return r.Divergence.String()
+	case r.Violation != nil:
+		return "got " + record.Escape(r.Violation.Fingerprint)
+	}
+	return "no violation"
+}
+
 // Run replays t on sys exactly: it follows t's events with a record.Driver
 // (exact matching, the invariant checked after every event) and stops at
 // the trace's violation, at the first divergence, or when a handler
