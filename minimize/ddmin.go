@@ -40,15 +40,9 @@ func ddminSets(bp dpor.Plan, events []record.Event, internals bool, wildFrom int
 	} else {
 		units = externalUnits(events)
 	}
-	var ext []int
-	for i, e := range events {
-		if e.Kind.IsExternal() {
-			ext = append(ext, i)
-		}
-	}
-	items = make([]int, len(units))
-	for i := range items {
-		items[i] = i
+	ext := indicesOf(events, record.Kind.IsExternal)
+	for i := range units {
+		items = append(items, i)
 	}
 	return items, func(set []int) dpor.Plan {
 		var idx []int

@@ -63,11 +63,6 @@ func (m *minimizer) descend(ctx context.Context) error {
 		if err == nil && !improved && !m.noStall {
 			improved, err = m.resume(ctx)
 		}
-		if err == nil && !improved && m.other != nil { // the beam's other member (descendOther)
-			m.resuming = true
-			improved, err = m.call(ctx, StageBeam)
-			m.resuming = false
-		}
 		if err != nil || !improved {
 			return err
 		}
@@ -99,21 +94,24 @@ func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bo
 }
 
 // resume calls again, in table order and with twice its share, each Whole
-// pass its share cut short on the best trace, until one makes it smaller: a
-// search cut just short of its result would never get the steps a stall leaves.
+// pass its share cut short on the best trace, until one makes it smaller (a
+// search cut just short of its result would never get the steps a stall
+// leaves), then the beam on its other member (descendOther).
 func (m *minimizer) resume(ctx context.Context) (bool, error) {
+	m.resuming = true
+	defer func() { m.resuming = false }()
 	best := m.snapshotBest()
 	for _, p := range m.table {
 		if !p.Whole || m.cut[p.Name] != best {
 			continue
 		}
 		delete(m.cut, p.Name)
-		m.resuming = true
-		ok, err := m.call(ctx, p.Name)
-		m.resuming = false
-		if err != nil || ok {
+		if ok, err := m.call(ctx, p.Name); err != nil || ok {
 			return ok, err
 		}
+	}
+	if m.other != nil {
+		return m.call(ctx, StageBeam)
 	}
 	return false, nil
 }

@@ -116,9 +116,14 @@ func afterStarts(events []record.Event) int {
 }
 
 // deliveryIndices lists the indices of events' deliveries.
-func deliveryIndices(events []record.Event) (out []int) {
+func deliveryIndices(events []record.Event) []int {
+	return indicesOf(events, func(k record.Kind) bool { return k == record.Deliver })
+}
+
+// indicesOf lists the indices of the events whose kind is in.
+func indicesOf(events []record.Event, in func(record.Kind) bool) (out []int) {
 	for i, e := range events {
-		if e.Kind == record.Deliver {
+		if in(e.Kind) {
 			out = append(out, i)
 		}
 	}

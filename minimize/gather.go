@@ -31,10 +31,10 @@ type gatherPlan struct {
 	wild   int
 }
 
-// gatherEdits lists the gather moves of events (gatherPlans), each
-// relabelled by every symmetry of it (gatherPerms), then the stand-in moves.
-func (m *minimizer) gatherEdits(events []record.Event) []edit {
-	members := m.sys.Members(m.resolved)
+// gatherEdits lists the gather moves of base (gatherPlans), each relabelled
+// by every symmetry of it (gatherPerms), then the stand-in moves.
+func (m *minimizer) gatherEdits(base *record.Trace) []edit {
+	events, members := base.Events, m.sys.Members(m.resolved)
 	var out []edit
 	for _, g := range gatherPlans(events, members) {
 		for _, p := range m.gatherPerms(g.events, members) {
@@ -265,9 +265,4 @@ func (m *minimizer) gathers(context.Context) bool {
 	}
 	members := m.sys.Members(m.resolved)
 	return len(gatherPlans(best.Events, members)) > 0 || len(m.standIns(best.Events, members)) > 0
-}
-
-// gatherStage runs the gather pass (reorderWith over gatherEdits).
-func (m *minimizer) gatherStage(ctx context.Context) error {
-	return m.reorderWith(ctx, func(base *record.Trace) []edit { return m.gatherEdits(base.Events) })
 }

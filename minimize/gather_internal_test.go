@@ -106,7 +106,7 @@ func TestGatherEscapesRaft58bTwoLeaderRoutes(t *testing.T) {
 		t.Run(tc.path, func(t *testing.T) {
 			tr, m, c := raftMinimizer(t, tc.path)
 			require.Equal(t, tc.size, [2]int{tr.Header.Deliveries, tr.Header.Externals})
-			edits := m.gatherEdits(tr.Events)
+			edits := m.gatherEdits(tr)
 			require.Len(t, edits, tc.moves)
 			k, nt := firstMove(t, m, c, tr, edits)
 			require.NotNil(t, nt)
@@ -124,7 +124,7 @@ func TestGatherEscapesRaft58bTwoLeaderRoutes(t *testing.T) {
 func TestGatherWithoutASymmetryTriesThePlansAsTheyAre(t *testing.T) {
 	tr, m, c := raftMinimizer(t, "testdata/raft-58b-gather.trace")
 	withoutSymmetry(m)
-	edits := m.gatherEdits(tr.Events)
+	edits := m.gatherEdits(tr)
 	require.Len(t, edits, 9, "one per plan")
 	k, nt := firstMove(t, m, c, tr, edits[:3])
 	assert.Equal(t, -1, k)
@@ -164,7 +164,7 @@ func gatherWithOneAndTwoWorkers(t *testing.T, sys *record.System, tr *record.Tra
 		sm, err := newStageMinimizer(sys, tr, tr, w)
 		require.NoError(t, err)
 		sm.limit.Store(sm.allowance(StageGather))
-		require.NoError(t, sm.gatherStage(context.Background()))
+		require.NoError(t, passNamed(sm.table, StageGather).run(sm, context.Background()))
 		best[w-1], steps[w-1] = sm.snapshotBest(), sm.steps.Load()
 	}
 	return best, steps

@@ -33,11 +33,7 @@
 // Work is counted in steps (one event of one schedule a check runs), never in time: Config.Steps
 // bounds all of it, each pass call may use its share of what remains (a whole-scan pass cut short
 // gets one more call with twice it before the run ends), and the run stops on stall (driver.go), so
-// the result depends on the input and the step budget alone, not on Workers or load. A run, given a
-// system and a trace that records a violation:
-//
-//	res, err := minimize.Run(ctx, sys, trace, minimize.Config{})
-//	// res.Trace: the smallest trace found; res.Passes: what each pass did.
+// the result depends on the input and the step budget alone, not on Workers or load (ExampleRun).
 package minimize
 
 import (

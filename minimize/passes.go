@@ -89,7 +89,8 @@ func passTable() []pass {
 
 		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
 			"gives one actor's round a later external message of the type it handled, another member started after it"},
-			limits{members: 6, deliveries: 64}, (*minimizer).gathers, (*minimizer).gatherStage},
+			limits{members: 6, deliveries: 64}, (*minimizer).gathers,
+			func(m *minimizer, ctx context.Context) error { return m.reorderWith(ctx, m.gatherEdits) }},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
 			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had or the system's generators make, addresses them (alone, or with an earlier delivery to the old receiver left out), timers, rounds and messages to other actors, fires a timer of a message's receiver in place of the message, moves a message earlier with a later external event left out, moves an actor's external event earlier (under FIFO, flushing its links), each move followed by a descent"},
 			limits{moves: 4000, deliveries: 40, contents: 32}, nil, (*minimizer).retarget},

@@ -100,27 +100,24 @@ func (r *renamer) targets(dv domainValue) []reflect.Value {
 			}
 		}
 	}
+	var half reflect.Value
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		x := v.Int()
 		addFree(func(y int64) bool { return y < x || y < -x })
-		if x/2 != x {
-			add(reflect.ValueOf(x / 2).Convert(t))
-		}
+		half = reflect.ValueOf(x / 2)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		x := v.Uint()
 		addFree(func(y int64) bool { return uint64(y) < x })
-		if x/2 != x {
-			add(reflect.ValueOf(x / 2).Convert(t))
-		}
+		half = reflect.ValueOf(x / 2)
 	case reflect.String:
-		s := v.String()
-		if s != "" {
+		if s := v.String(); s != "" {
 			add(reflect.ValueOf("").Convert(t))
+			half = reflect.ValueOf(s[:len(s)/2])
 		}
-		if len(s) > 1 {
-			add(reflect.ValueOf(s[:len(s)/2]).Convert(t))
-		}
+	}
+	if half.IsValid() && !v.IsZero() { // a one-letter string's half is "", added already or used
+		add(half.Convert(t))
 	}
 	return out
 }
