@@ -10,8 +10,7 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The inject pass trades the deliveries of a stretch (injectCuts) for an
-// external event the system's fuzz generators offer (docs/minimization.md).
+// The inject pass trades a stretch's deliveries (injectCuts) for an external event the generators offer.
 
 // injectMove leaves out the deliveries of [cut, until) and inserts offer at at.
 type injectMove struct {
@@ -22,15 +21,14 @@ type injectMove struct {
 // injects reports whether the system has fuzz generators.
 func (m *minimizer) injects(context.Context) bool { return len(m.sys.Externals) > 0 }
 
-// inject runs the inject pass once on the best trace.
+// inject runs the inject pass on the best trace (injectWith).
 func (m *minimizer) inject(ctx context.Context) error {
 	return m.injectWith(ctx, func(events []record.Event, offers map[int][]record.Event) []injectMove {
 		return injectMoves(events, offers, m.limitsOf(StageInject).moves)
 	})
 }
 
-// addEvent runs the add-event pass once on the best trace: an offered event
-// sending no message (a crash-restart) inserted after the leading starts.
+// addEvent runs the add-event pass (injectWith): an offer sending no message (a crash-restart) after the starts.
 func (m *minimizer) addEvent(ctx context.Context) error {
 	return m.injectWith(ctx, func(events []record.Event, offers map[int][]record.Event) []injectMove {
 		var out []injectMove
@@ -45,24 +43,27 @@ func (m *minimizer) addEvent(ctx context.Context) error {
 	})
 }
 
+// injectWith applies the best trace's moves movesOf lists (tryMoves) until none ends smaller, as reorderWith.
 func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event, map[int][]record.Event) []injectMove) error {
-	base := m.snapshotBest()
-	offers, err := m.offers(ctx, base)
-	if err != nil {
-		return err
+	for {
+		base := m.snapshotBest()
+		offers, err := m.offers(ctx, base)
+		if err != nil {
+			return err
+		}
+		var moves []edit
+		for _, mv := range movesOf(base.Events, offers) {
+			moves = append(moves, mv.plan)
+		}
+		_, tr, err := m.tryMoves(ctx, base, moves, injectChunk, true)
+		if err != nil || !m.offer(tr) {
+			return err
+		}
 	}
-	var moves []edit
-	for _, mv := range movesOf(base.Events, offers) {
-		moves = append(moves, mv.plan)
-	}
-	_, tr, err := m.tryMoves(ctx, base, moves, injectChunk, true)
-	m.offer(tr)
-	return err
 }
 
-// offers replays base once (counted as steps) and returns what the system
-// offers before each cut (ownContents), and before each other position
-// after the leading starts what sends no message (add-event's).
+// offers replays base once (counted as steps) and returns what the system offers before each cut
+// (ownContents), and before each other position after the leading starts what sends no message.
 func (m *minimizer) offers(ctx context.Context, base *record.Trace) (map[int][]record.Event, error) {
 	cuts, out := injectCuts(base.Events), make(map[int][]record.Event, len(base.Events))
 	d, err := record.NewDriver(base.Setup(m.sys), base.Events, record.Follow{})
@@ -168,8 +169,7 @@ func injectMoves(events []record.Event, offers map[int][]record.Event, most int)
 	return out
 }
 
-// plan builds the move's plan from bp: the stretch's deliveries between
-// actors left out, the offer (and its delivery) inserted, wildcards after.
+// plan builds the move's plan from bp: the stretch's deliveries between actors left out, the offer in, wildcards after.
 func (mv injectMove) plan(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 	p := append(make(dpor.Plan, 0, len(bp)+2), bp[:mv.cut]...)
 	for i := mv.cut; i <= len(bp); i++ {
