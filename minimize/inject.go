@@ -10,9 +10,7 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// The inject pass trades a stretch's deliveries (injectCuts) for an external event the generators offer.
-
-// injectMove leaves out the deliveries of [cut, until) and inserts offer at at.
+// injectMove, the inject pass's trade, leaves out the deliveries of [cut, until) and inserts offer at at.
 type injectMove struct {
 	cut, until, at int
 	offer          record.Event
@@ -43,23 +41,16 @@ func (m *minimizer) addEvent(ctx context.Context) error {
 	})
 }
 
-// injectWith applies the best trace's moves movesOf lists (tryMoves) until none ends smaller, as reorderWith.
+// injectWith scans (scanMoves, from the first move each time) the moves movesOf lists for the best trace's offers.
 func (m *minimizer) injectWith(ctx context.Context, movesOf func([]record.Event, map[int][]record.Event) []injectMove) error {
-	for {
-		base := m.snapshotBest()
+	return m.scanMoves(ctx, func(base *record.Trace) ([]edit, error) {
 		offers, err := m.offers(ctx, base)
-		if err != nil {
-			return err
-		}
 		var moves []edit
 		for _, mv := range movesOf(base.Events, offers) {
 			moves = append(moves, mv.plan)
 		}
-		_, tr, err := m.tryMoves(ctx, base, moves, injectChunk, true)
-		if err != nil || !m.offer(tr) {
-			return err
-		}
-	}
+		return moves, err
+	}, injectChunk, true, false)
 }
 
 // offers replays base once (counted as steps) and returns what the system offers before each cut

@@ -15,25 +15,34 @@ import (
 // out of the removals' reach); its plan is checked, a descent then removes events one at a time
 // while they go, and the move is kept when the descent ends smaller (docs/minimization.md).
 
-// reorderWith tries the moves gen lists for the best trace, each with its descent; the first that ends
-// smaller replaces it, until none does. A scan after a success starts at the move that succeeded
-// (wrapping around): the moves before it just failed on a trace one move away, and mostly fail again.
+// reorderWith tries the moves gen lists for the best trace, each with its descent (scanMoves, rotating).
 func (m *minimizer) reorderWith(ctx context.Context, gen func(base *record.Trace) []edit) error {
+	return m.scanMoves(ctx, func(base *record.Trace) ([]edit, error) { return gen(base), nil }, reorderChunk, false, true)
+}
+
+// scanMoves tries gen's moves of the best trace (tryMoves); the first that ends smaller replaces it, until none
+// does. rotate: a scan after a success starts at the move that paid (the ones before mostly fail again).
+func (m *minimizer) scanMoves(ctx context.Context, gen func(base *record.Trace) ([]edit, error), chunk int, broad, rotate bool) error {
 	at := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		base := m.snapshotBest()
-		moves := gen(base)
+		moves, err := gen(base)
+		if err != nil {
+			return err
+		}
 		if at >= len(moves) {
 			at = 0
 		}
-		i, tr, err := m.tryMoves(ctx, base, slices.Concat(moves[at:], moves[:at]), reorderChunk, false)
+		i, tr, err := m.tryMoves(ctx, base, slices.Concat(moves[at:], moves[:at]), chunk, broad)
 		if err != nil || !m.offer(tr) {
 			return err
 		}
-		at = (at + i) % len(moves)
+		if rotate {
+			at = (at + i) % len(moves)
+		}
 	}
 }
 
