@@ -152,9 +152,8 @@ func (m *minimizer) cachedCheck(ctx context.Context, c *dpor.Checker, s checkSet
 	return r, err
 }
 
-// relabelled returns r, whose trace breaks an image of the target under a
-// symmetry (shared.images), with that run relabelled onto the target as one
-// schedule of c runs it (no trace if that does not break it).
+// relabelled returns r, whose trace breaks an image of the target under a symmetry (shared.images), with that
+// run relabelled onto the target as one schedule of c runs it (no trace if that does not break it).
 func (m *minimizer) relabelled(ctx context.Context, c *dpor.Checker, r dpor.Result) (dpor.Result, error) {
 	c.SetMode(dpor.STS)
 	c.SetMaxSchedules(1)

@@ -11,9 +11,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// ddminPass is ddmin over the best trace's external units, or deliveries
-// when internals, checked in mode with at most maxSched schedules (0:
-// budgetFor), the deliveries from wildFrom on wildcards (-1: none).
+// ddminPass is ddmin over the best trace's external units, or deliveries when internals, checked in mode with
+// at most maxSched schedules (0: budgetFor), the deliveries from wildFrom on wildcards (-1: none).
 func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mode, maxSched, wildFrom int) error {
 	base := m.snapshotBest()
 	items, plan := ddminSets(dpor.FromEvents(m.fp, base.Events), base.Events, internals, wildFrom)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -38,9 +39,28 @@ func (m *minimizer) drive(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.noStall = true
-	_, err = m.round(ctx, Cleanup, false)
-	return err
+	return m.cleanup(ctx)
+}
+
+// cleanup runs the cleanup tier; from a best trace it reorders (round form) the removals and moves descend
+// (each call within the stall point, no searches), and after they pay the cleanup runs again.
+func (m *minimizer) cleanup(ctx context.Context) error {
+	for {
+		m.noStall = true
+		before := m.snapshotBest()
+		if _, err := m.round(ctx, Cleanup, false); err != nil || m.snapshotBest() == before {
+			return err
+		}
+		skip := maps.Clone(m.skip)
+		for _, p := range m.table {
+			m.skip[p.Name] = skip[p.Name] || p.Tier == Search
+		}
+		m.noStall, before = false, m.snapshotBest()
+		err := m.descend(ctx)
+		if m.skip = skip; err != nil || !smaller(m.snapshotBest(), before) {
+			return err
+		}
+	}
 }
 
 // descend runs the removals, moves and searches until a round of moves and searches finds nothing.
@@ -93,10 +113,9 @@ func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bo
 	return improved, nil
 }
 
-// resume calls again, in table order and with twice its share, each Whole
-// pass its share cut short on the best trace, until one makes it smaller (a
-// search cut just short of its result would never get the steps a stall
-// leaves), then the beam on its other member (descendOther).
+// resume calls again, in table order and with twice its share, each Whole pass its share cut short on the
+// best trace, until one makes it smaller (a search cut just short of its result would never get the steps a
+// stall leaves), then the beam on its other member (descendOther).
 func (m *minimizer) resume(ctx context.Context) (bool, error) {
 	m.resuming = true
 	defer func() { m.resuming = false }()
@@ -221,9 +240,8 @@ func (m *minimizer) callEnd() int64 {
 	return m.cfg.Steps - m.cfg.Steps/cleanupShare
 }
 
-// stallPoint is the step count at which the running pass call stalls:
-// stallRatio times the steps up to the last improvement past it (at least
-// stallFloor), but never less than minCallSteps past the call's start.
+// stallPoint is the step count at which the running pass call stalls: stallRatio times the steps up to the
+// last improvement past it (at least stallFloor), but never less than minCallSteps past the call's start.
 func (m *minimizer) stallPoint() int64 {
 	last := m.lastImprovement.Load()
 	return max(last+max(m.stallFloor, int64(stallRatio*float64(last)))+m.uncounted.Load(), m.callStart+minCallSteps)

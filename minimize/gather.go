@@ -50,9 +50,8 @@ func (m *minimizer) gatherEdits(base *record.Trace) []edit {
 	return append(out, m.standIns(events, members)...)
 }
 
-// standIns lists every exchange of two members applied to the contents of
-// the external messages only, when it changes one: the configuration
-// changes under the same run (an outsider takes a member's place).
+// standIns lists every exchange of two members applied to the contents of the external messages only, when it
+// changes one: the configuration changes under the same run (an outsider takes a member's place).
 func (m *minimizer) standIns(events []record.Event, members []record.ActorID) []edit {
 	sym := m.sys.Symmetry
 	if sym == nil {
@@ -88,8 +87,7 @@ func gatherPlans(events []record.Event, members []record.ActorID) []gatherPlan {
 		}
 	}
 	var out, handed []gatherPlan
-	// The trace as a plan for swapRound (no fingerprints needed).
-	bp := make(dpor.Plan, len(events))
+	bp := make(dpor.Plan, len(events)) // the trace as a plan for swapRound (no fingerprints needed)
 	for k, f := range events {
 		bp[k].Event = f
 	}

@@ -11,9 +11,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// provenance drops the deliveries outside the causal past of the violating
-// event v, else outside that of v and of the last event before v of each
-// actor the violation names (an invariant reads every actor's state).
+// provenance drops the deliveries outside the causal past of the violating event v, else outside that of v
+// and of the last event before v of each actor the violation names (an invariant reads every actor's state).
 func (m *minimizer) provenance(ctx context.Context) error {
 	base := m.snapshotBest()
 	v := base.Header.Violation.Event
@@ -81,9 +80,8 @@ func dropped(bp dpor.Plan, drop []int, wildFrom int, reroute bool) dpor.Plan {
 	return p
 }
 
-// greedy tries the edits of the best trace in order; the first that
-// reproduces smaller makes it the best, and the scan resumes at the same
-// position of the new edits, wrapping around until a full scan finds none.
+// greedy tries the edits of the best trace in order; the first that reproduces smaller makes it the best, and
+// the scan resumes at the same position of the new edits, wrapping around until a full scan finds none.
 func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, edits func(base *record.Trace) []edit) error {
 	pos, improvedThisPass := 0, false
 	for {
@@ -156,9 +154,8 @@ func clockOf(e record.Event) (clock int, advances bool) {
 	return clock, advances
 }
 
-// clockClusters removes the deliveries of one logical clock value, oldest
-// first, later deliveries wildcards, with the clock-advancing timers since
-// the previous clock: all of them, then each alone, then none.
+// clockClusters removes the deliveries of one logical clock value, oldest first, later deliveries wildcards,
+// with the clock-advancing timers since the previous clock: all of them, then each alone, then none.
 func (m *minimizer) clockClusters(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
 		clusters := map[int][]int{}

@@ -7,8 +7,9 @@
 // replayable. The input is replayed exactly first (initial; on long traces a short window of it,
 // window.go) and the result last (final). In between, one driver (driver.go) runs the passes of one
 // table (passes.go) in four tiers: removals take events away, moves change the route and descend
-// from there, searches look further, cleanup runs once at the end. The removals run to a fixpoint,
-// then the moves until one helps, then the searches; any success goes back to the removals:
+// from there, searches look further, cleanup runs at the end (a trace it reorders is a new start for
+// the removals and moves). The removals run to a fixpoint, then the moves until one helps, then the
+// searches; any success goes back to the removals:
 //
 //   - provenance (removal): deliveries outside the violation's causal past.
 //   - ddmin-externals (removal): delta debugging over the external events.
@@ -162,9 +163,8 @@ type minimizer struct {
 	schedules atomic.Int64
 	steps     atomic.Int64 // the work done so far (firstTrace)
 	limit     atomic.Int64 // where the running stage must end
-	// The stall rule (driver.go): the steps at the last improvement, the
-	// beam's second starts' steps (left out), no stall (initial window,
-	// cleanup, forks), the floor and the running call's start, and Whole.
+	// The stall rule (driver.go): the steps at the last improvement, the beam's second starts' steps (left
+	// out), no stall (initial window, cleanup, forks), the floor and the running call's start, and Whole.
 	lastImprovement, uncounted atomic.Int64
 	noStall                    bool
 	stallFloor, callStart      int64
@@ -184,9 +184,8 @@ type minimizer struct {
 		of *record.Trace
 		ok bool
 	}
-	// The beam (beam.go): whether its starts ran and the own descent began
-	// (until then its result waits in kept); in a fork, removal tier only,
-	// the passes run ahead of their tier, and its removal calls' steps.
+	// The beam (beam.go): whether its starts ran and the own descent began (until then its result waits in
+	// kept); in a fork, removal tier only, the passes run ahead of their tier, and its removal calls' steps.
 	beamed, descending bool
 	kept               *record.Trace
 	other              *record.Trace            // the beam's other member (descendOther): the best trace kept displaced,

@@ -126,9 +126,8 @@ func passTable() []pass {
 	}
 }
 
-// DefaultBudget is the wall-clock budget when Config.Budget is 0: a hard
-// outer cap, three times what a run of a few thousand deliveries needs on
-// an idle 2-core machine (Result.OutOfTime says when it ended a run).
+// DefaultBudget is the wall-clock budget when Config.Budget is 0: a hard outer cap, three times what a run of
+// a few thousand deliveries needs on an idle 2-core machine (Result.OutOfTime says when it ended a run).
 const DefaultBudget = 3 * time.Minute
 
 // finalReplayTimeout bounds the final replay, outside the step budget and Budget.

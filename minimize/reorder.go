@@ -305,9 +305,8 @@ func insertAt(x record.Event, at int) edit {
 	}
 }
 
-// rerouteEdits lists the reroute moves of events: every window of consecutive
-// deliveries left out, shortest first, from the end, later deliveries
-// reroutable; none beyond most deliveries (the moves are quadratic).
+// rerouteEdits lists the reroute moves of events: every window of consecutive deliveries left out, shortest
+// first, from the end, later deliveries reroutable; none beyond most deliveries (the moves are quadratic).
 func rerouteEdits(events []record.Event, most int) []edit {
 	dels := deliveryIndices(events)
 	if len(dels) > most {

@@ -2,6 +2,7 @@ package minimize_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,4 +58,21 @@ func TestLongMoveScansFinishWithinTheBudget(t *testing.T) {
 			assert.Contains(t, res.Trace.Header.Violation.Detail, "has a nextIndex beyond its log")
 		})
 	}
+}
+
+// TestCleanupReorderIsANewStart minimizes the result of fresh raft-58a seed
+// 8700010 (held-out range 8700000) as the driver had it before round form: 21
+// deliveries (E:12), where every removal, move and search stops. Round form
+// reorders it; from the reordered trace a reroute move of retarget reaches the
+// bug's best known size, 19 (E:12). Before the cleanup's reordered trace was a
+// new start, the run ended at 21 (E:12).
+func TestCleanupReorderIsANewStart(t *testing.T) {
+	res := minimizeFile(t, "testdata/raft-58a-8700010-before-round-form.trace", raft.System())
+	assert.Equal(t, [2]int{19, 12}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+	i := slices.IndexFunc(res.Stages, func(s minimize.StageStats) bool { return s.Name == minimize.StageRoundForm })
+	require.Positive(t, i)
+	assert.Equal(t, 21, res.Stages[i].Deliveries, "the descent before round form stops at 21")
+	j := slices.IndexFunc(res.Stages, func(s minimize.StageStats) bool { return s.Deliveries == 19 })
+	require.Greater(t, j, i, "19 comes after round form")
+	assert.Equal(t, minimize.StageRetarget, minimize.PassOf(res.Stages[j].Name))
 }

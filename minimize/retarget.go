@@ -9,11 +9,10 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// retargetEdits lists the moves (reorder.go) that address an external
-// send, kill or restart to another started actor: the fuzzer chose each
-// target at random, and a route through another actor may be shorter.
-// most > 0: at most most of them with one earlier delivery to the old target left out
-// instead, which readied that target for the event and, left in, can break the new route.
+// retargetEdits lists the moves (reorder.go) that address an external send, kill or restart to another
+// started actor: the fuzzer chose each target at random, and a route through another actor may be shorter.
+// most > 0: at most most of them with one earlier delivery to the old target left out instead, which readied
+// that target for the event and, left in, can break the new route.
 func retargetEdits(events []record.Event, most int) []edit {
 	actors := startedActors(events)
 	var out []edit
@@ -97,10 +96,9 @@ func (m *minimizer) retarget(ctx context.Context) error {
 	})
 }
 
-// injectedContents returns, once per minimization, the contents the system's
-// generators make (record.System.InjectedContents) after the best trace's
-// leading starts that the input lacked: a route may need a content the fuzzed
-// run never drew (a job with a locality preference where the input's had none).
+// injectedContents returns, once per minimization, the contents the system's generators make
+// (record.System.InjectedContents) after the best trace's leading starts that the input lacked: a route may
+// need a content the fuzzed run never drew (a job with a locality preference where the input's had none).
 func (m *minimizer) injectedContents(ctx context.Context) ([]record.Message, error) {
 	if m.injected != nil || len(m.sys.Externals) == 0 {
 		return m.injected, nil

@@ -10,9 +10,8 @@ import (
 	"github.com/demi-project/demi/rounds"
 )
 
-// roundForm runs the round-form pass (docs/minimization.md): it removes
-// whole rounds and phases, then late deliveries, then moves deliveries out
-// of lockstep order earlier (kept when no larger and less residue).
+// roundForm runs the round-form pass (docs/minimization.md): it removes whole rounds and phases, then late
+// deliveries, then moves deliveries out of lockstep order earlier (kept when no larger and less residue).
 func (m *minimizer) roundForm(ctx context.Context) error {
 	lay, err := rounds.Build(ctx, m.sys, m.snapshotBest())
 	if err != nil || !lay.Rounded {

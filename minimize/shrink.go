@@ -34,9 +34,8 @@ func (m *minimizer) shrinkContents(ctx context.Context) error {
 	})
 }
 
-// groupEdits lists the edits that remove one component (componentOrder)
-// from every message of a group of identical Shrinkable ones (one full
-// fingerprint; of two or more if several), and returns the groups.
+// groupEdits lists the edits that remove one component (componentOrder) from every message of a group of
+// identical Shrinkable ones (one full fingerprint; of two or more if several), and returns the groups.
 func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[uint64][]int) {
 	var es []edit
 	groups := map[uint64][]int{}

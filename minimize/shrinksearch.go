@@ -84,9 +84,8 @@ func (m *minimizer) postpone(ctx context.Context) error {
 	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StagePostpone))
 }
 
-// startEdits lists the edits that leave out a start of base, and the starts
-// they left out (searchCuts applies them again): every start, or (x set)
-// x's, with every delivery to or from x after it left out too.
+// startEdits lists the edits that leave out a start of base, and the starts they left out (searchCuts applies
+// them again): every start, or (x set) x's, with every delivery to or from x after it left out too.
 func startEdits(base *record.Trace, x record.ActorID) ([]edit, []record.Event) {
 	var edits []edit
 	var moved []record.Event
@@ -146,13 +145,12 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 	return err
 }
 
-// searchCuts searches from the cuts of the prefixes of base's edited plans and of base itself,
-// cheapest first, and offers and returns the first trace found (with lim.tie, one as costly as base too,
-// returned unoffered for searchDescent's descent). With moved (postpone), edit k has
-// left out moved[k], which its searches may apply again, and base itself is not searched. With a
-// cost in lim (postpone, suffix-search) the searches end like base, add at most lim.cost and keep
-// the plan's later external events to apply or leave out; otherwise base is searched in one round
-// of identStates.
+// searchCuts searches from the cuts of the prefixes of base's edited plans and of base itself, cheapest
+// first, and offers and returns the first trace found (with lim.tie, one as costly as base too, returned
+// unoffered for searchDescent's descent). With moved (postpone), edit k has left out moved[k], which its
+// searches may apply again, and base itself is not searched. With a cost in lim (postpone, suffix-search) the
+// searches end like base, add at most lim.cost and keep the plan's later external events to apply or leave
+// out; otherwise base is searched in one round of identStates.
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved []record.Event, lim limits) (*record.Trace, error) {
 	if moved == nil {
 		edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan { return p })

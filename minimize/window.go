@@ -42,9 +42,8 @@ type windowCandidate struct {
 	start, end int
 }
 
-// windowCandidates returns, shortest first, for each length 32, 64, ... up
-// to half the trace, the window ending with the violation's event v,
-// started at a quiescent point where one makes it about that long.
+// windowCandidates returns, shortest first, for each length 32, 64, ... up to half the trace, the window
+// ending with the violation's event v, started at a quiescent point where one makes it about that long.
 func windowCandidates(events []record.Event, v int) []windowCandidate {
 	if v < 0 || v >= len(events) {
 		v = len(events) - 1
@@ -53,8 +52,7 @@ func windowCandidates(events []record.Event, v int) []windowCandidate {
 	if end-setup < 4*minWindow {
 		return nil
 	}
-	// The setup's own messages' deliveries go with the setup.
-	var setupDeliveries []int
+	var setupDeliveries []int // the setup's own messages' deliveries go with the setup
 	for j := setup; j < end; j++ {
 		if e := &events[j]; e.Kind == record.Deliver && e.Cause >= 0 && e.Cause < setup {
 			setupDeliveries = append(setupDeliveries, j)
