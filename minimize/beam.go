@@ -106,13 +106,8 @@ func (m *minimizer) beam(ctx context.Context) error {
 // with the steps m's running call may still use, leaving out what m leaves
 // out, the search tier (unless searches), provenance and ddmin-externals (-wild does its work).
 func (m *minimizer) fork(best *record.Trace, searches bool) *minimizer {
-	skip := map[string]bool{StageProvenance: true, StageDdminExternals: true}
-	for _, p := range m.table {
-		if p.Tier == Search && !searches {
-			skip[p.Name] = true
-		}
-	}
-	maps.Copy(skip, m.skip)
+	skip := m.leftOut(!searches)
+	skip[StageProvenance], skip[StageDdminExternals] = true, true
 	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{}, cut: map[string]*record.Trace{},
 		best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress, f.cfg.Steps = nil, m.limit.Load()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -51,11 +50,8 @@ func (m *minimizer) cleanup(ctx context.Context) error {
 		if _, err := m.round(ctx, Cleanup, false); err != nil || m.snapshotBest() == before {
 			return err
 		}
-		skip := maps.Clone(m.skip)
-		for _, p := range m.table {
-			m.skip[p.Name] = skip[p.Name] || p.Tier == Search
-		}
-		m.noStall, before = false, m.snapshotBest()
+		skip := m.skip
+		m.skip, m.noStall, before = m.leftOut(true), false, m.snapshotBest()
 		err := m.descend(ctx)
 		if m.skip = skip; err != nil || !smaller(m.snapshotBest(), before) {
 			return err
@@ -230,6 +226,15 @@ func sameButContents(a, b *record.Trace) bool {
 		return record.ShapeOf(x) == record.ShapeOf(y) && x.From == y.From && x.Timer == y.Timer && x.Cause == y.Cause &&
 			x.Cond == y.Cond && x.Limit == y.Limit
 	})
+}
+
+// leftOut returns a copy of the passes m leaves out, the search tier added when searches.
+func (m *minimizer) leftOut(searches bool) map[string]bool {
+	skip := map[string]bool{}
+	for _, p := range m.table {
+		skip[p.Name] = m.skip[p.Name] || searches && p.Tier == Search
+	}
+	return skip
 }
 
 // callEnd is the step count no call may pass: the budget, less cleanup's part until cleanup runs.
