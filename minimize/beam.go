@@ -11,19 +11,20 @@ import (
 // commits to early decides the local minimum. The beam pass descends in a fork from each start
 // (removalOrders), once, each with the pass's share of the steps left when it begins.
 
-// removalOrder is an order of the removal tier: passes ahead of the others,
-// passes left out, and whether the fork stops after the removal tier.
+// removalOrder is an order of the removal tier: passes ahead of the others, passes left out, whether
+// the fork stops after the removal tier, and whether a configuration keeps the actors the violation names.
 type removalOrder struct {
-	ahead, leaveOut []string
-	removals        bool
+	ahead, leaveOut     []string
+	removals, keepNamed bool
 }
 
 // removalOrders are the beam's starts from the trace after provenance: the first descends fully,
-// internal events first; the others run the removal tier alone in other orders (the first removals
-// fix the route the rest refines), each within the steps the first's removal calls took.
+// internal events first, with the named actors kept in configurations (the run's own descent drops
+// them last: either route can be the cheaper); the others run the removal tier alone in other orders
+// (the first removals fix the route the rest refines), each within the steps the first's removal calls took.
 func removalOrders() []removalOrder {
 	return []removalOrder{
-		{ahead: []string{StageClockClusters, StageDdminInternals}},
+		{ahead: []string{StageClockClusters, StageDdminInternals}, keepNamed: true},
 		{ahead: []string{StageDdminExternals}, leaveOut: []string{StageDdminExternalsWild}, removals: true},
 		{ahead: []string{StageFifoInternals}, removals: true},
 	}
@@ -37,11 +38,10 @@ func (m *minimizer) hasStarts(context.Context) bool {
 	return m.kept != nil || m.unstarted() || m.resuming && m.other != nil
 }
 
-// beam runs the driver's tiers on each start (removalOrders) in a fork. Its first call, before the best
-// trace's own descent, keeps its smallest result aside (kept) for the next call to offer: offered
-// at once, it could take the moves' place; the driver offers it sooner when the removals leave the
-// best trace lead times its size (offerKept). Only a strictly smaller total is kept or offered: a
-// tie keeps the earlier start's result.
+// beam runs the driver's tiers on each start (removalOrders) in a fork. Its first call, before the best trace's own
+// descent, keeps its smallest result aside (kept) for the next call to offer: offered at once, it could take the moves'
+// place; the driver offers it sooner when the removals leave the best trace lead times its size (offerKept). Only a
+// strictly smaller total is kept or offered: a tie keeps the earlier start's result.
 func (m *minimizer) beam(ctx context.Context) error {
 	if m.resuming && m.other != nil {
 		return m.descendOther(ctx)
@@ -70,7 +70,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 		if !s.removals {
 			f.untilStall(m)
 		}
-		f.removalsOnly, f.ahead = s.removals, map[string]bool{}
+		f.removalsOnly, f.keepNamed, f.ahead = s.removals, s.keepNamed, map[string]bool{}
 		for _, p := range s.ahead {
 			f.ahead[p] = true
 			if !m.skip[p] { // a pass ahead runs where forks leave it out, not where the run does (--passes)

@@ -8,9 +8,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// A timer firing starts a round, and the external messages its actor handles
-// afterwards are often there because of the role the round gave it (commands
-// sent to a leader): a handover move gives both to another actor (swapRound).
+// A timer firing starts a round, and the external messages its actor handles afterwards are often there because of the
+// role the round gave it (commands sent to a leader): a handover move gives both to another actor (swapRound).
 //
 // handoverEdits lists the handover moves of events: for every timer firing and every other started
 // actor, the handover with every such message (full; thin when there is none: the timer alone fires

@@ -116,9 +116,8 @@ func (m *minimizer) greedy(ctx context.Context, mode dpor.Mode, maxSched int, ed
 	}
 }
 
-// fifoInternals leaves deliveries pending one at a time, latest first: the
-// last delivery of each sender-receiver queue (one in the middle would
-// block the rest) and the timer firings; later deliveries are wildcards.
+// fifoInternals leaves deliveries pending one at a time, latest first: the last delivery of each sender-receiver queue
+// (one in the middle would block the rest) and the timer firings; later deliveries are wildcards.
 func (m *minimizer) fifoInternals(ctx context.Context) error {
 	return m.greedy(ctx, dpor.STS, 1, func(base *record.Trace) []edit {
 		type pair struct{ from, to record.ActorID }

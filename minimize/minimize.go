@@ -185,12 +185,14 @@ type minimizer struct {
 		ok bool
 	}
 	// The beam (beam.go): whether its starts ran and the own descent began (until then its result waits in
-	// kept); in a fork, removal tier only, the passes run ahead of their tier, and its removal calls' steps.
+	// kept); in a fork, removal tier only, keeping named actors in configurations (groupEdits), the passes
+	// run ahead of their tier, and its removal calls' steps.
 	beamed, descending bool
 	kept               *record.Trace
 	other              *record.Trace            // the beam's other member (descendOther): the best trace kept displaced,
 	otherLeft          map[string]*record.Trace // and what each pass had left then
 	removalsOnly       bool
+	keepNamed          bool
 	ahead              map[string]bool
 	removalSteps       int64
 

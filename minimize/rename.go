@@ -122,9 +122,8 @@ func (r *renamer) targets(dv domainValue) []reflect.Value {
 	return out
 }
 
-// mapLeaves returns a copy of v (path names it) in which every integer and
-// string is f of its domain and value, in field order: exported fields not
-// tagged demi:"-", slice elements and pointers, to depth maxValueDepth.
+// mapLeaves returns a copy of v (path names it) in which every integer and string is f of its domain and value, in
+// field order: exported fields not tagged demi:"-", slice elements and pointers, to depth maxValueDepth.
 func mapLeaves(v reflect.Value, path string, depth int, f func(domain string, v reflect.Value) reflect.Value) reflect.Value {
 	if depth > maxValueDepth || !v.IsValid() {
 		return v

@@ -82,9 +82,8 @@ func (m *minimizer) tryPlan(ctx context.Context, c *dpor.Checker, base *record.T
 	return cur, steps + more, err
 }
 
-// descended remembers, for one scan of moves, the traces failed descents
-// passed through with their checks left: a descent is a function of both, so
-// a later one with no more left there fails too. Only earlier chunks count.
+// descended remembers, for one scan of moves, the traces failed descents passed through with their checks left: a
+// descent is a function of both, so a later one with no more left there fails too. Only earlier chunks count.
 type descended struct {
 	mu   sync.Mutex
 	seen map[checkKey][]reached

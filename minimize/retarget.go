@@ -127,9 +127,8 @@ func (m *minimizer) injectedContents(ctx context.Context) ([]record.Message, err
 	return m.injected, nil
 }
 
-// contentEdits lists the moves that give an external send (withExternal)
-// another content of its type the input had (contents): shrink-contents only
-// takes components away, and a shorter route may need another job's preferences.
+// contentEdits lists the moves that give an external send (withExternal) another content of its type the input had
+// (contents): shrink-contents only takes components away, and a shorter route may need another job's preferences.
 func contentEdits(events []record.Event, contents []record.Message, fp *fingerprint.Fingerprinter) []edit {
 	names, fps := make([]string, len(contents)), make([]uint64, len(contents))
 	for k, c := range contents {

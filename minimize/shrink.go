@@ -12,9 +12,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// shrinkContents shrinks the contents of external messages (the paper's
-// Observation #5): the group edits (groupEdits), then for every message not
-// shared by a group the renames of the values it first holds (rename.go).
+// shrinkContents shrinks the contents of external messages (the paper's Observation #5): the group edits (groupEdits),
+// then for every message not shared by a group the renames of the values it first holds (rename.go).
 func (m *minimizer) shrinkContents(ctx context.Context) error {
 	return m.greedy(ctx, dpor.TFB, m.cfg.MaxSchedules, func(base *record.Trace) []edit {
 		es, groups := m.groupEdits(base, false)
@@ -36,6 +35,7 @@ func (m *minimizer) shrinkContents(ctx context.Context) error {
 
 // groupEdits lists the edits that remove one component (componentOrder) from every message of a group of
 // identical Shrinkable ones (one full fingerprint; of two or more if several), and returns the groups.
+// Under keepNamed (the beam's first start), a group keeps the actors the violation names.
 func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[uint64][]int) {
 	var es []edit
 	groups := map[uint64][]int{}
@@ -61,7 +61,11 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 		if len(g) > 1 && sh.Components()-1 <= m.maxComponents[record.TypeName(sh)]/2 {
 			continue
 		}
-		for _, c := range m.componentOrder(base, sh) {
+		unnamed, named := m.componentOrder(base, sh)
+		if len(g) == 1 || !m.keepNamed {
+			unnamed = append(unnamed, named...)
+		}
+		for _, c := range unnamed {
 			repl := map[int]record.Message{}
 			for _, i := range g {
 				repl[i] = base.Events[i].Msg.(record.Shrinkable).WithoutComponent(c)
@@ -72,23 +76,22 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 	return es, groups
 }
 
-// componentOrder lists the components of sh from the last, those whose
-// removal drops an actor the violation names after the others.
-func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) []int {
-	var named []record.ActorID
+// componentOrder lists the components of sh from the last: those whose removal
+// keeps every actor the violation names, and those whose removal drops one.
+func (m *minimizer) componentOrder(base *record.Trace, sh record.Shrinkable) (unnamed, named []int) {
+	var actors []record.ActorID
 	if v := base.Header.Violation; v != nil {
-		named = record.NamedActors(v.Fingerprint+" "+v.Detail, m.sys.Members(m.resolved))
+		actors = record.NamedActors(v.Fingerprint+" "+v.Detail, m.sys.Members(m.resolved))
 	}
-	before := record.NamedActors(fmt.Sprint(sh), named)
-	var first, last []int
+	before := record.NamedActors(fmt.Sprint(sh), actors)
 	for c := sh.Components() - 1; c >= 0; c-- {
 		if len(record.NamedActors(fmt.Sprint(sh.WithoutComponent(c)), before)) < len(before) {
-			last = append(last, c)
+			named = append(named, c)
 		} else {
-			first = append(first, c)
+			unnamed = append(unnamed, c)
 		}
 	}
-	return append(first, last...)
+	return unnamed, named
 }
 
 // replacement replaces the messages of the sends at repl's indices and

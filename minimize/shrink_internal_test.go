@@ -11,8 +11,8 @@ import (
 )
 
 // TestComponentOrderTriesNamedMembersLast: the members of a configuration
-// that the violation names (fingerprint or detail) are removed last, the others from
-// the last to the first, as before.
+// that the violation names (fingerprint or detail) are listed apart, each
+// list from the last component to the first.
 func TestComponentOrderTriesNamedMembersLast(t *testing.T) {
 	sys := raft.System()
 	resolved, err := sys.Resolve(record.Options{})
@@ -22,10 +22,14 @@ func TestComponentOrderTriesNamedMembersLast(t *testing.T) {
 	trace := func(fingerprint, detail string) *record.Trace {
 		return &record.Trace{Header: record.Header{Violation: &record.Violation{Fingerprint: fingerprint, Detail: detail}}}
 	}
-	assert.Equal(t, []int{1, 0, 3, 2}, m.componentOrder(trace("ElectionSafety(raft-3,raft-4)", ""), boot))
-	assert.Equal(t, []int{2, 0, 3, 1}, m.componentOrder(trace("LeaderCompleteness(raft-2)", "raft-4 committed it"), boot),
+	order := func(tr *record.Trace) [2][]int {
+		unnamed, named := m.componentOrder(tr, boot)
+		return [2][]int{unnamed, named}
+	}
+	assert.Equal(t, [2][]int{{1, 0}, {3, 2}}, order(trace("ElectionSafety(raft-3,raft-4)", "")))
+	assert.Equal(t, [2][]int{{2, 0}, {3, 1}}, order(trace("LeaderCompleteness(raft-2)", "raft-4 committed it")),
 		"the detail's names count too")
-	assert.Equal(t, []int{3, 2, 1, 0}, m.componentOrder(&record.Trace{}, boot), "no violation: from the last")
+	assert.Equal(t, [2][]int{{3, 2, 1, 0}, nil}, order(&record.Trace{}), "no violation: from the last")
 }
 
 // TestShrinkSearchFromTheBestTrace runs shrink-search on a raft-46 result

@@ -11,9 +11,8 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// windowFirst is the initial check of a long trace (docs/minimization.md,
-// "Long traces"): the first window (windowCandidates) that reproduces; nil
-// when none does or budget (the run's deadline) ends first, or under nodiverge.
+// windowFirst is the initial check of a long trace (docs/minimization.md, "Long traces"): the first window
+// (windowCandidates) that reproduces; nil when none does or budget (the run's deadline) ends first, or under nodiverge.
 func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*record.Trace, error) {
 	if m.mode == dpor.NoDiverge || t.Header.Deliveries < longTrace {
 		return nil, nil
