@@ -61,11 +61,11 @@ func (m *minimizer) groupEdits(base *record.Trace, several bool) ([]edit, map[ui
 		if len(g) > 1 && sh.Components()-1 <= m.maxComponents[record.TypeName(sh)]/2 {
 			continue
 		}
-		unnamed, named := m.componentOrder(base, sh)
+		order, named := m.componentOrder(base, sh)
 		if len(g) == 1 || !m.keepNamed {
-			unnamed = append(unnamed, named...)
+			order = append(order, named...)
 		}
-		for _, c := range unnamed {
+		for _, c := range order {
 			repl := map[int]record.Message{}
 			for _, i := range g {
 				repl[i] = base.Events[i].Msg.(record.Shrinkable).WithoutComponent(c)
