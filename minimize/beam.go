@@ -1,15 +1,16 @@
 package minimize
 
 import (
+	"cmp"
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/demi-project/demi/record"
 )
 
-// The beam (docs/minimization.md, "The searches"): the removal tier is greedy, so the route it
-// commits to early decides the local minimum. The beam pass descends in a fork from each start
-// (removalOrders), once, each with the pass's share of the steps left when it begins.
+// The beam (docs/minimization.md, "The searches"): the removal tier is greedy, so the route it commits to early decides
+// the local minimum. The beam pass descends in a fork from each start (removalOrders) once, within the pass's share.
 
 // removalOrder is an order of the removal tier: passes ahead of the others, passes left out, whether
 // the fork stops after the removal tier, and whether a configuration keeps the actors the violation names.
@@ -18,10 +19,9 @@ type removalOrder struct {
 	removals, keepNamed bool
 }
 
-// removalOrders are the beam's starts from the trace after provenance: the first descends fully,
-// internal events first, with the named actors kept in configurations (the run's own descent drops
-// them last: either route can be the cheaper); the others run the removal tier alone in other orders
-// (the first removals fix the route the rest refines), each within the steps the first's removal calls took.
+// removalOrders are the beam's starts from the trace after provenance: the first descends fully, internal events first,
+// with the named actors kept in configurations (the run's own descent drops them last: either route can be the cheaper);
+// the others run the removal tier alone in other orders, each within the steps the first's removal calls took.
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}, keepNamed: true},
@@ -33,9 +33,19 @@ func removalOrders() []removalOrder {
 // unstarted reports whether the beam's starts can run and have not (the beam's state is the driver's alone).
 func (m *minimizer) unstarted() bool { return m.afterProvenance != nil && !m.beamed }
 
-// hasStarts reports whether the beam pass applies: a kept result to offer, or starts not yet run.
+// hasStarts reports whether the beam pass applies: a kept result to offer, starts not yet run, or (resuming) a
+// member to descend.
 func (m *minimizer) hasStarts(context.Context) bool {
-	return m.kept != nil || m.unstarted() || m.resuming && m.other != nil
+	return m.kept != nil || m.unstarted() || m.resuming && (m.other != nil || m.route() != nil)
+}
+
+// route returns the first of the starts' results (fewest external events, then smallest) if it has fewer external
+// events than the best trace, else nil: the best trace's removals never add one, so it holds a route they cannot reach.
+func (m *minimizer) route() *record.Trace {
+	if len(m.routes) == 0 || m.routes[0].Header.Externals >= m.snapshotBest().Header.Externals {
+		return nil
+	}
+	return m.routes[0]
 }
 
 // beam runs the driver's tiers on each start (removalOrders) in a fork. Its first call, before the best trace's own
@@ -43,6 +53,9 @@ func (m *minimizer) hasStarts(context.Context) bool {
 // place; the driver offers it sooner when the removals leave the best trace lead times its size (offerKept). Only a
 // strictly smaller total is kept or offered: a tie keeps the earlier start's result.
 func (m *minimizer) beam(ctx context.Context) error {
+	if t := m.route(); m.resuming && m.other == nil && t != nil {
+		m.other, m.otherLeft, m.routes = t, map[string]*record.Trace{}, m.routes[1:]
+	}
 	if m.resuming && m.other != nil {
 		return m.descendOther(ctx)
 	}
@@ -86,6 +99,8 @@ func (m *minimizer) beam(ctx context.Context) error {
 			first = f
 		}
 		m.schedules.Add(f.schedules.Load())
+		m.routes = append(m.routes, f.snapshotBest())
+		slices.SortStableFunc(m.routes, func(a, b *record.Trace) int { return cmp.Or(a.Header.Externals-b.Header.Externals, total(a)-total(b)) })
 		switch b := f.snapshotBest(); {
 		case total(b) >= total(m.snapshotBest()):
 		case !m.descending:
@@ -123,10 +138,10 @@ func (f *minimizer) untilStall(m *minimizer) {
 	f.uncounted.Store(f.steps.Load())
 }
 
-// descendOther descends, in a fork, from the beam's other member (the best trace the kept result
-// displaced before the search tier reached it), the searches included, the passes that had left it
-// not called again, each call within its share of the run's steps left and the fork's own stall
-// point (untilStall), and offers the fork's result.
+// descendOther descends, in a fork, from the beam's other member (the best trace the kept result displaced before the
+// search tier reached it, or a start's result on a route of fewer external events, route), the searches included, the
+// passes that had left it not called again, each call within its share of the run's steps left and the fork's own
+// stall point (untilStall), and offers the fork's result.
 func (m *minimizer) descendOther(ctx context.Context) error {
 	f := m.fork(m.other, true)
 	f.skip[StageBeam], f.stallCap, f.left, f.cfg.Steps, m.other = true, 0, m.otherLeft, m.callEnd(), nil

@@ -148,3 +148,28 @@ func TestBeamFirstStartKeepsNamedMembers(t *testing.T) {
 	assert.Subset(t, res.Trace.Events[i].Msg.(raft.Bootstrap).Members, []record.ActorID{"raft-2", "raft-4"},
 		"the configuration keeps both named leaders")
 }
+
+// TestBeamDescendsARouteOfFewerExternalEvents minimizes a fresh etcdraft
+// hardstate-before-entries trace (seed 9600078 of the held-out range
+// 9600000). The run's own descent ends at 17 deliveries (E:6): a leader
+// that restarts and a second election, on a route whose removals never
+// drop an external event it needs. The beam's start that runs the external
+// events' ddmin first ends its removals at 21 (E:4), larger but with fewer
+// external events, which the run's removals cannot reach; when the run's
+// descent stalls, the beam descends that result fully, the searches
+// included, and it reaches the bug's best known size, 11 (E:4) (17 (E:6)
+// on the code before, which descended a start's result only when it was
+// the smallest).
+func TestBeamDescendsARouteOfFewerExternalEvents(t *testing.T) {
+	res := minimizeFile(t, "testdata/etcdraft-hardstate-before-entries-9600078.trace", etcdraft.System())
+	assert.Equal(t, [2]int{11, 4}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+	last := -1
+	for i, s := range res.Stages {
+		if minimize.PassOf(s.Name) == minimize.StageBeam {
+			last = i
+		}
+	}
+	require.Positive(t, last)
+	assert.Equal(t, 4, res.Stages[last].Externals, "the beam's last call leaves the route of four external events")
+	assert.Less(t, res.Stages[last].Deliveries, 17, "smaller than where the run's own descent ended")
+}

@@ -26,9 +26,8 @@ func (m *minimizer) ddminPass(ctx context.Context, internals bool, mode dpor.Mod
 	return err
 }
 
-// ddminSets returns the items of ddmin over events (the external units, or
-// every delivery when internals) and the plan of a set of items (wildcards
-// from wildFrom), every event of the other kind kept (but validExternals).
+// ddminSets returns the items of ddmin over events (the external units, or every delivery when internals) and the
+// plan of a set of items (wildcards from wildFrom), every event of the other kind kept (but validExternals).
 func ddminSets(bp dpor.Plan, events []record.Event, internals bool, wildFrom int) (items []int, plan func(set []int) dpor.Plan) {
 	dels := deliveryIndices(events)
 	var units [][]int

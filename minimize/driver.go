@@ -125,7 +125,7 @@ func (m *minimizer) resume(ctx context.Context) (bool, error) {
 			return ok, err
 		}
 	}
-	if m.other != nil {
+	if m.other != nil || m.route() != nil {
 		return m.call(ctx, StageBeam)
 	}
 	return false, nil

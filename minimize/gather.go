@@ -11,10 +11,9 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// Gather moves make one round do what two rounds did (docs/minimization.md, "The moves"). A gather
-// move, for a timer firing i at actor x after which x handles an external message (first delivered
-// at d), a later external send k of that type delivered after d (to y), and another member v (the
-// "late" member), builds the plan:
+// Gather moves make one round do what two rounds did (docs/minimization.md, "The moves"). A gather move, for a timer
+// firing i at actor x after which x handles an external message (first delivered at d), a later external send k of
+// that type delivered after d (to y), and another member v (the "late" member), builds the plan:
 //
 //   - the trace up to d, without v's start unit (startUnit) and without the deliveries from or to v;
 //   - v's start unit, moved here (or a copy of another started member's);

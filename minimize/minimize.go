@@ -1,15 +1,13 @@
-// Package minimize turns a failing trace into a minimal causal sequence: a trace that still
-// triggers the same violation (same violation fingerprint) with as few external events, deliveries
-// and message contents as can be found within a step budget: the DEMi paper's §3 and Appendix A,
-// and more (docs/minimization.md says how and why).
+// Package minimize turns a failing trace into a minimal causal sequence: a trace that still triggers the same
+// violation (same violation fingerprint) with as few external events, deliveries and message contents as can be found
+// within a step budget: the DEMi paper's §3 and Appendix A, and more (docs/minimization.md says how and why).
 //
-// Every candidate trace is checked by running it (package dpor), so every best trace is exact and
-// replayable. The input is replayed exactly first (initial; on long traces a short window of it,
-// window.go) and the result last (final). In between, one driver (driver.go) runs the passes of one
-// table (passes.go) in four tiers: removals take events away, moves change the route and descend
-// from there, searches look further, cleanup runs at the end (a trace it reorders is a new start for
-// the removals and moves). The removals run to a fixpoint, then the moves until one helps, then the
-// searches; any success goes back to the removals:
+// Every candidate trace is checked by running it (package dpor), so every best trace is exact and replayable. The
+// input is replayed exactly first (initial; on long traces a short window of it, window.go) and the result last
+// (final). In between, one driver (driver.go) runs the passes of one table (passes.go) in four tiers: removals take
+// events away, moves change the route and descend from there, searches look further, cleanup runs at the end (a trace
+// it reorders is a new start for the removals and moves). The removals run to a fixpoint, then the moves until one
+// helps, then the searches; any success goes back to the removals:
 //
 //   - provenance (removal): deliveries outside the violation's causal past.
 //   - ddmin-externals (removal): delta debugging over the external events.
@@ -23,7 +21,7 @@
 //   - retarget (move): events readdressed, reordered, given other contents, replaced by a timer, moved earlier.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
-//   - beam (search): the descent again from the trace after provenance in three removal orders, and from the best trace its result replaced.
+//   - beam (search): the descent again from other starts, the trace their result replaced, and start results of fewer externals.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - suffix-search (search; needs optimal.Forks): the exact search from cuts, later externals applied or left out.
 //   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
@@ -55,8 +53,7 @@ import (
 	"github.com/demi-project/demi/replay"
 )
 
-// DefaultStepsFor is the step budget of t when Config.Steps is 0:
-// DefaultSteps, plus 1,000 per delivery on traces of 5,000 or more.
+// DefaultStepsFor is the step budget of t when Config.Steps is 0: DefaultSteps, plus 1,000 per delivery on traces of 5,000 or more.
 func DefaultStepsFor(t *record.Trace) int64 {
 	if d := t.Header.Deliveries; d >= longTrace {
 		return DefaultSteps + longTraceSteps*int64(d)
@@ -66,10 +63,8 @@ func DefaultStepsFor(t *record.Trace) int64 {
 
 // Config controls a minimization.
 type Config struct {
-	Budget time.Duration // wall-clock budget, a hard outer cap (0 = DefaultBudget)
-	// Steps is the work budget in steps (0 = DefaultStepsFor): the result
-	// depends only on the input and Steps unless Budget runs out first.
-	Steps        int64
+	Budget       time.Duration    // wall-clock budget, a hard outer cap (0 = DefaultBudget)
+	Steps        int64            // the work budget in steps (0 = DefaultStepsFor): the result depends only on the input and Steps unless Budget runs out first
 	Strategy     string           // "tfb" (default, full pipeline), "sts" (stop after STSSched/ddmin), "nodiverge"
 	Workers      int              // parallel candidate checks; 0 = runtime.NumCPU(), at most 4 per CPU; the result does not depend on it
 	Progress     func(Progress)   // optional, called periodically and at every stage change
@@ -99,8 +94,7 @@ type StageStats struct {
 	Seconds    float64 `json:"seconds"`
 }
 
-// PacePoint is the best size after an improvement, against the schedules
-// executed so far (the paper's Figure 2).
+// PacePoint is the best size after an improvement, against the schedules executed so far (the paper's Figure 2).
 type PacePoint struct {
 	Schedules  int64 `json:"schedules"`
 	Steps      int64 `json:"steps"` // the work done when the improvement was found
@@ -116,12 +110,8 @@ type Result struct {
 	Passes      []PassStats   // the stage rows summed up per pass, in the pass table's order
 	Pace        []PacePoint   // the best size after each improvement
 	Interrupted bool          // ctx was cancelled; Trace is the best so far
-	// Failures are the pass calls that failed (an internal error, please report it): each such pass
-	// was left out for the rest of the run, which went on from the best trace so far.
-	Failures []string
-	// OutOfTime: Config.Budget ended the run before the step budget did;
-	// a faster machine or a larger budget may do better.
-	OutOfTime bool
+	Failures    []string      // the pass calls that failed (an internal error: please report it), each pass then left out for the rest of the run
+	OutOfTime   bool          // Config.Budget ended the run before the step budget did; a faster machine or a larger budget may do better
 }
 
 // ErrNotReproduced is returned when the input does not reproduce its violation.
@@ -191,6 +181,7 @@ type minimizer struct {
 	kept               *record.Trace
 	other              *record.Trace            // the beam's other member (descendOther): the best trace kept displaced,
 	otherLeft          map[string]*record.Trace // and what each pass had left then
+	routes             []*record.Trace          // the starts' results not yet descended (route)
 	removalsOnly       bool
 	keepNamed          bool
 	ahead              map[string]bool

@@ -57,9 +57,8 @@ type limits struct {
 	tie                               int // 1: a search takes a route as costly as the best trace too, kept if its descent shrinks it
 }
 
-// passTable returns every pass, by tier, in the order that breaks ties of
-// measured gain (docs/minimization.md, "Move order"): the one place that
-// names the passes, their capabilities and their budgets.
+// passTable returns every pass, by tier, in the order that breaks ties of measured gain (docs/minimization.md, "Move
+// order"): the one place that names the passes, their capabilities and their budgets.
 func passTable() []pass {
 	return []pass{
 		{PassInfo{StageProvenance, Removal, "", 0.05, true, false,
@@ -102,7 +101,7 @@ func passTable() []pass {
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
-			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first, a configuration keeping the actors the violation names; the others run the removals alone); its result replaces the best trace when smaller, and the best trace it replaced, the beam's other member, is descended again in a fork, with the searches, when the run's own descent ends"},
+			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first, a configuration keeping the actors the violation names; the others run the removals alone); its result replaces the best trace when smaller, and the best trace it replaced, the beam's other member, is descended again in a fork, with the searches, when the run's own descent ends, as is then a start's result with fewer external events than the best trace"},
 			limits{lead: 3}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
@@ -161,10 +160,9 @@ const (
 	// A scan looks at the budget every scanChunk candidates, reorderChunk moves.
 	scanChunk    = 16
 	reorderChunk = 4
-	// A move: one check of reorderSchedules schedules, then a descent of at most descentChecks
-	// checks (an insertion's too), each of descentSchedules: nearly every removal a descent makes
-	// reproduces on the plan's own schedule, while a removal that fails runs them all (one alone
-	// lost a route on a 5-member protocol: docs/minimization.md).
+	// A move: one check of reorderSchedules schedules, then a descent of at most descentChecks checks (an insertion's
+	// too), each of descentSchedules: nearly every removal a descent makes reproduces on the plan's own schedule,
+	// while a removal that fails runs them all (one alone lost a route on a 5-member protocol: docs/minimization.md).
 	reorderSchedules = 8
 	descentChecks    = 400
 	descentSchedules = 2

@@ -49,8 +49,7 @@ func retargetEdits(events []record.Event, most int) []edit {
 	return out
 }
 
-// retarget addresses the external event at i (a send with its delivery)
-// to actor to instead, wildcards after it.
+// retarget addresses the external event at i (a send with its delivery) to actor to instead, wildcards after it.
 func retarget(i int, to record.ActorID) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 		return withExternal(bp, i, func(st *dpor.Step) {
