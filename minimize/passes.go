@@ -57,8 +57,8 @@ type limits struct {
 	tie                               int // 1: a search takes a route as costly as the best trace too, kept if its descent shrinks it
 }
 
-// passTable returns every pass, by tier, in the order that breaks ties of measured gain (docs/minimization.md, "Move
-// order"): the one place that names the passes, their capabilities and their budgets.
+// passTable returns every pass, by tier, in the order that breaks ties of measured gain
+// (docs/minimization.md, "Move order"): the one place that names the passes, their capabilities and their budgets.
 func passTable() []pass {
 	return []pass{
 		{PassInfo{StageProvenance, Removal, "", 0.05, true, false,
