@@ -145,12 +145,13 @@ type Step struct {
 	// another receiver: the route a removal left open to another actor.
 	Reroute bool
 	// Flush makes the step, under FIFO, deliver the head of its link's
-	// queue when that head is not of the step's type but a message of the
-	// step's type waits behind it (what the next step on the link needs);
-	// it is skipped otherwise. A move that plans a round where the trace
-	// had none puts flush steps before its deliveries: the new round's
-	// messages share their links with older ones the trace never
-	// delivered.
+	// queue when the step's own message (its full fingerprint) waits
+	// behind it, or when the head is not of the step's type but a message
+	// of that type waits behind it (what the next step on the link
+	// needs); it is skipped otherwise. A move that plans a round where the
+	// trace had none puts flush steps before its deliveries: the new
+	// round's messages share their links with older ones the trace never
+	// delivered (an older request of the step's type, say).
 	Flush bool
 }
 
@@ -590,6 +591,23 @@ func (c *Checker) setup() record.Setup {
 	return record.Setup{System: c.cfg.System, Options: c.cfg.Options, Seed: c.cfg.Seed}
 }
 
+// Flushed returns p with, when fifo, a flush step (Step.Flush) before each
+// delivery from i on that x sends or takes: a move that makes x send or be
+// sent something sooner than the plan had it (a member started earlier, a
+// timer of its own in place of a message) queues that ahead of what the
+// plan delivers on x's links. p itself is not changed.
+func (p Plan) Flushed(i int, x record.ActorID, fifo bool) Plan {
+	q := p[:i:i] // one pass, the flush steps appended: linear in the plan
+	for _, st := range p[i:] {
+		if d := st.Event; fifo && d.Kind == record.Deliver && d.Timer == "" && (d.From == x || d.To == x) {
+			q = append(q, st)
+			q[len(q)-1].Flush = true
+		}
+		q = append(q, st)
+	}
+	return q
+}
+
 // Events returns the plan's events, the schedule a check follows.
 func (p Plan) Events() []record.Event { return p.appendEvents(make([]record.Event, 0, len(p))) }
 
@@ -648,21 +666,28 @@ func (c *Checker) match(sim *record.Sim, gen uint32, st *Step, fifo bool) *recor
 }
 
 // flush returns the head of st's FIFO queue (pend is sim.InFlightHoles())
-// when it is not of st's type, a message of st's type waits behind it and
-// st's receiver is running, else nil (Step.Flush).
+// when st's own message waits behind it, or it is not of st's type and a
+// message of st's type waits behind it, and st's receiver is running;
+// else nil (Step.Flush).
 func (c *Checker) flush(sim *record.Sim, gen uint32, st *Step, pend []record.Pending) *record.Pending {
 	var first *record.Pending
+	typedHead := false
 	fs, ts := sim.Slot(st.Event.From), sim.Slot(st.Event.To)
 	for i := sim.OnLink(fs, ts, false); i >= 0; i = sim.NextOnLink(i) {
 		p := &pend[i]
-		if c.fpOf(gen, p).Type == st.FP.Type {
-			if first == nil || !sim.View().Running(p.To) {
-				return nil // the head is the step's own type: nothing to flush
+		f := c.fpOf(gen, p)
+		if first == nil {
+			if f.Full == st.FP.Full {
+				return nil // the head is the step's own message: nothing to flush
+			}
+			first, typedHead = p, f.Type == st.FP.Type
+			continue
+		}
+		if f.Full == st.FP.Full || f.Type == st.FP.Type && !typedHead {
+			if !sim.View().Running(p.To) {
+				return nil
 			}
 			return first
-		}
-		if first == nil {
-			first = p
 		}
 	}
 	return nil

@@ -268,18 +268,15 @@ func TestRerouteTakesAnotherSendersMessage(t *testing.T) {
 	want := record.Event{Kind: record.Deliver, From: "a", To: "c", Msg: Val{V: 2}}
 	for _, reroute := range []bool{false, true} {
 		p := append(append(dpor.Plan{}, plan...), dpor.Step{Event: want, FP: fp.Of(want.Msg), Reroute: reroute})
-		c, err := dpor.New(dpor.Config{System: sys, Target: "first-is-2", Mode: dpor.STS})
-		require.NoError(t, err)
-		res, err := c.Check(context.Background(), p)
-		require.NoError(t, err)
+		tr := checkSTS(t, sys, "first-is-2", p)
 		if !reroute {
-			require.Nil(t, res.Trace, "a's own Val{1} does not match without a wildcard")
+			require.Nil(t, tr, "a's own Val{1} does not match without a wildcard")
 			continue
 		}
-		require.NotNil(t, res.Trace)
-		last := res.Trace.Events[len(res.Trace.Events)-1]
+		require.NotNil(t, tr)
+		last := tr.Events[len(tr.Events)-1]
 		require.Equal(t, record.ActorID("b"), last.From, "rerouted to b's message to c")
-		rep, err := replay.Run(context.Background(), sys, res.Trace)
+		rep, err := replay.Run(context.Background(), sys, tr)
 		require.NoError(t, err)
 		require.True(t, rep.Reproduced)
 	}

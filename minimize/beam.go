@@ -39,13 +39,25 @@ func (m *minimizer) hasStarts(context.Context) bool {
 	return m.kept != nil || m.unstarted() || m.resuming && (m.other != nil || m.route() != nil)
 }
 
-// route returns the first of the starts' results (fewest external events, then smallest) if it has fewer external
-// events than the best trace, else nil: the best trace's removals never add one, so it holds a route they cannot reach.
+// route returns the first of the starts' results (fewest external events, then smallest) that holds a route the best
+// trace's removals cannot reach: one of fewer external events, or of at most the beam's externals more with an
+// external event the best trace lacks (by shape: removals never add one); else nil.
 func (m *minimizer) route() *record.Trace {
-	if len(m.routes) == 0 || m.routes[0].Header.Externals >= m.snapshotBest().Header.Externals {
-		return nil
+	b := m.snapshotBest()
+	for _, r := range m.routes {
+		more := map[record.Shape]int{} // r's external events less b's, by shape
+		for k, t := range []*record.Trace{r, b} {
+			for _, e := range t.Events {
+				if e.Kind.IsExternal() {
+					more[record.ShapeOf(e)] += 1 - 2*k
+				}
+			}
+		}
+		if r.Header.Externals < b.Header.Externals || r.Header.Externals <= b.Header.Externals+m.limitsOf(StageBeam).externals && slices.ContainsFunc(slices.Collect(maps.Values(more)), func(n int) bool { return n > 0 }) {
+			return r
+		}
 	}
-	return m.routes[0]
+	return nil
 }
 
 // beam runs the driver's tiers on each start (removalOrders) in a fork. Its first call, before the best trace's own
@@ -54,7 +66,7 @@ func (m *minimizer) route() *record.Trace {
 // strictly smaller total is kept or offered: a tie keeps the earlier start's result.
 func (m *minimizer) beam(ctx context.Context) error {
 	if t := m.route(); m.resuming && m.other == nil && t != nil {
-		m.other, m.otherLeft, m.routes = t, map[string]*record.Trace{}, m.routes[1:]
+		m.other, m.otherLeft, m.routes = t, map[string]*record.Trace{}, slices.DeleteFunc(m.routes, func(r *record.Trace) bool { return r == t })
 	}
 	if m.resuming && m.other != nil {
 		return m.descendOther(ctx)
@@ -139,7 +151,7 @@ func (f *minimizer) untilStall(m *minimizer) {
 }
 
 // descendOther descends, in a fork, from the beam's other member (the best trace the kept result displaced before the
-// search tier reached it, or a start's result on a route of fewer external events, route), the searches included, the
+// search tier reached it, or a start's result on a route the removals cannot reach, route), the searches included, the
 // passes that had left it not called again, each call within its share of the run's steps left and the fork's own
 // stall point (untilStall), and offers the fork's result.
 func (m *minimizer) descendOther(ctx context.Context) error {

@@ -33,9 +33,7 @@ type checkSettings struct {
 	broad    bool
 }
 
-func newChecked() *checked {
-	return &checked{cur: map[checkKey]int32{}, old: map[checkKey]int32{}}
-}
+func newChecked() *checked { return &checked{cur: map[checkKey]int32{}, old: map[checkKey]int32{}} }
 
 // lookup returns the schedules a remembered check of key ran.
 func (c *checked) lookup(key checkKey) (int, bool) {

@@ -21,7 +21,7 @@
 //   - retarget (move): events readdressed, reordered, given other contents, replaced by a timer, moved earlier.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
-//   - beam (search): the descent again from other starts, the trace their result replaced, and start results of fewer externals.
+//   - beam (search): the descent again from other starts, the trace their result replaced, and start results the removals cannot reach.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - suffix-search (search; needs optimal.Forks): the exact search from cuts, later externals applied or left out.
 //   - postpone (search; needs optimal.Forks): the exact search, a start moved later.

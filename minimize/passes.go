@@ -54,6 +54,7 @@ type limits struct {
 	states, rounds, identStates, cost int
 	lastCuts                          int // the searches start at the plan's last lastCuts cuts only (0: every cut)
 	lead                              int // the beam's kept result is offered early when the best is lead times its size
+	externals                         int // a route (beam.go) may have this many external events more than the best trace
 	tie                               int // 1: a search takes a route as costly as the best trace too, kept if its descent shrinks it
 }
 
@@ -101,8 +102,8 @@ func passTable() []pass {
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
-			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first, a configuration keeping the actors the violation names; the others run the removals alone); its result replaces the best trace when smaller, and the best trace it replaced, the beam's other member, is descended again in a fork, with the searches, when the run's own descent ends, as is then a start's result with fewer external events than the best trace"},
-			limits{lead: 3}, (*minimizer).hasStarts, (*minimizer).beam},
+			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first, a configuration keeping the actors the violation names; the others run the removals alone); its result replaces the best trace when smaller, and the best trace it replaced, the beam's other member, is descended again in a fork, with the searches, when the run's own descent ends, as is then a start's result with fewer external events than the best trace, or one it lacks and at most one more"},
+			limits{lead: 3, externals: 1}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
 			limits{states: 1000, rounds: 3, identStates: 250}, (*minimizer).searches, (*minimizer).shrinkSearch},
@@ -152,8 +153,7 @@ const (
 	longTraceSteps      = 1000
 	// The main tiers leave 1/cleanupShare of the step budget to cleanup.
 	cleanupShare = 20
-	// The initial window search of a long trace (longTrace deliveries or
-	// more; windows of minWindow events or more) may use windowShare.
+	// A long trace (longTrace deliveries or more) first searches windows of minWindow events or more, within windowShare.
 	windowShare = 0.1
 	longTrace   = 5000
 	minWindow   = 32
@@ -166,8 +166,7 @@ const (
 	reorderSchedules = 8
 	descentChecks    = 400
 	descentSchedules = 2
-	// Inject's and add-event's moves go injectChunk at a time, each checked
-	// with injectSchedules schedules, Broad: the new route often needs another type.
+	// Inject's and add-event's moves go injectChunk at a time, each of injectSchedules schedules, Broad (another type).
 	injectChunk     = 8
 	injectSchedules = 32
 	searchStepCost  = 10 // steps a forked step of the searches counts

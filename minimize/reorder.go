@@ -232,25 +232,15 @@ func swapEdits(events []record.Event) (before, after []edit) {
 	return before, after
 }
 
-// aheadEdits lists each external event of an actor moved earlier, after the leading ones; under FIFO
-// with a flush step (dpor.Step.Flush) before each later delivery on the actor's links, where what
-// it now sends or is sent sooner queues ahead of what the plan delivers (a member started before an
-// election takes the leader's first append, not a heartbeat); at most most moves.
+// aheadEdits lists each external event of an actor moved earlier, after the leading ones, with the
+// actor's later deliveries flushed (dpor.Plan.Flushed: a member started before an election takes the leader's
+// first append, not a heartbeat); at most most moves.
 func aheadEdits(events []record.Event, fifo bool, most int) (out []edit) {
 	first := leading(events, record.Kind.IsExternal)
 	for i, e := range events {
 		for j, x := i-1, cmp.Or(e.Actor, e.To); i > first && e.Kind.IsExternal() && x != "" && j >= max(first, 1) && len(out) < most; j-- {
 			out = append(out, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-				p := moveTo(i, j)(fp, bp)
-				q := p[: j+1 : j+1] // one pass, the flush steps appended: linear in the plan
-				for _, st := range p[j+1:] {
-					if d := st.Event; fifo && d.Kind == record.Deliver && d.Timer == "" && (d.From == x || d.To == x) {
-						q = append(q, st)
-						q[len(q)-1].Flush = true
-					}
-					q = append(q, st)
-				}
-				return q
+				return moveTo(i, j)(fp, bp).Flushed(j+1, x, fifo)
 			})
 		}
 	}

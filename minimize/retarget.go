@@ -88,7 +88,7 @@ func (m *minimizer) retarget(ctx context.Context) error {
 		out = append(out, handoverEdits(base.Events)...) // handover.go
 		out = append(out, redirectEdits(base.Events)...)
 		out = append(out, contentEdits(base.Events, contents, m.fp)...)
-		out = append(out, timerEdits(base.Events, m.timers)...)
+		out = append(out, timerEdits(base.Events, m.timers, m.fifo())...)
 		out = append(out, earlierEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
 		out = append(out, retargetEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
 		return append(out, aheadEdits(base.Events, m.fifo(), m.limitsOf(StageRetarget).moves)...)
@@ -178,24 +178,25 @@ func redirectEdits(events []record.Event) []edit {
 	return out
 }
 
-// timerEdits lists the moves that fire a timer of an external message's receiver in place of its
-// delivery, the send left out, wildcards after: many external messages a fuzzer sends only wake
-// their actor (it sends what it had pending, or takes its next step), which any of its timers does
-// without an external event. timers are the input's (firstTimers), readdressed.
-func timerEdits(events, timers []record.Event) []edit {
+// timerEdits lists the moves that fire a timer of a message's receiver in place of its delivery, wildcards after: an
+// external message's send left out (many a fuzzer sends only wake their actor, which any of its timers does), an
+// internal message's sender then maybe useless (its message only moved the receiver on, as its own timer can), what
+// that timer sends queued ahead on the receiver's links (dpor.Plan.Flushed). timers are the input's (firstTimers), readdressed.
+func timerEdits(events, timers []record.Event, fifo bool) []edit {
 	var out []edit
-	for d := range events {
-		if !externalMessage(events, d) {
+	for d, e := range events {
+		ext := externalMessage(events, d)
+		if !ext && (e.Kind != record.Deliver || e.Timer != "" || e.From == record.External) {
 			continue
 		}
-		i := events[d].Cause
+		drop := slices.Repeat([]int{e.Cause}, int(boolBit(ext))) // e.Cause < d
 		for _, t := range timers {
 			out = append(out, func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-				x := t
-				x.To, x.From, x.Cause = bp[d].Event.To, bp[d].Event.To, -1
-				p := dropped(bp, []int{i}, d+1, false) // a copy, i < d
-				p[d-1] = dpor.Step{Event: x, FP: f.Of(x.Msg)}
-				return p
+				x, k := t, d-len(drop)
+				x.To, x.From, x.Cause = e.To, e.To, -1
+				p := dropped(bp, drop, d+1, false) // a copy
+				p[k] = dpor.Step{Event: x, FP: f.Of(x.Msg)}
+				return p.Flushed(k+1, e.To, fifo && !ext)
 			})
 		}
 	}

@@ -283,3 +283,26 @@ func TestAheadEditsFlushTheMovedActorsLinks(t *testing.T) {
 	assert.Len(t, aheadEdits(events, false, 4000)[1](nil, bp), len(events), "no flush steps off FIFO")
 	assert.Len(t, aheadEdits(events, true, 1), 1, "at most most moves")
 }
+
+// TestTimerInPlaceOfAnInternalMessageLetsItsSenderGo: four members start,
+// three are configured, and the fourth, outside the configuration, is a
+// candidate whose vote request moves a member to term 1 before that
+// member's own timeout makes it a candidate of term 2. The member's own
+// timer in place of the request does the same, and the outsider's start,
+// configuration and timeout can go; but what the member's first timeout
+// sends (its term-1 requests, the refusal they get) now queues ahead of
+// the term-2 messages on its links. Without flush steps the move fails;
+// with them it ends two externals smaller.
+func TestTimerInPlaceOfAnInternalMessageLetsItsSenderGo(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/raft-56-7900048-outsider.trace", raft.System(), [2]int{16, 8})
+	fp := m.best.Header.Violation.Fingerprint
+	m.limit.Store(m.allowance(StageRetarget))
+	timers := func(fifo bool) func(*record.Trace) []edit {
+		return func(b *record.Trace) []edit { return timerEdits(b.Events, m.timers, fifo) }
+	}
+	require.NoError(t, m.reorderWith(ctx, timers(false)))
+	require.Equal(t, [2]int{16, 8}, sizeOf(m.best))
+	require.NoError(t, m.reorderWith(ctx, timers(true)))
+	assert.Equal(t, [2]int{16, 6}, sizeOf(m.best))
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+}

@@ -275,6 +275,4 @@ func (m *minimizer) followed(base *record.Trace, p dpor.Plan) ([]record.Event, e
 
 // searchStepsLeft is the number of forked steps the running call's searches
 // may still take: the steps left before its end, searchStepCost each.
-func (m *minimizer) searchStepsLeft() int64 {
-	return (m.end() - m.steps.Load()) / searchStepCost
-}
+func (m *minimizer) searchStepsLeft() int64 { return (m.end() - m.steps.Load()) / searchStepCost }
