@@ -40,8 +40,8 @@ func (m *minimizer) hasStarts(context.Context) bool {
 }
 
 // route returns the first of the starts' results (fewest external events, then smallest) that holds a route the best
-// trace's removals cannot reach: one of fewer external events, or of at most the beam's externals more with an
-// external event the best trace lacks (by shape: removals never add one); else nil.
+// trace's removals cannot reach: one of fewer external events, or of fewer than the best trace had when the moves
+// first ran (movesFrom: a move took it lower) with an external event it lacks (by shape: removals never add one).
 func (m *minimizer) route() *record.Trace {
 	b := m.snapshotBest()
 	for _, r := range m.routes {
@@ -53,7 +53,7 @@ func (m *minimizer) route() *record.Trace {
 				}
 			}
 		}
-		if r.Header.Externals < b.Header.Externals || r.Header.Externals <= b.Header.Externals+m.limitsOf(StageBeam).externals && slices.ContainsFunc(slices.Collect(maps.Values(more)), func(n int) bool { return n > 0 }) {
+		if r.Header.Externals < b.Header.Externals || r.Header.Externals < m.movesFrom && slices.ContainsFunc(slices.Collect(maps.Values(more)), func(n int) bool { return n > 0 }) {
 			return r
 		}
 	}

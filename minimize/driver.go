@@ -72,6 +72,7 @@ func (m *minimizer) descend(ctx context.Context) error {
 		if m.removalsOnly {
 			return nil
 		}
+		m.movesFrom = cmp.Or(m.movesFrom, m.snapshotBest().Header.Externals)
 		improved, err := m.round(ctx, Move, true)
 		if err == nil && !improved {
 			improved, err = m.round(ctx, Search, true)
