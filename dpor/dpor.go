@@ -591,6 +591,42 @@ func (c *Checker) setup() record.Setup {
 	return record.Setup{System: c.cfg.System, Options: c.cfg.Options, Seed: c.cfg.Seed}
 }
 
+// Wildcards makes every delivery of p from step from on a wildcard (Step.Wildcard) and returns p: a move
+// changed what comes before them, so each may take another message of its type.
+func (p Plan) Wildcards(from int) Plan {
+	for k := max(from, 0); k < len(p); k++ {
+		p[k].Wildcard = p[k].Wildcard || !p[k].Event.Kind.IsExternal()
+	}
+	return p
+}
+
+// Without returns a copy of p without the steps at the sorted indices drop, its deliveries from step
+// wildFrom on (of p; -1: none) wildcards, reroutable (Step.Reroute) too if reroute.
+func (p Plan) Without(drop []int, wildFrom int, reroute bool) Plan {
+	q := make(Plan, 0, len(p))
+	for i, st := range p {
+		if len(drop) > 0 && drop[0] == i {
+			drop = drop[1:]
+			continue
+		}
+		if wildFrom >= 0 && i >= wildFrom && !st.Event.Kind.IsExternal() {
+			st.Wildcard, st.Reroute = true, st.Reroute || reroute
+		}
+		q = append(q, st)
+	}
+	return q
+}
+
+// Moved returns a copy of p with the step at from moved to position to (counted in p), its deliveries from
+// the earlier of the two on wildcards.
+func (p Plan) Moved(from, to int) Plan {
+	at := from
+	if from >= to {
+		at++
+	}
+	return slices.Delete(slices.Insert(slices.Clone(p), to, p[from]), at, at+1).Wildcards(min(from, to))
+}
+
 // Flushed returns p with, when fifo, a flush step (Step.Flush) before each
 // delivery from i on that x sends or takes: a move that makes x send or be
 // sent something sooner than the plan had it (a member started earlier, a

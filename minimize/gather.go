@@ -42,7 +42,7 @@ func (m *minimizer) gatherEdits(base *record.Trace) []edit {
 				if p != nil {
 					events = m.sys.Symmetry.Relabel(events, p)
 				}
-				return wildcards(dpor.FromEvents(fp, events), g.wild)
+				return dpor.FromEvents(fp, events).Wildcards(g.wild)
 			})
 		}
 	}

@@ -87,6 +87,6 @@ func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 				}
 			}
 		}
-		return dropped(wildcards(p, i+1), drop, -1, false)
+		return p.Wildcards(i+1).Without(drop, -1, false)
 	}
 }

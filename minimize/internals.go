@@ -59,25 +59,8 @@ type edit func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan
 // matches deliveries at or after wildFrom by type (wildFrom < 0: none).
 func removal(drop []int, wildFrom int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		return dropped(bp, drop, wildFrom, false)
+		return bp.Without(drop, wildFrom, false)
 	}
-}
-
-// dropped is removal's plan, its wildcards reroutable if reroute.
-func dropped(bp dpor.Plan, drop []int, wildFrom int, reroute bool) dpor.Plan {
-	p := make(dpor.Plan, 0, len(bp))
-	k := 0
-	for i, st := range bp {
-		if k < len(drop) && drop[k] == i {
-			k++
-			continue
-		}
-		if wildFrom >= 0 && i >= wildFrom && !st.Event.Kind.IsExternal() {
-			st.Wildcard, st.Reroute = true, st.Reroute || reroute
-		}
-		p = append(p, st)
-	}
-	return p
 }
 
 // greedy tries the edits of the best trace in order; the first that reproduces smaller makes it the best, and

@@ -18,7 +18,7 @@
 //   - shrink-contents (removal): components of external messages.
 //   - one-at-a-time (removal): every causal cone, delivery and external.
 //   - gather (move; needs record.Symmetry): a round takes a later message.
-//   - retarget (move): events readdressed, reordered, given other contents, replaced by a timer, moved earlier.
+//   - retarget (move): events readdressed, reordered, given other contents, replaced by a timer, moved or hoisted earlier.
 //   - inject (move; needs record.System.Injections): an offered event.
 //   - add-event (move; needs record.System.Injections): one sending nothing.
 //   - beam (search): the descent again from other starts, the trace their result replaced, and start results the removals cannot reach.

@@ -91,7 +91,7 @@ func passTable() []pass {
 			limits{members: 6, deliveries: 64}, (*minimizer).gathers,
 			func(m *minimizer, ctx context.Context) error { return m.reorderWith(ctx, m.gatherEdits) }},
 		{PassInfo{StageRetarget, Move, "", 0.25, false, false,
-			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had or the system's generators make, addresses them (alone, or with an earlier delivery to the old receiver left out), timers, rounds and messages to other actors, fires a timer of a message's receiver in place of the message, moves a message earlier with a later external event left out, moves an actor's external event earlier (under FIFO, flushing its links), each move followed by a descent"},
+			"reorders and reroutes deliveries, moves and re-inserts external events, gives them other contents the input had or the system's generators make, addresses them (alone, or with an earlier delivery to the old receiver left out), timers, rounds and messages to other actors, fires a timer of a message's receiver in place of the message, moves a message earlier with a later external event left out, moves an actor's external event earlier (under FIFO, flushing its links), runs a delivery as early as its causes allow (an actor started later misses what it sends), each move followed by a descent"},
 			limits{moves: 4000, deliveries: 40, contents: 32}, nil, (*minimizer).retarget},
 		{PassInfo{StageInject, Move, "record.System.Injections", 0.25, false, false,
 			"inserts an external event the system's fuzz generators offer in place of a stretch of deliveries, anywhere in the trace"},

@@ -264,33 +264,15 @@ func reinsertable(events []record.Event) []record.Event {
 	return out
 }
 
-// moveTo moves the event at from to position to (counted in the original
-// plan); the deliveries from the earlier of the two on are wildcards.
+// moveTo moves the event at from to position to (dpor.Plan.Moved).
 func moveTo(from, to int) edit {
-	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		p := slices.Insert(slices.Clone(bp), to, bp[from])
-		at := from
-		if from >= to {
-			at++
-		}
-		return wildcards(slices.Delete(p, at, at+1), min(from, to))
-	}
-}
-
-// wildcards makes the deliveries of p from index from on wildcards.
-func wildcards(p dpor.Plan, from int) dpor.Plan {
-	for k := max(from, 0); k < len(p); k++ {
-		if !p[k].Event.Kind.IsExternal() {
-			p[k].Wildcard = true
-		}
-	}
-	return p
+	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan { return bp.Moved(from, to) }
 }
 
 // insertAt inserts external event x at position at, wildcards after it.
 func insertAt(x record.Event, at int) edit {
 	return func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-		return wildcards(slices.Insert(slices.Clone(bp), at, dpor.Step{Event: x}), at)
+		return slices.Insert(slices.Clone(bp), at, dpor.Step{Event: x}).Wildcards(at)
 	}
 }
 
@@ -306,7 +288,7 @@ func rerouteEdits(events []record.Event, most int) []edit {
 		for s := len(dels) - w; s >= 0; s-- {
 			drop := dels[s : s+w]
 			out = append(out, func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-				return dropped(bp, drop, drop[0]+1, true)
+				return bp.Without(drop, drop[0]+1, true)
 			})
 		}
 	}

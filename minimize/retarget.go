@@ -40,7 +40,7 @@ func retargetEdits(events []record.Event, most int) []edit {
 						return out
 					}
 					out = append(out, func(fp *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-						return wildcards(slices.Delete(retarget(i, a)(fp, bp), d, d+1), d)
+						return slices.Delete(retarget(i, a)(fp, bp), d, d+1).Wildcards(d)
 					})
 				}
 			}
@@ -65,7 +65,7 @@ func retarget(i int, to record.ActorID) edit {
 // withExternal returns a copy of bp with change applied to the external
 // event at i and its deliveries, the deliveries after i wildcards.
 func withExternal(bp dpor.Plan, i int, change func(*dpor.Step)) dpor.Plan {
-	p := wildcards(slices.Clone(bp), i+1)
+	p := slices.Clone(bp).Wildcards(i + 1)
 	change(&p[i])
 	for k := i + 1; k < len(p); k++ {
 		if p[k].Event.Kind == record.Deliver && p[k].Event.Cause == i {
@@ -91,7 +91,11 @@ func (m *minimizer) retarget(ctx context.Context) error {
 		out = append(out, timerEdits(base.Events, m.timers, m.fifo())...)
 		out = append(out, earlierEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
 		out = append(out, retargetEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
-		return append(out, aheadEdits(base.Events, m.fifo(), m.limitsOf(StageRetarget).moves)...)
+		out = append(out, aheadEdits(base.Events, m.fifo(), m.limitsOf(StageRetarget).moves)...)
+		if base.Header.Deliveries <= m.limitsOf(StageRetarget).deliveries {
+			out = append(out, hoistEdits(base.Events, m.limitsOf(StageRetarget).moves)...)
+		}
+		return out
 	})
 }
 
@@ -168,7 +172,7 @@ func redirectEdits(events []record.Event) []edit {
 		for _, a := range actors {
 			if a != e.To && a != e.From {
 				out = append(out, func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
-					p := dropped(bp, nil, i+1, true) // a copy, nothing dropped
+					p := bp.Without(nil, i+1, true) // a copy, nothing dropped
 					p[i].Event.To, p[i].Wildcard = a, true
 					return p
 				})
@@ -194,7 +198,7 @@ func timerEdits(events, timers []record.Event, fifo bool) []edit {
 			out = append(out, func(f *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 				x, k := t, d-len(drop)
 				x.To, x.From, x.Cause = e.To, e.To, -1
-				p := dropped(bp, drop, d+1, false) // a copy
+				p := bp.Without(drop, d+1, false) // a copy
 				p[k] = dpor.Step{Event: x, FP: f.Of(x.Msg)}
 				return p.Flushed(k+1, e.To, fifo && !ext)
 			})
@@ -256,6 +260,29 @@ func earlierWithout(s, d, p int, drop []int) edit {
 				out = append(out, bp[i])
 			}
 		}
-		return wildcards(out, p)
+		return out.Wildcards(p)
 	}
+}
+
+// hoistEdits lists at most most moves that run a delivery as early as its causes allow (record.ActorPast), the
+// rest after it in order, wildcards from the first event moved: an actor started later then misses what it sends.
+func hoistEdits(events []record.Event, most int) (out []edit) {
+	for d, e := range events {
+		need, moved := record.ActorPast(events, d), false // moved: a start goes after the delivery
+		for i := 0; i < d && !moved; i++ {
+			moved = events[i].Kind == record.Start && !need[i]
+		}
+		if e.Kind == record.Deliver && e.From != record.External && moved && len(out) < most {
+			out = append(out, func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
+				p := make(dpor.Plan, 0, len(bp))
+				for i := range 2 * (d + 1) { // the past first, then the rest
+					if k := i % (d + 1); need[k] == (i <= d) {
+						p = append(p, bp[k])
+					}
+				}
+				return append(p, bp[d+1:]...).Wildcards(slices.Index(need, false))
+			})
+		}
+	}
+	return out
 }

@@ -27,7 +27,7 @@ func (m *minimizer) windowFirst(ctx, budget context.Context, t *record.Trace) (*
 	bp := dpor.FromEvents(m.fp, t.Events)
 	_, tr, err := m.first(budget, len(cands), dpor.TFB, m.cfg.MaxSchedules, func(_ *fingerprint.Fingerprinter, k int) dpor.Plan {
 		c := cands[k]
-		return wildcards(append(planOf(bp, c.setup, -1), bp[c.start:c.end]...), len(c.setup))
+		return append(planOf(bp, c.setup, -1), bp[c.start:c.end]...).Wildcards(len(c.setup))
 	})
 	if ctx.Err() != nil || err != nil && budget.Err() == nil {
 		return nil, fmt.Errorf("minimize: trying windows of the input: %w", cmp.Or(ctx.Err(), err))

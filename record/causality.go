@@ -1,5 +1,7 @@
 package record
 
+import "cmp"
+
 // Causality is the happens-before relation of a schedule, as one vector
 // clock per event. Processes are the actors plus one pseudo-process for the
 // external world, which orders all external events. A delivery happens on
@@ -98,4 +100,22 @@ func (c *Causality) Past(targets ...int) []bool {
 		}
 	}
 	return out
+}
+
+// ActorPast returns, for each of events[:d+1], whether it is in the causal past of event d or is d, each
+// external event counted at the actor it acts on (Causality puts them all in one process): the earlier events
+// of d's actor, and for each delivery in that past the send of its message and what came before it there.
+func ActorPast(events []Event, d int) []bool {
+	need, active := make([]bool, d+1), map[ActorID]bool{}
+	need[d] = true
+	for i := d; i >= 0; i-- {
+		e := events[i]
+		if a := cmp.Or(e.Actor, e.To); need[i] || active[a] {
+			need[i], active[a] = true, true
+			if e.Kind == Deliver && e.Cause >= 0 {
+				need[e.Cause] = true
+			}
+		}
+	}
+	return need
 }

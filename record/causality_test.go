@@ -129,3 +129,16 @@ func TestCausalityOfARecordedRun(t *testing.T) {
 		}
 	}
 }
+
+func TestActorPast(t *testing.T) {
+	ev := []record.Event{
+		record.StartEvent("a"), record.StartEvent("b"), record.StartEvent("c"),
+		{Kind: record.Deliver, From: "a", To: "a", Timer: "t", Cause: 0}, // 3: a's timer
+		{Kind: record.Deliver, From: "c", To: "c", Timer: "t", Cause: 2}, // 4: c's timer
+		{Kind: record.Deliver, From: "a", To: "b", Cause: 3},             // 5: a's message to b
+		{Kind: record.Deliver, From: "c", To: "b", Cause: 4},             // 6
+	}
+	assert.Equal(t, []bool{true, true, false, true, false, true}, record.ActorPast(ev, 5), "b's start, a's start and timer: not c")
+	assert.Equal(t, []bool{true, true, true, true, true, true, true}, record.ActorPast(ev, 6), "b's earlier delivery and c's message")
+	assert.Equal(t, []bool{false, false, true, false, true}, record.ActorPast(ev, 4), "c's start alone")
+}
