@@ -43,17 +43,19 @@ func (m *minimizer) hasStarts(context.Context) bool {
 // trace's removals cannot reach: one of fewer external events, or of fewer than the best trace had when the moves
 // first ran (movesFrom: a move took it lower) with an external event it lacks (by shape: removals never add one).
 func (m *minimizer) route() *record.Trace {
-	b := m.snapshotBest()
+	b, has := m.snapshotBest(), map[record.Shape]int{} // b's external events, by shape: counted once
+	for _, e := range b.Events {
+		has[record.ShapeOf(e)] += int(boolBit(e.Kind.IsExternal()))
+	}
 	for _, r := range m.routes {
-		more := map[record.Shape]int{} // r's external events less b's, by shape
-		for k, t := range []*record.Trace{r, b} {
-			for _, e := range t.Events {
-				if e.Kind.IsExternal() {
-					more[record.ShapeOf(e)] += 1 - 2*k
-				}
+		left, lacks := maps.Clone(has), false // lacks: r has more events of a shape than b
+		for _, e := range r.Events {
+			if s := record.ShapeOf(e); e.Kind.IsExternal() {
+				left[s]--
+				lacks = lacks || left[s] < 0
 			}
 		}
-		if r.Header.Externals < b.Header.Externals || r.Header.Externals < m.movesFrom && slices.ContainsFunc(slices.Collect(maps.Values(more)), func(n int) bool { return n > 0 }) {
+		if r.Header.Externals < b.Header.Externals || r.Header.Externals < m.movesFrom && lacks {
 			return r
 		}
 	}

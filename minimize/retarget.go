@@ -268,16 +268,21 @@ func earlierWithout(s, d, p int, drop []int) edit {
 // rest after it in order, wildcards from the first event moved: an actor started later then misses what it sends.
 func hoistEdits(events []record.Event, most int) (out []edit) {
 	for d, e := range events {
+		if e.Kind != record.Deliver || e.From == record.External || len(out) == most {
+			continue
+		}
 		need, moved := record.ActorPast(events, d), false // moved: a start goes after the delivery
 		for i := 0; i < d && !moved; i++ {
 			moved = events[i].Kind == record.Start && !need[i]
 		}
-		if e.Kind == record.Deliver && e.From != record.External && moved && len(out) < most {
+		if moved {
 			out = append(out, func(_ *fingerprint.Fingerprinter, bp dpor.Plan) dpor.Plan {
 				p := make(dpor.Plan, 0, len(bp))
-				for i := range 2 * (d + 1) { // the past first, then the rest
-					if k := i % (d + 1); need[k] == (i <= d) {
-						p = append(p, bp[k])
+				for _, past := range []bool{true, false} { // the past first, then the rest
+					for i, in := range need {
+						if in == past {
+							p = append(p, bp[i])
+						}
 					}
 				}
 				return append(p, bp[d+1:]...).Wildcards(slices.Index(need, false))
