@@ -87,6 +87,6 @@ func swapRound(i int, sends []int, x, y record.ActorID, form roundForm) edit {
 				}
 			}
 		}
-		return p.Wildcards(i+1).Without(drop, -1, false)
+		return p.Without(drop, i+1, false) // deliveries after i wildcards, drop left out
 	}
 }
