@@ -49,6 +49,7 @@ import (
 
 	"github.com/demi-project/demi/dpor"
 	"github.com/demi-project/demi/fingerprint"
+	"github.com/demi-project/demi/optimal"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
 )
@@ -135,6 +136,7 @@ type shared struct {
 	checks         []*dpor.Checker
 	tallies        map[*dpor.Checker]*tally // each checker's schedule count in a scan (firstIn)
 	checked        *checked                 // the candidates checked without success (cache.go)
+	proofs         *optimal.Proofs          // what the optimum pass's exhausted searches proved, for the run and its forks
 	failures       *failures                // the pass calls that failed (Result.Failures)
 	maxComponents  map[string]int           // the input's most components per Shrinkable type (readInput)
 	dropped        []record.Event           // the input's reinsertable events
@@ -299,7 +301,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	cfg.TFBScale = orDefault(cfg.TFBScale, defaultTFBScale)
 	cfg.Steps = orDefault(cfg.Steps, DefaultStepsFor(t))
 	sh := &shared{sys: sys, opts: t.Header.OptionMap(), seed: t.Header.Seed, target: t.Header.Violation.Fingerprint,
-		mode: mode, fp: fingerprint.For(sys, cfg.Fingerprint), table: passTable(), failures: &failures{}, start: time.Now()}
+		mode: mode, fp: fingerprint.For(sys, cfg.Fingerprint), table: passTable(), failures: &failures{}, proofs: &optimal.Proofs{}, start: time.Now()}
 	if cfg.patchTable != nil {
 		cfg.patchTable(sh.table)
 	}

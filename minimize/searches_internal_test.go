@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -154,4 +155,26 @@ func TestBeamDescendsItsOtherMember(t *testing.T) {
 	require.NoError(t, m.descendOther(ctx))
 	assert.Equal(t, [2]int{13, 6}, sizeOf(m.best))
 	assert.Nil(t, m.other, "descended once")
+}
+
+// TestOptimumAnswersFromTheForksProof runs the optimum pass on the shipped paxos-forget-accepted result, 18
+// deliveries (E:5), first in a fork (the beam's), then in the run: the fork's search exhausts its bound and finds
+// nothing; the run's call is answered from that proof (optimal.Proofs), counting the same steps, with no second search.
+func TestOptimumAnswersFromTheForksProof(t *testing.T) {
+	m, ctx := searchPassOn(t, filepath.Join("..", "examples", "traces", "paxos-forget-accepted.min.trace"), paxos.System(), [2]int{18, 5})
+	best := m.best
+	m.limit.Store(m.allowance(StageOptimum))
+	f := m.fork(best, true)
+	f.limit.Store(m.limit.Load())
+	require.NoError(t, f.optimum(ctx))
+	require.Same(t, best, f.best, "the shipped result is at its optimum")
+	require.Equal(t, 1, m.proofs.Len(), "the fork's search exhausted its bound")
+	searched := f.steps.Load() - m.steps.Load()
+	require.Positive(t, searched)
+
+	before := m.steps.Load()
+	require.NoError(t, m.optimum(ctx))
+	assert.Same(t, best, m.best)
+	assert.Equal(t, searched, m.steps.Load()-before, "the answer counts the search it stands for")
+	assert.Equal(t, 1, m.proofs.Len(), "no second search")
 }

@@ -46,7 +46,7 @@ func (m *minimizer) optimum(ctx context.Context) error {
 		return errStepBudget
 	}
 	res, err := optimal.Search(ctx, m.sys, base, optimal.Config{Subsets: true, TotalBound: total(base) - 1,
-		MaxStates: m.limitsOf(StageOptimum).states, MaxSteps: int(left), Workers: 1, Foresee: true, Leap: true})
+		MaxStates: m.limitsOf(StageOptimum).states, MaxSteps: int(left), Workers: 1, Foresee: true, Leap: true, Proofs: m.proofs})
 	if err != nil {
 		return fmt.Errorf("optimum: %w", err)
 	}

@@ -113,6 +113,7 @@
 package optimal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -142,6 +143,10 @@ type Config struct {
 	// Workers is the number of walkers of a bound (default 1, at most 4
 	// per CPU): the answer does not depend on it (see run in search.go).
 	Workers int
+	// Proofs, when set, answers a Subsets Search that an earlier
+	// exhausted one covers, and remembers this one if it exhausts its
+	// bound without a reproducer (see Proofs).
+	Proofs *Proofs
 	// TotalBound, with Subsets, bounds the cost (deliveries plus external
 	// events) instead of MaxDeliveries plus every external event.
 	TotalBound int
@@ -303,6 +308,16 @@ func searchAfter(ctx context.Context, sys *record.System, t *record.Trace, cut i
 		s.undelivered = s.undelivered && !from
 		return s, nil
 	}
+	var proved proof
+	if cfg.Proofs != nil && cfg.Subsets && !from && len(cfg.Insert) == 0 && cfg.Last == nil {
+		proved.bound = cmp.Or(max(cfg.TotalBound, 0), cfg.MaxDeliveries+len(externals))
+		var ok bool
+		if proved.setup, proved.externals, ok = proofKeys(t, externals); !ok {
+			proved.externals = nil
+		} else if steps, ok := cfg.Proofs.answer(proved.setup, proved.externals, proved.bound); ok && (cfg.MaxSteps == 0 || steps <= cfg.MaxSteps) {
+			return &Result{Exhausted: true, Searched: proved.bound, Steps: steps}, nil
+		}
+	}
 	s, err := start(cfg)
 	if err != nil {
 		return nil, err
@@ -316,6 +331,10 @@ func searchAfter(ctx context.Context, sys *record.System, t *record.Trace, cut i
 			return nil, err
 		}
 		res, err = s.run()
+	}
+	if err == nil && proved.externals != nil && res.Exhausted && res.Trace == nil {
+		proved.steps = res.Steps
+		cfg.Proofs.add(proved)
 	}
 	return res, err
 }
