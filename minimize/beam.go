@@ -12,20 +12,19 @@ import (
 // The beam (docs/minimization.md, "The searches"): the removal tier is greedy, so the route it commits to early decides
 // the local minimum. The beam pass descends in a fork from each start (removalOrders) once, within the pass's share.
 
-// removalOrder is an order of the removal tier: passes ahead of the others, passes left out, whether
-// the fork stops after the removal tier, and whether a configuration keeps the actors the violation names.
+// removalOrder is an order of the removal tier: passes ahead of the others, whether the fork stops
+// after the removal tier, and whether a configuration keeps the actors the violation names.
 type removalOrder struct {
-	ahead, leaveOut     []string
+	ahead               []string
 	removals, keepNamed bool
 }
 
 // removalOrders are the beam's starts from the trace after provenance: the first descends fully, internal events first,
 // with the named actors kept in configurations (the run's own descent drops them last: either route can be the cheaper);
-// the others run the removal tier alone in other orders, each within the steps the first's removal calls took.
+// the other runs the removal tier alone, the FIFO removal ahead, within the steps the first's removal calls took.
 func removalOrders() []removalOrder {
 	return []removalOrder{
 		{ahead: []string{StageClockClusters, StageDdminInternals}, keepNamed: true},
-		{ahead: []string{StageDdminExternals}, leaveOut: []string{StageDdminExternalsWild}, removals: true},
 		{ahead: []string{StageFifoInternals}, removals: true},
 	}
 }
@@ -103,9 +102,6 @@ func (m *minimizer) beam(ctx context.Context) error {
 			if !m.skip[p] { // a pass ahead runs where forks leave it out, not where the run does (--passes)
 				delete(f.skip, p)
 			}
-		}
-		for _, p := range s.leaveOut {
-			f.skip[p] = true
 		}
 		err := f.descend(ctx)
 		m.steps.Store(f.steps.Load())

@@ -155,27 +155,20 @@ func TestBeamFirstStartKeepsNamedMembers(t *testing.T) {
 		"the regression: raft-4 outside the first configuration")
 }
 
-// TestBeamDescendsARouteOfFewerExternalEvents minimizes a fresh etcdraft
+// TestBeamWithoutTheExternalsFirstStart minimizes a fresh etcdraft
 // hardstate-before-entries trace (seed 9600078 of the held-out range
 // 9600000). The run's own descent ends at 17 deliveries (E:6): a leader
 // that restarts and a second election, on a route whose removals never
-// drop an external event it needs. The beam's start that runs the external
-// events' ddmin first ends its removals at 21 (E:4), larger but with fewer
-// external events, which the run's removals cannot reach; when the run's
-// descent stalls, the beam descends that result fully, the searches
-// included, and it reaches the bug's best known size, 11 (E:4) (17 (E:6)
-// on the code before, which descended a start's result only when it was
-// the smallest).
-func TestBeamDescendsARouteOfFewerExternalEvents(t *testing.T) {
+// drop an external event it needs. A beam start that ran the external
+// events' ddmin first (without wildcards) ended its removals at 21 (E:4),
+// and the beam's descent of that route (route) reached the bug's best known
+// size, 11 (E:4). That start was deleted: on the 340 held-out traces of
+// ranges 10100000-10400000 it changed no result (and it took 13 % of their
+// steps), and on long traces it spent its share on removals that wildcards
+// do better (docs/minimization.md, "The beam's starts"). This input is the
+// one known to lose by it; the test pins the regression for the next change
+// to the beam's starts.
+func TestBeamWithoutTheExternalsFirstStart(t *testing.T) {
 	res := minimizeFile(t, "testdata/etcdraft-hardstate-before-entries-9600078.trace", etcdraft.System())
-	assert.Equal(t, [2]int{11, 4}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
-	last := -1
-	for i, s := range res.Stages {
-		if minimize.PassOf(s.Name) == minimize.StageBeam {
-			last = i
-		}
-	}
-	require.Positive(t, last)
-	assert.Equal(t, 4, res.Stages[last].Externals, "the beam's last call leaves the route of four external events")
-	assert.Less(t, res.Stages[last].Deliveries, 17, "smaller than where the run's own descent ended")
+	assert.Equal(t, [2]int{17, 6}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 }

@@ -101,7 +101,7 @@ func passTable() []pass {
 			limits{}, (*minimizer).injects, (*minimizer).addEvent},
 
 		{PassInfo{StageBeam, Search, "", 0.1, false, true,
-			"runs the removals and moves again on other starts, in a fork: the trace after provenance in three removal orders (internal events first, a configuration keeping the actors the violation names; the others run the removals alone); its result replaces the best trace when smaller, and the best trace it replaced, the beam's other member, is descended again in a fork, with the searches, when the run's own descent ends, as is then a start's result with fewer external events than the best trace, or fewer than the best trace had before the moves and one it lacks"},
+			"runs the removals and moves again on other starts, in a fork: the trace after provenance in two removal orders (internal events first, a configuration keeping the actors the violation names; the FIFO removal first, the removals alone); its result replaces the best trace when smaller, and the best trace it replaced, the beam's other member, is descended again in a fork, with the searches, when the run's own descent ends, as is then a start's result with fewer external events than the best trace, or fewer than the best trace had before the moves and one it lacks"},
 			limits{lead: 3}, (*minimizer).hasStarts, (*minimizer).beam},
 		{PassInfo{StageShrinkSearch, Search, "optimal.Forks", 0.1, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, and of the prefix the old schedule still follows once a component is removed from a group of identical external messages"},
