@@ -104,8 +104,8 @@ func TestBeamRemovalOrdersLeaveAFourMemberRoute(t *testing.T) {
 	assert.Equal(t, [2]int{15, 6}, size(res))
 	i := slices.IndexFunc(res.Stages, func(s minimize.StageStats) bool { return s.Name == minimize.StageBeam })
 	require.GreaterOrEqual(t, i, 0)
-	// Three removal orders: the beam's first call took 1,876,224 steps here (its later
-	// calls offer the kept result and descend from the trace it replaced).
+	// The removal orders: the beam's first call took 1,876,224 steps here with three of them
+	// (fewer with two; its later calls offer the kept result and descend from the trace it replaced).
 	assert.Less(t, res.Stages[i].Steps, int64(2_000_000), "the beam's first call's steps")
 }
 
