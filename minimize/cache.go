@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/demi-project/demi/dpor"
+	"github.com/demi-project/demi/internal/eventkey"
 	"github.com/demi-project/demi/record"
 )
 
@@ -68,34 +69,14 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 	b = binary.AppendUvarint(b, boolBit(s.broad))
 	b = binary.AppendUvarint(b, uint64(len(plan)))
 	for i := range plan {
-		st, e := &plan[i], &plan[i].Event
-		b = binary.AppendUvarint(b, uint64(e.Kind))
-		b = binary.AppendUvarint(b, uint64(e.ID))
-		b = binary.AppendVarint(b, int64(e.Cause))
-		for _, f := range [...]string{string(e.From), string(e.To), e.Timer, string(e.Actor)} {
-			b = appendString(b, f)
+		st := &plan[i]
+		var ok bool
+		if b, ok = eventkey.Append(b, &st.Event); !ok {
+			return key, false
 		}
-		for _, side := range [2][]record.ActorID{e.A, e.B} {
-			b = binary.AppendUvarint(b, uint64(len(side)))
-			for _, a := range side {
-				b = appendString(b, string(a))
-			}
-		}
-		b = appendString(b, e.Cond)
-		b = binary.AppendVarint(b, int64(e.Limit))
-		b = binary.AppendVarint(b, int64(e.At))
 		b = binary.LittleEndian.AppendUint64(b, st.FP.Type)
 		b = binary.LittleEndian.AppendUint64(b, st.FP.Full)
 		b = binary.AppendUvarint(b, boolBit(st.Wildcard)|boolBit(st.Reroute)<<1|boolBit(st.Flush)<<2)
-		if e.Kind.IsExternal() && e.Msg != nil {
-			// Deliveries match by fingerprint (above); an external step's message is injected as it is.
-			b = appendString(b, record.TypeName(e.Msg))
-			enc, err := record.EncodeMessage(e.Msg)
-			if err != nil {
-				return key, false
-			}
-			b = appendString(b, string(enc))
-		}
 		if len(b) >= keyChunk {
 			h.Write(b)
 			b = b[:0]
@@ -108,11 +89,6 @@ func keyOf(s checkSettings, plan dpor.Plan) (key checkKey, ok bool) {
 
 // keyChunk is how many bytes keyOf encodes before it hashes them.
 const keyChunk = 4096
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
 
 func boolBit(b bool) uint64 {
 	if b {

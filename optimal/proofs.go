@@ -1,10 +1,10 @@
 package optimal
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sync"
 
+	"github.com/demi-project/demi/internal/eventkey"
 	"github.com/demi-project/demi/record"
 )
 
@@ -71,33 +71,17 @@ func subsequence(a, b []string) bool {
 }
 
 // proofKeys encodes t's setup and external events as a search applies
-// them (record.Sim.Apply sets ID and Cause itself); ok is false when a
-// message cannot be encoded.
-func proofKeys(t *record.Trace, externals []record.Event) (setup string, keys []string, ok bool) {
+// them (record.Sim.Apply sets ID and Cause itself); keys is nil when a
+// message cannot be encoded or there is no external event.
+func proofKeys(t *record.Trace, externals []record.Event) (setup string, keys []string) {
 	setup = fmt.Sprint(t.Header.System, "\x00", t.Header.Seed, "\x00", t.Header.OptionMap())
 	for _, e := range externals {
-		var b []byte
-		b = binary.AppendUvarint(b, uint64(e.Kind))
-		for _, s := range [...]string{string(e.From), string(e.To), e.Timer, string(e.Actor), e.Cond} {
-			b = append(binary.AppendUvarint(b, uint64(len(s))), s...)
-		}
-		for _, side := range [2][]record.ActorID{e.A, e.B} {
-			b = binary.AppendUvarint(b, uint64(len(side)))
-			for _, a := range side {
-				b = append(binary.AppendUvarint(b, uint64(len(a))), a...)
-			}
-		}
-		b = binary.AppendVarint(b, int64(e.Limit))
-		b = binary.AppendVarint(b, int64(e.At))
-		if e.Msg != nil {
-			enc, err := record.EncodeMessage(e.Msg)
-			if err != nil {
-				return "", nil, false
-			}
-			name := record.TypeName(e.Msg)
-			b = append(append(binary.AppendUvarint(b, uint64(len(name))), name...), enc...)
+		e.ID, e.Cause = 0, 0
+		b, ok := eventkey.Append(nil, &e)
+		if !ok {
+			return setup, nil
 		}
 		keys = append(keys, string(b))
 	}
-	return setup, keys, true
+	return setup, keys
 }
