@@ -34,9 +34,12 @@ type minimizeStats struct {
 	Interrupted bool    `json:"interrupted"`
 	// OutOfTime: the wall-clock budget, not the step budget, ended the run
 	// (minimize.Result.OutOfTime).
-	OutOfTime bool                  `json:"out_of_time"`
-	Failures  []string              `json:"failures,omitempty"`
-	Stages    []minimize.StageStats `json:"stages"`
+	OutOfTime bool `json:"out_of_time"`
+	// Optimal: the result is proved optimal over its external events
+	// (minimize.Result.Optimal).
+	Optimal  bool                  `json:"optimal"`
+	Failures []string              `json:"failures,omitempty"`
+	Stages   []minimize.StageStats `json:"stages"`
 	// Passes sums the stages up per pass: calls, steps, successes and
 	// the events they removed.
 	Passes    []minimize.PassStats `json:"passes"`
@@ -193,6 +196,9 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			h := res.Trace.Header
 			fmt.Fprintf(e.stdout, "%s: %d deliveries and %d externals → %d deliveries and %d externals (%s)\nwrote %s\n",
 				in, t.Header.Deliveries, t.Header.Externals, h.Deliveries, h.Externals, h.Violation.Fingerprint, out)
+			if res.Optimal {
+				fmt.Fprintln(e.stdout, "optimal: no subsequence of its external events reproduces the violation with fewer deliveries plus externals (proved by the optimum pass)")
+			}
 			if res.OutOfTime {
 				fmt.Fprintf(e.stdout, "out of time: the wall-clock budget (--budget %s) ended the run before its step budget; "+
 					"the result depends on this machine's speed and load, and a larger --budget gives the step budget's result\n", budget)
@@ -241,7 +247,7 @@ const minimizeMemoryLimit = 768 << 20
 func writeStats(o *output, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
 	rf *rounds.Totals) (string, error) {
 	st := minimizeStats{System: system, Input: in, Output: out, Strategy: strategy, Budget: budget.Seconds(),
-		Workers: workers, Violation: violation, Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, Failures: res.Failures, Stages: res.Stages,
+		Workers: workers, Violation: violation, Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, Optimal: res.Optimal, Failures: res.Failures, Stages: res.Stages,
 		Final: res.Final, Pace: res.Pace, Passes: res.Passes, RoundForm: rf}
 	for _, s := range res.Stages {
 		st.Schedules += s.Schedules

@@ -23,7 +23,8 @@ func TestMinimizeCommand(t *testing.T) {
 	assert.NotContains(t, out, "out of time")
 	minPath := strings.TrimSuffix(in, ".trace") + ".min.trace"
 	require.Contains(t, out, "│ "+minimize.StageDdminExternals+" ")
-	require.True(t, strings.HasSuffix(out, in+": 7 deliveries and 6 externals → 3 deliveries and 4 externals (two-tokens)\nwrote "+minPath+"\n"), out)
+	require.True(t, strings.HasSuffix(out, in+": 7 deliveries and 6 externals → 3 deliveries and 4 externals (two-tokens)\nwrote "+minPath+"\n"+
+		"optimal: no subsequence of its external events reproduces the violation with fewer deliveries plus externals (proved by the optimum pass)\n"), out)
 	minOut := out
 
 	after, err := os.ReadFile(in)
@@ -42,8 +43,9 @@ func TestMinimizeCommand(t *testing.T) {
 			Steps      int64   `json:"steps"`
 			Seconds    float64 `json:"seconds"`
 		} `json:"stages"`
-		Steps int64 `json:"steps"`
-		Final struct {
+		Steps   int64 `json:"steps"`
+		Optimal bool  `json:"optimal"`
+		Final   struct {
 			Name       string `json:"name"`
 			Deliveries int    `json:"deliveries"`
 			Externals  int    `json:"externals"`
@@ -58,6 +60,7 @@ func TestMinimizeCommand(t *testing.T) {
 	// the injected token to be passed (3 deliveries) after 4 externals.
 	require.Equal(t, [2]int{7, 6}, [2]int{st.Stages[0].Deliveries, st.Stages[0].Externals}, "the input")
 	require.Equal(t, [2]int{3, 4}, [2]int{st.Final.Deliveries, st.Final.Externals}, "the result")
+	require.True(t, st.Optimal, "the optimum pass proved the result optimal over its external events")
 	var steps int64
 	for _, s := range st.Stages {
 		steps += s.Steps
@@ -88,6 +91,11 @@ func TestMinimizeCommand(t *testing.T) {
 	require.Equal(t, 0, code, out+errs)
 	assert.NotContains(t, out, "│ "+minimize.StagePostpone+" ")
 	assert.NotContains(t, out, "│ "+minimize.StageBeam+" ")
+
+	// Without the optimum pass nothing proves the result optimal, and the output says nothing of it.
+	code, out, errs = run(t, "minimize", in, "-o", filepath.Join(t.TempDir(), "unproved.trace"), "--passes", "-optimum")
+	require.Equal(t, 0, code, out+errs)
+	assert.NotContains(t, out, "optimal:")
 }
 
 // TestMinimizeStepsBoundTheWork gives minimize a step budget of 1 step:

@@ -113,6 +113,10 @@ type Result struct {
 	Interrupted bool          // ctx was cancelled; Trace is the best so far
 	Failures    []string      // the pass calls that failed (an internal error: please report it), each pass then left out for the rest of the run
 	OutOfTime   bool          // Config.Budget ended the run before the step budget did; a faster machine or a larger budget may do better
+	// Optimal: the optimum pass proved Trace optimal over its external events: no subsequence of them, with any
+	// schedule of the deliveries they enable, reproduces the violation with fewer deliveries plus externals
+	// (what demi optimal --subsets would report). False says nothing: the search did not run or did not finish.
+	Optimal bool
 }
 
 // ErrNotReproduced is returned when the input does not reproduce its violation.
@@ -273,7 +277,7 @@ func Run(ctx context.Context, sys *record.System, t *record.Trace, cfg Config) (
 	m.endStage()
 	best.Header.Note = fmt.Sprintf("minimized by demi (strategy %s) from %d deliveries and %d externals",
 		cmp.Or(m.cfg.Strategy, "tfb"), t.Header.Deliveries, t.Header.Externals)
-	res.Trace = best
+	res.Trace, res.Optimal = best, m.proofs.Covers(best, total(best)-1)
 	m.mu.Lock()
 	res.Stages = append([]StageStats(nil), m.stages...)
 	res.Pace = append([]PacePoint(nil), m.pace...)

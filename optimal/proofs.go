@@ -52,6 +52,25 @@ func (p *Proofs) add(q proof) {
 	p.list = append(p.list, q)
 }
 
+// Covers reports whether a remembered proof covers t: no subsequence of
+// t's external events, with any schedule of the deliveries they enable,
+// reproduces t's violation at a cost (deliveries plus external events) of
+// bound or less. With bound one less than t's own cost, t is optimal over
+// its external events and their subsequences, as demi optimal --subsets
+// would report. Proofs remember no violation: t must be of the searches'
+// violation (minimize asks about its result, of its input's fingerprint).
+func (p *Proofs) Covers(t *record.Trace, bound int) bool {
+	var externals []record.Event
+	for _, e := range t.Events {
+		if e.Kind.IsExternal() {
+			externals = append(externals, e)
+		}
+	}
+	setup, keys := proofKeys(t, externals)
+	_, ok := p.answer(setup, keys, bound)
+	return keys != nil && ok
+}
+
 // Len returns the number of proofs remembered.
 func (p *Proofs) Len() int {
 	p.mu.Lock()

@@ -53,3 +53,31 @@ func TestProofsAnswerCoveredSearches(t *testing.T) {
 	require.NotNil(t, res.Trace)
 	assert.Equal(t, cost, res.Deliveries+res.Externals)
 }
+
+// TestProofsCover: after the exhausted search of the shipped paxos-forget-accepted result below its own cost,
+// the proofs cover that trace and one with an external event fewer at that bound; not a higher bound, a trace
+// with an external event more, the same trace of another seed, nor anything before the search ran.
+func TestProofsCover(t *testing.T) {
+	tr, sys, err := record.ReadFile(filepath.Join("..", "examples", "traces", "paxos-forget-accepted.min.trace"), record.NewCatalog(paxos.System()))
+	require.NoError(t, err)
+	cost := tr.Header.Deliveries + tr.Header.Externals
+	var proofs optimal.Proofs
+	assert.False(t, proofs.Covers(tr, cost-1), "nothing proved yet")
+	res, err := optimal.Search(context.Background(), sys, tr, optimal.Config{Subsets: true, TotalBound: cost - 1, Workers: 1, Proofs: &proofs})
+	require.NoError(t, err)
+	require.True(t, res.Exhausted)
+	require.Nil(t, res.Trace)
+
+	assert.True(t, proofs.Covers(tr, cost-1), "the trace is optimal over its external events")
+	assert.False(t, proofs.Covers(tr, cost), "a bound the search did not reach")
+	first := slices.IndexFunc(tr.Events, func(e record.Event) bool { return e.Kind.IsExternal() })
+	fewer := *tr
+	fewer.Events = slices.Delete(slices.Clone(tr.Events), first, first+1)
+	assert.True(t, proofs.Covers(&fewer, cost-1), "a subsequence of the searched external events")
+	more := *tr
+	more.Events = slices.Insert(slices.Clone(tr.Events), first, tr.Events[first])
+	assert.False(t, proofs.Covers(&more, cost-1), "an external event the search did not have")
+	other := *tr
+	other.Header.Seed++
+	assert.False(t, proofs.Covers(&other, cost-1), "another setup")
+}
