@@ -74,6 +74,7 @@ type childResponse struct {
 	Passes                 []minimize.PassStats
 	Pace                   []minimize.PacePoint
 	Interrupted, OutOfTime bool
+	Optimal                bool // minimize.Result.Optimal
 	CPU                    time.Duration
 	Err                    string `json:",omitempty"`
 }
@@ -108,7 +109,7 @@ func serveMinimize(ctx context.Context, cat *record.Catalog, req childRequest) c
 		return childResponse{Err: err.Error(), CPU: cpu}
 	}
 	return childResponse{Stages: res.Stages, Final: res.Final, Passes: res.Passes, Pace: res.Pace,
-		Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, CPU: cpu}
+		Interrupted: res.Interrupted, OutOfTime: res.OutOfTime, Optimal: res.Optimal, CPU: cpu}
 }
 
 // runMinimize runs one minimization a study measures and returns its
@@ -161,5 +162,5 @@ func (c *Config) runMinimize(ctx context.Context, sys *record.System, t *record.
 		return nil, resp.CPU, fmt.Errorf("minimization child's result: %w", err)
 	}
 	return &minimize.Result{Trace: tr, Stages: resp.Stages, Final: resp.Final, Passes: resp.Passes, Pace: resp.Pace,
-		Interrupted: resp.Interrupted, OutOfTime: resp.OutOfTime}, resp.CPU, nil
+		Interrupted: resp.Interrupted, OutOfTime: resp.OutOfTime, Optimal: resp.Optimal}, resp.CPU, nil
 }

@@ -49,6 +49,8 @@ func TestIsolatedMinimizationIsTheSameRun(t *testing.T) {
 	}
 	assert.Equal(t, in.Pace, out.Pace)
 	assert.NotEmpty(t, out.Pace)
+	assert.True(t, in.Proved, "the optimum pass proves 3 (E:4) optimal over its external events")
+	assert.True(t, out.Proved, "and the child says so")
 }
 
 // TestServeMinimizeRejectsAMalformedRequest: exit status 2, as for bad

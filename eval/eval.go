@@ -224,6 +224,9 @@ type Row struct {
 	TFBSchedules int64   `json:"tfb_schedules"`
 	// HitBudget reports that the tfb run used its whole budget.
 	HitBudget bool `json:"hit_budget"`
+	// Proved: the tfb run's optimum pass proved its result optimal over
+	// its external events (minimize.Result.Optimal).
+	Proved bool `json:"proved_optimal,omitempty"`
 	// Replayed counts the exact replays of the result that reproduced the
 	// violation, out of Replays.
 	Replayed int `json:"replayed"`
@@ -575,7 +578,7 @@ func (c *Config) evalBug(ctx context.Context, bug string) (Row, error) {
 	}
 	row.Stages, row.Pace, row.Passes = res.Stages, res.Pace, res.Passes
 	row.Provenance, row.STSSched, row.TFB, row.STSSeconds, row.STSSchedules, row.TFBSeconds, row.TFBSchedules = FromStages(res.Stages)
-	row.TFB = sizeOf(res.Trace)
+	row.TFB, row.Proved = sizeOf(res.Trace), res.Optimal
 	row.HitBudget = row.TotalSeconds() >= 0.97*c.Budget.Seconds()
 	reps, err := replay.Repeat(ctx, sys, res.Trace, c.Replays)
 	if err != nil {

@@ -135,6 +135,7 @@ func TestMarkdown(t *testing.T) {
 		Rows: []eval.Row{fakeRow("raft-45", 23, 22, false, &rapidpeer.Result{Found: true, FirstDeliveries: 300, Deliveries: 60, Externals: 9})}}
 	good.Rows[0].Optimal = &eval.OptimalOutcome{Of: "reference", Input: eval.Size{Deliveries: 22, Externals: 8}, Found: ref(22, 8), Exhausted: true, Bound: 22, Searched: 21, States: 1234, Seconds: 4}
 	good.Rows[0].Plot = "img/raft-45-pace.png"
+	good.Rows[0].Proved = true
 	good.Summary = eval.Summarize(good.Rows)
 
 	bad := &eval.Report{Budget: "2m0s", Workers: 2,
@@ -165,6 +166,7 @@ func TestMarkdown(t *testing.T) {
 				"![Minimization pace for raft-45](img/raft-45-pace.png)",
 				"| raft-45 | 300 (E:0) after 0 cases, 0.0s | 60 (E:9) |",
 				"demi smaller",
+				"in any schedule, reproduces the violation with fewer deliveries plus externals): 1 of 1 (raft-45).",
 				"ours for the budget above on this machine, under demi minimize's collector setting (GOGC 400), as a user of the CLI waits.",
 			},
 			notWant: []string{"**missed**", "Go's default collector setting", "## Scaling", "## Bugs that could not be evaluated", "## Analysis"},
@@ -187,6 +189,7 @@ func TestMarkdown(t *testing.T) {
 				"- raft-99: no such trace",
 				"## Analysis",
 				"raft-58a needs a better exploration strategy.",
+				"with fewer deliveries plus externals): 0 of 3 (none).",
 				"ours for the budget above on this machine, at Go's default collector setting (demi minimize runs at GOGC 400, so a user of the CLI waits less).",
 			},
 		},

@@ -86,6 +86,10 @@ type FreshRun struct {
 	// share of its steps that came after its last improvement.
 	Passes    []minimize.PassStats `json:"passes,omitempty"`
 	AfterLast float64              `json:"after_last,omitempty"`
+	// Proved: the run's optimum pass proved the result optimal over its
+	// own external events (minimize.Result.Optimal): no subsequence of
+	// them reproduces the violation with fewer deliveries plus externals.
+	Proved bool `json:"proved_optimal,omitempty"`
 }
 
 // FreshRow is the fresh-seed study of one bug.
@@ -132,6 +136,9 @@ type FreshSummary struct {
 	Median       float64 `json:"median"`
 	Worst        float64 `json:"worst"`
 	WithinBudget int     `json:"within_budget"`
+	// Proved counts the results proved optimal over their own external
+	// events (FreshRun.Proved).
+	Proved int `json:"proved_optimal"`
 	// MedianSmallest and WorstSmallest are the same over the smallest
 	// known size of each bug: its proven optimum where a search proved
 	// one (it may be below the best known size), else the best known.
@@ -155,6 +162,9 @@ func SummarizeFresh(rows []FreshRow) FreshSummary {
 			s.WorstSmallest = max(s.WorstSmallest, y)
 			if !x.HitBudget {
 				s.WithinBudget++
+			}
+			if x.Proved {
+				s.Proved++
 			}
 		}
 	}
@@ -422,7 +432,7 @@ func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System
 		run.Steps += s.Steps
 	}
 	run.Result = sizeOf(res.Trace)
-	run.Passes, run.AfterLast = res.Passes, AfterLast(res.Pace, run.Steps)
+	run.Passes, run.AfterLast, run.Proved = res.Passes, AfterLast(res.Pace, run.Steps), res.Optimal
 	run.HitBudget = run.Seconds >= 0.97*f.Budget.Seconds()
 	rep, err := replay.Run(ctx, sys, res.Trace)
 	if err != nil {
@@ -435,8 +445,12 @@ func (c *Config) freshRun(ctx context.Context, f FreshConfig, sys *record.System
 	if row.Optimum != nil {
 		run.OverOptimum = float64(run.Result.total()) / float64(max(row.Optimum.total(), 1))
 	}
-	c.Log("fresh %s: seed %d: %s in %.1fs (%.1f s CPU, %d schedules, %d steps), %.2fx the best known %s", row.Bug, run.Seed, run.Result,
-		run.Seconds, run.CPUSeconds, run.Schedules, run.Steps, run.Ratio, row.Best)
+	proved := ""
+	if run.Proved {
+		proved = ", proved optimal over its external events"
+	}
+	c.Log("fresh %s: seed %d: %s in %.1fs (%.1f s CPU, %d schedules, %d steps), %.2fx the best known %s%s", row.Bug, run.Seed, run.Result,
+		run.Seconds, run.CPUSeconds, run.Schedules, run.Steps, run.Ratio, row.Best, proved)
 	return run, nil
 }
 

@@ -40,7 +40,9 @@ func TestBestKnownIsTheSmallerOfReferenceAndMinTrace(t *testing.T) {
 }
 
 func TestSummarizeFreshAndSpread(t *testing.T) {
-	run := func(r float64, hit bool) eval.FreshRun { return eval.FreshRun{Ratio: r, HitBudget: hit} }
+	run := func(r float64, hit bool) eval.FreshRun {
+		return eval.FreshRun{Ratio: r, HitBudget: hit, Proved: r == 1}
+	}
 	rows := []eval.FreshRow{
 		{Bug: "a", Runs: []eval.FreshRun{run(1.5, false), run(1, false), run(0.9, true)}},
 		{Bug: "b", Runs: []eval.FreshRun{run(1.2, false), run(1.1, false)}},
@@ -49,12 +51,12 @@ func TestSummarizeFreshAndSpread(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, []float64{0.9, 1, 1.5}, []float64{b, m, w})
 	s := eval.SummarizeFresh(rows)
-	assert.Equal(t, eval.FreshSummary{Runs: 5, Median: 1.1, Worst: 1.5, WithinBudget: 4, MedianSmallest: 1.1, WorstSmallest: 1.5}, s)
+	assert.Equal(t, eval.FreshSummary{Runs: 5, Median: 1.1, Worst: 1.5, WithinBudget: 4, Proved: 1, MedianSmallest: 1.1, WorstSmallest: 1.5}, s)
 	// Over a proven optimum below the best known size, the second pair
 	// of figures grows and the first stays.
 	rows[1].Runs[0].OverOptimum = 1.8
 	s = eval.SummarizeFresh(rows)
-	assert.Equal(t, eval.FreshSummary{Runs: 5, Median: 1.1, Worst: 1.5, WithinBudget: 4, MedianSmallest: 1.1, WorstSmallest: 1.8}, s)
+	assert.Equal(t, eval.FreshSummary{Runs: 5, Median: 1.1, Worst: 1.5, WithinBudget: 4, Proved: 1, MedianSmallest: 1.1, WorstSmallest: 1.8}, s)
 	_, _, _, ok = (&eval.FreshRow{}).Spread()
 	assert.False(t, ok)
 }
@@ -124,6 +126,7 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	for _, x := range row.Runs {
 		assert.LessOrEqual(t, x.Result.Deliveries, x.Initial.Deliveries)
 		assert.InDelta(t, float64(x.Result.Deliveries+x.Result.Externals)/float64(row.Best.Deliveries+row.Best.Externals), x.Ratio, 1e-9)
+		assert.True(t, x.Proved, "the optimum pass proves 3 (E:4) optimal over its external events")
 	}
 	assert.Equal(t, "toktok", logs.String(), "after the bug, and at the end")
 	for _, x := range row.Runs { // the inputs, kept with --fresh-traces
@@ -138,6 +141,7 @@ func TestFreshSeedsTokenring(t *testing.T) {
 	assert.Contains(t, md.String(), "## Fresh seeds: failing traces demi has never seen")
 	assert.Contains(t, md.String(), "- tok (shipped seed 3): `demi fuzz --system tokenring --mode walk --bug restore-token --max-steps 600 --externals 40 --timer-prob 0 --check-every 0 --min-deliveries 12`")
 	assert.Contains(t, md.String(), "| tok | 5, 6 | 39 (E:33) (shipped .min.trace) | – | 3 (E:4), 3 (E:4) | 0.10 / 0.10 / 0.10 |")
+	assert.Contains(t, md.String(), "2 of the 2 results are proved optimal over their own external events")
 }
 
 // TestFreshSeedsFrom starts the study at a seed range of its own

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -129,6 +130,14 @@ func yesNo(ok bool) string {
 	return "**missed**"
 }
 
+// yesDash is "yes" for true and "–" for false.
+func yesDash(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "–"
+}
+
 func (m *md) targets(rep *Report) {
 	s := rep.Summary
 	m.p("## Targets")
@@ -249,6 +258,16 @@ func (m *md) table1(rep *Report) {
 			"**" + r.TFB.String() + "**", sizePtr(r.Reference), sizePtr(r.NoDiverge), ratio(a, ok1), ratio(b, ok2)})
 	}
 	m.table([]string{"bug", "Initial", "Provenance", "STSSched", "TFB", "Reference", "NoDiverge", "TFB/Reference", "STSSched/TFB"}, rows)
+	var proved []string
+	for _, r := range rep.Rows {
+		if r.Proved {
+			proved = append(proved, r.Bug)
+		}
+	}
+	m.p("TFB results proved optimal over their own external events by the run's optimum pass (no subsequence of them, "+
+		"in any schedule, reproduces the violation with fewer deliveries plus externals): %d of %d (%s).",
+		len(proved), len(rep.Rows), cmp.Or(strings.Join(proved, ", "), "none"))
+	m.p("")
 	if len(rep.Paper) > 0 {
 		m.p("The DEMi paper's Table 1 for the same bugs (its \"Optimal\" is the smallest execution its authors built by hand):")
 		m.p("")
