@@ -36,8 +36,8 @@ type minimizeStats struct {
 	// (minimize.Result.OutOfTime).
 	OutOfTime bool `json:"out_of_time"`
 	// Optimal: the result is proved optimal over its external events
-	// (minimize.Result.Optimal).
-	Optimal  bool                  `json:"optimal"`
+	// (minimize.Result.Optimal; evaluation.json's name too).
+	Optimal  bool                  `json:"proved_optimal"`
 	Failures []string              `json:"failures,omitempty"`
 	Stages   []minimize.StageStats `json:"stages"`
 	// Passes sums the stages up per pass: calls, steps, successes and

@@ -44,7 +44,7 @@ func TestMinimizeCommand(t *testing.T) {
 			Seconds    float64 `json:"seconds"`
 		} `json:"stages"`
 		Steps   int64 `json:"steps"`
-		Optimal bool  `json:"optimal"`
+		Optimal bool  `json:"proved_optimal"`
 		Final   struct {
 			Name       string `json:"name"`
 			Deliveries int    `json:"deliveries"`

@@ -312,7 +312,7 @@ func searchAfter(ctx context.Context, sys *record.System, t *record.Trace, cut i
 	if cfg.Proofs != nil && cfg.Subsets && !from && len(cfg.Insert) == 0 && cfg.Last == nil {
 		proved.bound = cmp.Or(max(cfg.TotalBound, 0), cfg.MaxDeliveries+len(externals))
 		proved.setup, proved.externals = proofKeys(t, externals) // nil externals: not remembered
-		if steps, ok := cfg.Proofs.answer(proved.setup, proved.externals, proved.bound); proved.externals != nil && ok && (cfg.MaxSteps == 0 || steps <= cfg.MaxSteps) {
+		if steps, ok := cfg.Proofs.answer(proved.setup, proved.externals, proved.bound); ok && (cfg.MaxSteps == 0 || steps <= cfg.MaxSteps) {
 			return &Result{Exhausted: true, Searched: proved.bound, Steps: steps}, nil
 		}
 	}

@@ -34,8 +34,12 @@ type proof struct {
 }
 
 // answer returns the Steps of a proof that covers a search of externals
-// up to bound in setup.
+// up to bound in setup; nil externals (proofKeys could not encode them, or
+// none) are never covered.
 func (p *Proofs) answer(setup string, externals []string, bound int) (int, bool) {
+	if externals == nil {
+		return 0, false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, q := range p.list {
@@ -60,15 +64,9 @@ func (p *Proofs) add(q proof) {
 // would report. Proofs remember no violation: t must be of the searches'
 // violation (minimize asks about its result, of its input's fingerprint).
 func (p *Proofs) Covers(t *record.Trace, bound int) bool {
-	var externals []record.Event
-	for _, e := range t.Events {
-		if e.Kind.IsExternal() {
-			externals = append(externals, e)
-		}
-	}
-	setup, keys := proofKeys(t, externals)
+	setup, keys := proofKeys(t, t.Externals())
 	_, ok := p.answer(setup, keys, bound)
-	return keys != nil && ok
+	return ok
 }
 
 // Len returns the number of proofs remembered.
