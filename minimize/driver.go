@@ -161,6 +161,9 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	}
 	p := passNamed(m.table, name)
 	best := m.snapshotBest()
+	if m.descending && p.Tier != Cleanup && m.proved(best) {
+		return false, nil
+	}
 	if m.skip[name] || p.Once && m.calls[name] > 0 || !m.resuming && m.leftAlike(name, best) || m.mode == dpor.NoDiverge && p.Tier != Removal {
 		return false, nil
 	}
@@ -212,6 +215,15 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		m.cut[name] = best
 	}
 	return smaller(after, best), err
+}
+
+// proved reports whether the run's proofs cover best below its own size (optimal.Proofs.Covers): then
+// no subsequence of its external events goes lower, and the run's descent ends (the cleanup tier still runs).
+func (m *minimizer) proved(best *record.Trace) bool {
+	if m.provedOf != best {
+		m.provedOf, m.provedOK = best, m.proofs.Covers(best, total(best)-1)
+	}
+	return m.provedOK
 }
 
 // leftAlike reports whether the pass named name left best, or (but for

@@ -24,6 +24,25 @@ func TestResultSaysOptimal(t *testing.T) {
 		if skip == nil {
 			assert.Equal(t, [2]int{18, 5}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 			assert.True(t, res.Optimal, "proved by the optimum pass")
+			// The proof ends the descent: after the last optimum call only the cleanup tier runs.
+			tiers := map[string]minimize.Tier{}
+			for _, p := range minimize.Passes() {
+				tiers[p.Name] = p.Tier
+			}
+			last := -1
+			for i, s := range res.Stages {
+				if minimize.PassOf(s.Name) == minimize.StageOptimum {
+					last = i
+				}
+			}
+			require.GreaterOrEqual(t, last, 0, "the optimum pass ran")
+			var after []string
+			for _, s := range res.Stages[last+1 : len(res.Stages)-1] {
+				if tiers[minimize.PassOf(s.Name)] != minimize.Cleanup {
+					after = append(after, s.Name)
+				}
+			}
+			assert.Empty(t, after, "no removal, move or search after the proof")
 		} else {
 			assert.False(t, res.Optimal, "without the optimum pass")
 		}
