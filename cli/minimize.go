@@ -73,8 +73,9 @@ violation (same fingerprint) with as few external events, deliveries and
 message contents as it finds within the budget, then replays the result
 exactly to verify it. One driver runs the passes below: the removals to a
 fixpoint, then the moves, then the searches, back to the removals after any
-success, the cleanup last; it stops when --steps is spent or when the steps
-since the last improvement exceed those it took to reach it. --passes
+success, the cleanup last; it stops when --steps is spent, when the steps
+since the last improvement exceed those it took to reach it, or when the
+optimum pass proves the result optimal over its external events. --passes
 -gather,-inject leaves passes out (for ablation). See docs/minimization.md.
 
 ` + passList() + `
