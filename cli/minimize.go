@@ -133,7 +133,7 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			workers = min(workers, maxWorkers())
 			// Minimization allocates a fresh run per schedule; a lazier
 			// collector is markedly faster and the heap stays small.
-			defer debug.SetGCPercent(debug.SetGCPercent(400))
+			defer debug.SetGCPercent(debug.SetGCPercent(MinimizeGCPercent(t.Header.Deliveries)))
 			// ... up to a soft limit, so that the collector's slack (4x the
 			// live heap) does not take a long trace past a gigabyte; a
 			// GOMEMLIMIT the user set stays.
@@ -239,6 +239,18 @@ func passList() string {
 		fmt.Fprintf(&b, "  %-24s %s%s\n", p.Name, p.Tier, needs)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// MinimizeGCPercent is the collector setting (GOGC) demi minimize runs a
+// trace of the given deliveries under: 800 below 5,000 deliveries, whose
+// heap stays small, and 400 above, where 800 would take the heap to the
+// soft limit below and the collector would run more, not less
+// (docs/minimization.md, "Memory", has the measurements).
+func MinimizeGCPercent(deliveries int) int {
+	if deliveries < 5000 {
+		return 800
+	}
+	return 400
 }
 
 // minimizeMemoryLimit is the soft memory limit of demi minimize (see

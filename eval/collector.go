@@ -20,17 +20,30 @@ import (
 
 // The collector settings of demi minimize (cli/minimize.go), under which
 // the studies minimize (runMinimize) and the long-trace study measures
-// memory (peakMemory).
+// memory (peakMemory): GOGC minimizeGOGC below minimizeLongTrace
+// deliveries (every study's input but the long traces and the scaling
+// study's longest), minimizeGOGCLong from there (TestCollectorIsTheCLIs).
 const (
-	minimizeGOGC        = 400
+	minimizeGOGC        = 800
+	minimizeGOGCLong    = 400
+	minimizeLongTrace   = 5000
 	minimizeMemoryLimit = 768 << 20
 )
 
-// cliCollector sets demi minimize's collector settings for the process and
-// returns the function that puts the previous ones back. The studies run
-// one minimization at a time, so the process-wide setting is theirs.
-func cliCollector() (restore func()) {
-	gogc, limit := debug.SetGCPercent(minimizeGOGC), debug.SetMemoryLimit(minimizeMemoryLimit)
+// minimizeGCPercent is cli.MinimizeGCPercent: the GOGC of a trace of deliveries.
+func minimizeGCPercent(deliveries int) int {
+	if deliveries < minimizeLongTrace {
+		return minimizeGOGC
+	}
+	return minimizeGOGCLong
+}
+
+// cliCollector sets demi minimize's collector settings for a trace of
+// deliveries for the process and returns the function that puts the
+// previous ones back. The studies run one minimization at a time, so the
+// process-wide setting is theirs.
+func cliCollector(deliveries int) (restore func()) {
+	gogc, limit := debug.SetGCPercent(minimizeGCPercent(deliveries)), debug.SetMemoryLimit(minimizeMemoryLimit)
 	return func() {
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(gogc)
@@ -43,7 +56,7 @@ func cliCollector() (restore func()) {
 // returns the CPU time the process used meanwhile.
 func minimizeHere(ctx context.Context, sys *record.System, t *record.Trace, cfg minimize.Config) (*minimize.Result, time.Duration, error) {
 	debug.FreeOSMemory()
-	defer cliCollector()()
+	defer cliCollector(t.Header.Deliveries)()
 	cpu0 := cpuTime()
 	res, err := minimize.Run(ctx, sys, t, cfg)
 	return res, cpuTime() - cpu0, err

@@ -190,7 +190,7 @@ func TestMarkdown(t *testing.T) {
 				"## Analysis",
 				"raft-58a needs a better exploration strategy.",
 				"with fewer deliveries plus externals): 0 of 3 (none).",
-				"ours for the budget above on this machine, at Go's default collector setting (demi minimize runs at GOGC 400, so a user of the CLI waits less).",
+				"ours for the budget above on this machine, at Go's default collector setting (demi minimize runs at GOGC 800 below 5,000 deliveries and 400 above, so a user of the CLI waits less).",
 			},
 		},
 	}

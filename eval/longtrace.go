@@ -212,7 +212,7 @@ func (c *Config) longBug(ctx, fctx context.Context, l LongConfig, lc LongCase, f
 
 	cfg := minimize.Config{Budget: l.Budget, Strategy: "tfb", Workers: l.Workers}
 	var res *minimize.Result
-	row.PeakMiB, err = peakMemory(func() error {
+	row.PeakMiB, err = peakMemory(t.Header.Deliveries, func() error {
 		start := time.Now()
 		var err error
 		res, err = minimize.Run(ctx, sys, t, cfg)
@@ -299,12 +299,12 @@ func (c *Config) longCancel(ctx context.Context, sys *record.System, t *record.T
 	return out, nil
 }
 
-// peakMemory runs f under demi minimize's collector setting and returns
-// the peak of the memory the Go runtime held from the OS meanwhile, in MiB
-// (see LongRow.PeakMiB). It collects garbage first, so that what an
+// peakMemory runs f under demi minimize's collector setting for a trace of
+// deliveries and returns the peak of the memory the Go runtime held from
+// the OS meanwhile, in MiB (see LongRow.PeakMiB). It collects garbage first, so that what an
 // earlier step left behind does not count.
-func peakMemory(f func() error) (float64, error) {
-	defer cliCollector()()
+func peakMemory(deliveries int, f func() error) (float64, error) {
+	defer cliCollector(deliveries)()
 	runtime.GC()
 	debug.FreeOSMemory()
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}

@@ -495,7 +495,7 @@ func commitNote(rep *Report) string {
 // gcSetting says under which collector setting a study minimized.
 func gcSetting(gogc int) string {
 	if gogc == 0 {
-		return "at Go's default collector setting (demi minimize runs at GOGC 400, so a user of the CLI waits less)"
+		return "at Go's default collector setting (demi minimize runs at GOGC 800 below 5,000 deliveries and 400 above, so a user of the CLI waits less)"
 	}
 	return fmt.Sprintf("under demi minimize's collector setting (GOGC %d), as a user of the CLI waits", gogc)
 }
