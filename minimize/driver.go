@@ -219,12 +219,7 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 
 // proved reports whether the run's proofs cover best below its own size (optimal.Proofs.Covers): then
 // no subsequence of its external events goes lower, and the run's descent ends (the cleanup tier still runs).
-func (m *minimizer) proved(best *record.Trace) bool {
-	if m.provedOf != best {
-		m.provedOf, m.provedOK = best, m.proofs.Covers(best, total(best)-1)
-	}
-	return m.provedOK
-}
+func (m *minimizer) proved(best *record.Trace) bool { return m.proofs.Covers(best, total(best)-1) }
 
 // leftAlike reports whether the pass named name left best, or (but for
 // shrink-contents) a trace differing from it in contents alone: it would find the same.

@@ -192,9 +192,7 @@ type minimizer struct {
 	keepNamed          bool
 	ahead              map[string]bool
 	removalSteps       int64
-	movesFrom          int           // the best trace's external events when the move tier first ran (route)
-	provedOf           *record.Trace // the best trace proved asked about last, and its answer
-	provedOK           bool
+	movesFrom          int // the best trace's external events when the move tier first ran (route)
 
 	mu               sync.Mutex // guards best, stage, pace, stages (read by progress)
 	best             *record.Trace
