@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/demi-project/demi/internal/collector"
 	"github.com/demi-project/demi/internal/paths"
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
@@ -133,12 +134,12 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			workers = min(workers, maxWorkers())
 			// Minimization allocates a fresh run per schedule; a lazier
 			// collector is markedly faster and the heap stays small.
-			defer debug.SetGCPercent(debug.SetGCPercent(MinimizeGCPercent(t.Header.Deliveries)))
-			// ... up to a soft limit, so that the collector's slack (4x the
+			defer debug.SetGCPercent(debug.SetGCPercent(collector.Percent(t.Header.Deliveries)))
+			// ... up to a soft limit, so that the collector's slack (8x the
 			// live heap) does not take a long trace past a gigabyte; a
 			// GOMEMLIMIT the user set stays.
 			if debug.SetMemoryLimit(-1) == math.MaxInt64 {
-				defer debug.SetMemoryLimit(debug.SetMemoryLimit(minimizeMemoryLimit))
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(collector.MemoryLimit))
 			}
 			prog := newProgressPrinter(e.stderr)
 			cfg := minimize.Config{Budget: budget, Strategy: strategy, Workers: workers, Steps: steps, Progress: prog.update}
@@ -240,22 +241,6 @@ func passList() string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
-
-// MinimizeGCPercent is the collector setting (GOGC) demi minimize runs a
-// trace of the given deliveries under: 800 below 5,000 deliveries, whose
-// heap stays small, and 400 above, where 800 would take the heap to the
-// soft limit below and the collector would run more, not less
-// (docs/minimization.md, "Memory", has the measurements).
-func MinimizeGCPercent(deliveries int) int {
-	if deliveries < 5000 {
-		return 800
-	}
-	return 400
-}
-
-// minimizeMemoryLimit is the soft memory limit of demi minimize (see
-// runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one.
-const minimizeMemoryLimit = 768 << 20
 
 func writeStats(o *output, in, out, strategy string, budget time.Duration, workers int, violation, system string, res *minimize.Result,
 	rf *rounds.Totals) (string, error) {

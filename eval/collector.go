@@ -14,36 +14,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/demi-project/demi/internal/collector"
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
 )
 
-// The collector settings of demi minimize (cli/minimize.go), under which
-// the studies minimize (runMinimize) and the long-trace study measures
-// memory (peakMemory): GOGC minimizeGOGC below minimizeLongTrace
-// deliveries (every study's input but the long traces and the scaling
-// study's longest), minimizeGOGCLong from there (TestCollectorIsTheCLIs).
-const (
-	minimizeGOGC        = 800
-	minimizeGOGCLong    = 400
-	minimizeLongTrace   = 5000
-	minimizeMemoryLimit = 768 << 20
-)
-
-// minimizeGCPercent is cli.MinimizeGCPercent: the GOGC of a trace of deliveries.
-func minimizeGCPercent(deliveries int) int {
-	if deliveries < minimizeLongTrace {
-		return minimizeGOGC
-	}
-	return minimizeGOGCLong
-}
-
-// cliCollector sets demi minimize's collector settings for a trace of
-// deliveries for the process and returns the function that puts the
+// cliCollector sets demi minimize's collector settings (package
+// collector) for a trace of deliveries for the process and returns the function that puts the
 // previous ones back. The studies run one minimization at a time, so the
 // process-wide setting is theirs.
 func cliCollector(deliveries int) (restore func()) {
-	gogc, limit := debug.SetGCPercent(minimizeGCPercent(deliveries)), debug.SetMemoryLimit(minimizeMemoryLimit)
+	gogc, limit := debug.SetGCPercent(collector.Percent(deliveries)), debug.SetMemoryLimit(collector.MemoryLimit)
 	return func() {
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(gogc)

@@ -42,6 +42,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/demi-project/demi/internal/collector"
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/optimal"
 	"github.com/demi-project/demi/peer/rapidpeer"
@@ -501,7 +502,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Machine:   Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
-		Budget:    c.Budget.String(), Workers: c.Workers, GOGC: minimizeGOGC, PeerBudget: c.PeerBudget.String(),
+		Budget:    c.Budget.String(), Workers: c.Workers, GOGC: collector.Short, PeerBudget: c.PeerBudget.String(),
 		Citation: PaperCitation,
 	}
 	for _, b := range bugs {

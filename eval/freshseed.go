@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/demi-project/demi/internal/collector"
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
 	"github.com/demi-project/demi/replay"
@@ -488,7 +489,7 @@ func (c *Config) fresh(ctx context.Context, rep *Report, update func() error) er
 	f := c.Fresh.withDefaults(c.Workers)
 	rep.Fresh = nil
 	rep.FreshGenerated = time.Now().UTC().Format("2006-01-02 15:04 UTC")
-	rep.FreshBudget, rep.FreshWorkers, rep.FreshSteps, rep.FreshFrom, rep.FreshGOGC = f.Budget.String(), f.Workers, f.Steps, f.From, minimizeGOGC
+	rep.FreshBudget, rep.FreshWorkers, rep.FreshSteps, rep.FreshFrom, rep.FreshGOGC = f.Budget.String(), f.Workers, f.Steps, f.From, collector.Short
 	load0 := loadAverage()
 	rep.FreshLoad = load0
 	optimum := func(bug string) *Size { return rep.ProvenOptimum(bug) }

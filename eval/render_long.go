@@ -3,6 +3,8 @@ package eval
 import (
 	"fmt"
 	"time"
+
+	"github.com/demi-project/demi/internal/collector"
 )
 
 // Targets of the long-trace study (issue 9).
@@ -31,7 +33,7 @@ func (m *md) long(rep *Report) {
 		"from the shipped trace). Seconds are minimize.Run's wall time once the trace is in memory; peak memory is "+
 		"what the Go runtime held from the OS meanwhile (runtime/metrics, sampled every 20 ms, under demi "+
 		"minimize's GOGC=%d and soft memory limit), input trace included, close to the process's peak RSS. Each result is replayed "+
-		"exactly.", rep.LongGenerated, rep.LongBudget, rep.LongWorkers, runsWord(n), verbS(n), isAre(n), minimizeGOGCLong)
+		"exactly.", rep.LongGenerated, rep.LongBudget, rep.LongWorkers, runsWord(n), verbS(n), isAre(n), collector.Long)
 	m.p("")
 	var rows [][]string
 	var ratios []float64
