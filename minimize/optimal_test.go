@@ -2,9 +2,11 @@ package minimize_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/demi-project/demi/examples/etcdraft"
 	"github.com/demi-project/demi/examples/paxos"
 	"github.com/demi-project/demi/minimize"
 	"github.com/demi-project/demi/record"
@@ -24,27 +26,47 @@ func TestResultSaysOptimal(t *testing.T) {
 		if skip == nil {
 			assert.Equal(t, [2]int{18, 5}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 			assert.True(t, res.Optimal, "proved by the optimum pass")
-			// The proof ends the descent: after the last optimum call only the cleanup tier runs.
-			tiers := map[string]minimize.Tier{}
-			for _, p := range minimize.Passes() {
-				tiers[p.Name] = p.Tier
-			}
-			last := -1
-			for i, s := range res.Stages {
-				if minimize.PassOf(s.Name) == minimize.StageOptimum {
-					last = i
-				}
-			}
-			require.GreaterOrEqual(t, last, 0, "the optimum pass ran")
+		} else {
+			assert.False(t, res.Optimal, "without the optimum pass")
+		}
+	}
+}
+
+// TestProofEndsTheRun minimizes two shipped traces whose results the optimum pass proves optimal: after
+// the first optimum call on a trace of the final size, the call that proves it, only the cleanup tier
+// runs. (A proof check that remembered its answer per best trace ran the beam after that call on
+// etcdraft-apply-before-commit, a third more steps.)
+func TestProofEndsTheRun(t *testing.T) {
+	tiers := map[string]minimize.Tier{}
+	for _, p := range minimize.Passes() {
+		tiers[p.Name] = p.Tier
+	}
+	for _, c := range []struct {
+		file string
+		sys  *record.System
+		want [2]int
+	}{
+		{"paxos-forget-accepted", paxos.System(), [2]int{18, 5}},
+		{"etcdraft-apply-before-commit", etcdraft.System(), [2]int{6, 3}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			tr, sys, err := record.ReadFile("../examples/traces/"+c.file+".trace", record.NewCatalog(c.sys))
+			require.NoError(t, err)
+			res, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: 5 * time.Minute, Workers: 2})
+			require.NoError(t, err)
+			require.Equal(t, c.want, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+			require.True(t, res.Optimal)
+			proof := slices.IndexFunc(res.Stages, func(s minimize.StageStats) bool {
+				return minimize.PassOf(s.Name) == minimize.StageOptimum && [2]int{s.Deliveries, s.Externals} == c.want
+			})
+			require.GreaterOrEqual(t, proof, 0, "the optimum pass ran on the result")
 			var after []string
-			for _, s := range res.Stages[last+1 : len(res.Stages)-1] {
+			for _, s := range res.Stages[proof+1 : len(res.Stages)-1] {
 				if tiers[minimize.PassOf(s.Name)] != minimize.Cleanup {
 					after = append(after, s.Name)
 				}
 			}
 			assert.Empty(t, after, "no removal, move or search after the proof")
-		} else {
-			assert.False(t, res.Optimal, "without the optimum pass")
-		}
+		})
 	}
 }
