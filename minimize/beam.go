@@ -133,7 +133,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 func (m *minimizer) fork(best *record.Trace, searches bool) *minimizer {
 	skip := m.leftOut(!searches)
 	skip[StageProvenance], skip[StageDdminExternals] = true, true
-	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{}, cut: map[string]*record.Trace{},
+	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{},
 		best: best, noStall: true, stallCap: m.stallCapOf()}
 	f.cfg.Progress, f.cfg.Steps = nil, m.limit.Load()
 	f.steps.Store(m.steps.Load())

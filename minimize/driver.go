@@ -110,22 +110,11 @@ func (m *minimizer) round(ctx context.Context, tier Tier, untilSuccess bool) (bo
 	return improved, nil
 }
 
-// resume calls again, in table order and with twice its share, each Whole pass its share cut short on the
-// best trace, until one makes it smaller (a search cut just short of its result would never get the steps a
-// stall leaves), then the beam on its other member (descendOther).
+// resume calls the beam, with twice its share, on its other member (descendOther) or a start's result on a
+// route the best trace's removals cannot reach (route), when the run's own descent ends.
 func (m *minimizer) resume(ctx context.Context) (bool, error) {
 	m.resuming = true
 	defer func() { m.resuming = false }()
-	best := m.snapshotBest()
-	for _, p := range m.table {
-		if !p.Whole || m.cut[p.Name] != best {
-			continue
-		}
-		delete(m.cut, p.Name)
-		if ok, err := m.call(ctx, p.Name); err != nil || ok {
-			return ok, err
-		}
-	}
 	if m.other != nil || m.route() != nil {
 		return m.call(ctx, StageBeam)
 	}
@@ -190,12 +179,11 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 	m.limit.Store(limit)
 	err := p.run(m, ctx)
 	m.endStage()
-	cutShort := false
 	switch {
 	case err != nil && ctx.Err() != nil:
 		err = ctx.Err()
 	case errors.Is(err, errStepBudget):
-		err, cutShort = nil, true
+		err = nil
 	case err != nil:
 		// The pass's own failure, not the run's: every trace offered so far
 		// reproduced, so the run goes on without the pass (Result.Failures).
@@ -211,9 +199,6 @@ func (m *minimizer) call(ctx context.Context, name string) (bool, error) {
 		m.removalSteps += m.steps.Load() - done
 	}
 	m.left[name] = after
-	if cutShort && !smaller(after, best) && limit < end {
-		m.cut[name] = best
-	}
 	return smaller(after, best), err
 }
 

@@ -57,30 +57,6 @@ func TestStallCountsFromFewerEventsOnly(t *testing.T) {
 	require.Equal(t, int64(3000), m.lastImprovement.Load())
 }
 
-// TestResumeGivesACutSearchTwiceItsShare: on the result raft-56 fuzz seed
-// 2600167 reached before resume existed, 22 deliveries (E:8), with a step
-// budget of 11 M, shrink-search's first call ends at its share (0.98 M
-// steps) unfinished, nothing else finds anything, and the run would end
-// there. Called again with twice its share, it finds 17 (E:8) after 1.56 M
-// steps, and its next call 14 (E:6), the bug's best known size (16 (E:6)
-// before retarget's hoist moves, 16 (E:8) before it fired a receiver's timer
-// in place of an internal message).
-func TestResumeGivesACutSearchTwiceItsShare(t *testing.T) {
-	tr, sys, err := record.ReadFile("testdata/raft-56-2600167-search.trace", record.NewCatalog(raft.System()))
-	require.NoError(t, err)
-	require.Equal(t, [2]int{22, 8}, [2]int{tr.Header.Deliveries, tr.Header.Externals})
-	res, err := Run(context.Background(), sys, tr, Config{Workers: 2, Steps: 11_000_000})
-	require.NoError(t, err)
-	assert.Equal(t, [2]int{14, 6}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
-	var rows []string
-	for _, s := range res.Stages {
-		if PassOf(s.Name) == StageShrinkSearch {
-			rows = append(rows, fmt.Sprintf("%s %d (E:%d)", s.Name, s.Deliveries, s.Externals))
-		}
-	}
-	assert.Equal(t, []string{"shrink-search 22 (E:8)", "shrink-search-2 17 (E:8)", "shrink-search-3 14 (E:6)"}, rows)
-}
-
 // TestAFailingPassIsLeftOut: a pass call that fails (here retarget, made to
 // fail on every call) costs that pass, not the run: Run still returns the
 // same trace as a run without the pass, the failure in Result.Failures,

@@ -167,9 +167,9 @@ type minimizer struct {
 	whole                      bool
 
 	// The driver's state (driver.go), per pass: calls, the best trace last
-	// left and the trace its call was cut short on (resume), statistics.
+	// left, statistics.
 	calls           map[string]int
-	left, cut       map[string]*record.Trace
+	left            map[string]*record.Trace
 	passStats       map[string]*PassStats
 	resuming        bool
 	skip            map[string]bool
@@ -316,7 +316,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	members := sys.Members(sh.resolved)
 	sh.images = sys.Symmetry.Images(sh.resolved, members, t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
-		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}, cut: map[string]*record.Trace{}}
+		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}}
 	for _, name := range cfg.Skip {
 		if passNamed(sh.table, name) == nil {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)
