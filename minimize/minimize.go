@@ -30,8 +30,8 @@
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //
 // Work is counted in steps (one event of one schedule a check runs), never in time: Config.Steps
-// bounds all of it, each pass call may use its share of what remains (a whole-scan pass cut short
-// gets one more call with twice it before the run ends), and the run stops on stall (driver.go), so
+// bounds all of it, each pass call may use its share of what remains (the beam's other member gets
+// one more call with twice it before the run ends), and the run stops on stall (driver.go), so
 // the result depends on the input and the step budget alone, not on Workers or load (ExampleRun).
 package minimize
 
