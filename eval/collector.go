@@ -19,10 +19,10 @@ import (
 	"github.com/demi-project/demi/record"
 )
 
-// cliCollector sets demi minimize's collector settings (package
-// collector) for a trace of deliveries for the process and returns the function that puts the
-// previous ones back. The studies run one minimization at a time, so the
-// process-wide setting is theirs.
+// cliCollector sets, for the process, the collector settings demi minimize
+// runs a trace of the given deliveries under (package collector) and returns
+// the function that puts the previous ones back. The studies run one
+// minimization at a time, so the process-wide setting is theirs.
 func cliCollector(deliveries int) (restore func()) {
 	gogc, limit := debug.SetGCPercent(collector.Percent(deliveries)), debug.SetMemoryLimit(collector.MemoryLimit)
 	return func() {
