@@ -42,7 +42,8 @@ type minimizeStats struct {
 	Failures []string              `json:"failures,omitempty"`
 	Stages   []minimize.StageStats `json:"stages"`
 	// Passes sums the stages up per pass: calls, steps, successes and
-	// the events they removed.
+	// the events they removed, and (fork) the same of the calls the beam's
+	// forks made, whose steps the beam's row counts.
 	Passes    []minimize.PassStats `json:"passes"`
 	Final     minimize.StageStats  `json:"final"`
 	Schedules int64                `json:"schedules"`
@@ -184,11 +185,11 @@ Exit status 0 on success, 1 when the trace does not reproduce its violation,
 			if err := tab.Render(); err != nil {
 				return err
 			}
-			// Per pass: the evidence of what each pass paid for.
-			ptab := newTable(e.stdout, "pass", "tier", "calls", "steps", "successes", "removed")
+			// Per pass: the evidence of what each pass paid for, in the run and in the beam's forks.
+			ptab := newTable(e.stdout, "pass", "tier", "calls", "steps", "successes", "removed", "fork calls", "fork successes")
 			for _, p := range res.Passes {
 				if err := ptab.Append(p.Name, p.Tier, fmt.Sprint(p.Calls), fmt.Sprint(p.Steps),
-					fmt.Sprint(p.Successes), fmt.Sprint(p.Removed)); err != nil {
+					fmt.Sprint(p.Successes), fmt.Sprint(p.Removed), fmt.Sprint(p.Fork.Calls), fmt.Sprint(p.Fork.Successes)); err != nil {
 					return err
 				}
 			}

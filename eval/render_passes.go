@@ -32,10 +32,12 @@ func AfterLast(pace []minimize.PacePoint, total int64) float64 {
 type PassEvidence struct {
 	Name, Tier string
 	// Runs counts the runs that called the pass, Paid those in which a
-	// call made the best trace smaller.
-	Runs, Paid     int
-	Calls, Removed int
-	Steps          int64
+	// call made the best trace smaller, ForkPaid those in which a call in
+	// one of the beam's forks made the fork's trace smaller (its steps are
+	// the beam's).
+	Runs, Paid, ForkPaid int
+	Calls, Removed       int
+	Steps                int64
 }
 
 // SumPasses sums per-pass statistics over runs, in the pass table's order;
@@ -50,9 +52,14 @@ func SumPasses(runs [][]minimize.PassStats) ([]PassEvidence, int64) {
 				e = &PassEvidence{Name: p.Name, Tier: p.Tier}
 				by[p.Name] = e
 			}
-			e.Runs++
+			if p.Calls > 0 {
+				e.Runs++
+			}
 			if p.Successes > 0 {
 				e.Paid++
+			}
+			if p.Fork.Successes > 0 {
+				e.ForkPaid++
 			}
 			e.Calls += p.Calls
 			e.Removed += p.Removed
@@ -114,7 +121,8 @@ func (m *md) passes(rep *Report) {
 	m.p("")
 	m.p("Every pass of `minimize`'s pass table that the runs above called, summed over the %d shipped traces' runs (Table 2) "+
 		"and the %d runs of the fresh-seed study: the runs that called it, its calls, its steps and their share of all steps, "+
-		"the runs in which a call made the best trace smaller, and the deliveries plus externals its calls removed "+
+		"the runs in which a call made the best trace smaller, the deliveries plus externals its calls removed, "+
+		"and the runs in which one of its calls in the beam's forks made the fork's trace smaller (those calls' steps are the beam's) "+
 		"(`demi minimize --stats` gives the same per run). A pass that pays in no run here may still pay elsewhere: "+
 		"docs/minimization.md names an input for each.", len(shipped), len(fresh))
 	m.p("")
@@ -123,9 +131,9 @@ func (m *md) passes(rep *Report) {
 	for _, e := range ev {
 		rows = append(rows, []string{e.Name, e.Tier, fmt.Sprint(e.Runs), fmt.Sprint(e.Calls),
 			fmt.Sprintf("%.1f M (%.1f%%)", float64(e.Steps)/1e6, 100*float64(e.Steps)/float64(max(all, 1))),
-			fmt.Sprint(e.Paid), fmt.Sprint(e.Removed)})
+			fmt.Sprint(e.Paid), fmt.Sprint(e.Removed), fmt.Sprint(e.ForkPaid)})
 	}
-	m.table([]string{"pass", "tier", "runs", "calls", "steps", "runs it paid in", "removed"}, rows)
+	m.table([]string{"pass", "tier", "runs", "calls", "steps", "runs it paid in", "removed", "runs it paid in a fork"}, rows)
 	var parts []string
 	for _, set := range []struct {
 		name  string

@@ -134,7 +134,7 @@ func (m *minimizer) fork(best *record.Trace, searches bool) *minimizer {
 	skip := m.leftOut(!searches)
 	skip[StageProvenance], skip[StageDdminExternals] = true, true
 	f := &minimizer{shared: m.shared, cfg: m.cfg, skip: skip, calls: map[string]int{}, left: map[string]*record.Trace{},
-		best: best, noStall: true, stallCap: m.stallCapOf()}
+		best: best, noStall: true, stallCap: m.stallCapOf(), forkStats: m.forkStats}
 	f.cfg.Progress, f.cfg.Steps = nil, m.limit.Load()
 	f.steps.Store(m.steps.Load())
 	return f

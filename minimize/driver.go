@@ -89,9 +89,15 @@ func (m *minimizer) descend(ctx context.Context) error {
 // offerKept offers the kept result, once, when the best trace is more than lead times its size (the
 // driver asks with the beam's lead after each round of the removals); it reports whether it became the best.
 func (m *minimizer) offerKept(lead int) bool {
-	if t := m.kept; m.descending && t != nil && lead*total(t) < total(m.snapshotBest()) {
+	if t, before := m.kept, m.snapshotBest(); m.descending && t != nil && lead*total(t) < total(before) {
 		m.kept = nil
-		return m.offer(t)
+		if !m.offer(t) {
+			return false
+		}
+		// The beam's success, though no call of it is running: its statistics say so.
+		s := m.statsOf(passNamed(m.table, StageBeam))
+		s.Successes, s.Removed = s.Successes+1, s.Removed+total(before)-total(t)
+		return true
 	}
 	return false
 }
@@ -274,41 +280,74 @@ func passNamed(table []pass, name string) *pass {
 	return nil
 }
 
-// PassStats sums up the calls of one pass.
+// PassStats sums up the calls of one pass: the run's own, and those the beam's forks made (Fork).
 type PassStats struct {
-	Name      string  `json:"name"`
-	Tier      string  `json:"tier"`
-	Calls     int     `json:"calls"`
-	Schedules int64   `json:"schedules"`
-	Steps     int64   `json:"steps"`
-	Successes int     `json:"successes"` // the calls after which the best trace was smaller
-	Removed   int     `json:"removed"`   // the deliveries plus externals those calls removed
+	Name      string `json:"name"`
+	Tier      string `json:"tier"`
+	Calls     int    `json:"calls"`
+	Schedules int64  `json:"schedules"`
+	Steps     int64  `json:"steps"`
+	// Successes counts the calls after which the best trace was smaller (and, for the beam, its kept
+	// result when the driver offers it later, between calls: offerKept), Removed what they removed.
+	Successes int     `json:"successes"`
+	Removed   int     `json:"removed"` // deliveries plus externals
 	Seconds   float64 `json:"seconds"`
+	// Fork sums up the calls the beam's forks made (the beam's starts and its other member's descent) on
+	// their own best traces: their steps are the beam's too (its row counts them), and a success there
+	// made the fork's trace smaller, which the run kept only if the fork's result was smaller than its own.
+	Fork ForkStats `json:"fork"`
 }
 
-// notePass adds a stage row to its pass's statistics.
+// ForkStats sums up a pass's calls in the beam's forks.
+type ForkStats struct {
+	Calls     int   `json:"calls"`
+	Steps     int64 `json:"steps"`
+	Successes int   `json:"successes"`
+	Removed   int   `json:"removed"`
+}
+
+// notePass adds a stage row to its pass's statistics: the run's own (passStats), or, in a fork, the
+// run's record of its forks' calls (forkStats).
 func (m *minimizer) notePass(row StageStats, before *record.Trace) {
 	p := passNamed(m.table, PassOf(row.Name))
 	if p == nil {
 		return
 	}
+	d := max(0, total(before)-(row.Deliveries+row.Externals))
+	if m.passStats == nil {
+		f := m.forkStats[p.Name]
+		f.Calls, f.Steps, f.Successes, f.Removed = f.Calls+1, f.Steps+row.Steps, f.Successes+int(boolBit(d > 0)), f.Removed+d
+		m.forkStats[p.Name] = f
+		return
+	}
+	s := m.statsOf(p)
+	s.Calls, s.Schedules, s.Steps, s.Seconds = s.Calls+1, s.Schedules+row.Schedules, s.Steps+row.Steps, s.Seconds+row.Seconds
+	s.Successes, s.Removed = s.Successes+int(boolBit(d > 0)), s.Removed+d
+}
+
+// statsOf returns the run's statistics of pass p, made on first use.
+func (m *minimizer) statsOf(p *pass) *PassStats {
 	s := m.passStats[p.Name]
 	if s == nil {
 		s = &PassStats{Name: p.Name, Tier: p.Tier.String()}
 		m.passStats[p.Name] = s
 	}
-	s.Calls, s.Schedules, s.Steps, s.Seconds = s.Calls+1, s.Schedules+row.Schedules, s.Steps+row.Steps, s.Seconds+row.Seconds
-	if d := total(before) - (row.Deliveries + row.Externals); d > 0 {
-		s.Successes, s.Removed = s.Successes+1, s.Removed+d
-	}
+	return s
 }
 
-// passResults returns the statistics of the passes called, in table order.
+// passResults returns the statistics of the passes called, by the run or its forks, in table order.
 func (m *minimizer) passResults() (out []PassStats) {
 	for _, p := range m.table {
-		if s := m.passStats[p.Name]; s != nil {
-			out = append(out, *s)
+		s, f := m.passStats[p.Name], m.forkStats[p.Name]
+		if s == nil && f.Calls == 0 {
+			continue
 		}
+		row := PassStats{Name: p.Name, Tier: p.Tier.String()}
+		if s != nil {
+			row = *s
+		}
+		row.Fork = f
+		out = append(out, row)
 	}
 	return out
 }

@@ -103,6 +103,11 @@ func TestKeptResultOfferedWhenTheBestIsThreeTimesItsSize(t *testing.T) {
 	m.best = big
 	assert.True(t, m.offerKept(lead))
 	assert.Same(t, small, m.best, "offered after the removals' round")
+	beam := m.passStats[StageBeam]
+	require.NotNil(t, beam, "the beam's statistics count the offer")
+	assert.Equal(t, 1, beam.Successes)
+	assert.Equal(t, total(big)-total(small), beam.Removed)
+	assert.Zero(t, beam.Calls, "not a call")
 	assert.Nil(t, m.kept)
 	assert.False(t, m.offerKept(1), "offered once")
 }

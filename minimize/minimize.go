@@ -171,6 +171,7 @@ type minimizer struct {
 	calls           map[string]int
 	left            map[string]*record.Trace
 	passStats       map[string]*PassStats
+	forkStats       map[string]ForkStats // the forks' calls, per pass (one map, the run's, every fork writes in turn)
 	resuming        bool
 	skip            map[string]bool
 	afterProvenance *record.Trace
@@ -316,7 +317,8 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	members := sys.Members(sh.resolved)
 	sh.images = sys.Symmetry.Images(sh.resolved, members, t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
-		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}}
+		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{},
+		forkStats: map[string]ForkStats{}}
 	for _, name := range cfg.Skip {
 		if passNamed(sh.table, name) == nil {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)
@@ -455,7 +457,7 @@ func (m *minimizer) endStage() {
 	m.stages = append(m.stages, row)
 	before := m.stageB0
 	m.mu.Unlock()
-	if m.passStats != nil && before != nil {
+	if (m.passStats != nil || m.forkStats != nil) && before != nil {
 		m.notePass(row, before)
 	}
 }

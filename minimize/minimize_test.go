@@ -157,14 +157,24 @@ func TestPaceAndStages(t *testing.T) {
 			require.Equal(t, minimize.Removal, tiers[minimize.PassOf(next.Name)], "a successful %s goes back to the removals", s.Name)
 		}
 	}
-	// --stats' per-pass rows sum the stage rows up.
-	var passSteps int64
+	// --stats' per-pass rows sum the stage rows up; the calls the beam's
+	// forks made are counted apart (Fork), their steps within the beam's.
+	var passSteps, forkSteps, beamSteps int64
+	called, forkCalls, forkSuccesses := 0, 0, 0
 	for _, p := range res.Passes {
 		require.Equal(t, calls[p.Name], p.Calls, p.Name)
 		passSteps += p.Steps
+		called += min(p.Calls, 1)
+		forkSteps, forkCalls, forkSuccesses = forkSteps+p.Fork.Steps, forkCalls+p.Fork.Calls, forkSuccesses+p.Fork.Successes
+		if p.Name == minimize.StageBeam {
+			beamSteps = p.Steps
+		}
 	}
 	require.Equal(t, steps, passSteps)
-	require.Equal(t, len(calls), len(res.Passes))
+	require.Equal(t, len(calls), called)
+	require.Positive(t, forkSuccesses, "the beam's forks made their traces smaller")
+	require.Positive(t, forkSteps)
+	require.LessOrEqual(t, forkSteps, beamSteps)
 
 	// A pass left out does not run.
 	less, err := minimize.Run(context.Background(), sys, tr, minimize.Config{Budget: time.Minute, Skip: []string{minimize.StageDdminInternals, minimize.StageRetarget}})

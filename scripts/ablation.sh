@@ -8,7 +8,8 @@
 # run's steps that came after its last improvement. A pass the default run
 # never called is left out without a run (the result would be the same run),
 # and so is one it called without ever making the trace smaller ("·": the
-# pass did not pay there; only the steps it used would change).
+# pass did not pay there; only the steps it used would change), counting its
+# calls in the beam's forks too (--stats' "fork" figures).
 # Sizes and steps depend on the trace and --steps alone (not on -j or the
 # machine), so the table regenerates as it is.
 #
@@ -68,8 +69,10 @@ elif what == "after":
     first = next(p["steps"] for p in d["pace"] if p["deliveries"] + p["externals"] == size)
     print("%.0f%%" % (100 * (d["steps"] - first) / max(d["steps"], 1)))
 else:
+    # A pass's calls and successes in the beam's forks count too: a pass
+    # that pays only there is ablated like one that pays in the run.
     field, name = what.split(":", 1)
-    print(sum(p[field] for p in d["passes"] if p["name"] == name))
+    print(sum(p[field] + p.get("fork", {}).get(field, 0) for p in d["passes"] if p["name"] == name))
 EOF
 }
 
