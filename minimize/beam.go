@@ -72,8 +72,7 @@ func (m *minimizer) beam(ctx context.Context) error {
 	if m.resuming && m.other != nil {
 		return m.descendOther(ctx)
 	}
-	if d := m.snapshotBest(); m.offerKept(1) {
-		m.other, m.otherLeft = d, maps.Clone(m.left)
+	if m.offerKept(1, false) {
 		return nil
 	}
 	m.kept = nil // offered once

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -34,7 +35,7 @@ func (m *minimizer) drive(ctx context.Context) error {
 	m.uncounted.Store(m.steps.Load() - start)
 	m.descending = true
 	err := m.descend(ctx)
-	m.offerKept(1) // the budget or an interrupt ended the descent before the beam's call
+	m.offerKept(1, true) // the budget or an interrupt ended the descent before the beam's call
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func (m *minimizer) descend(ctx context.Context) error {
 			if again, err = m.round(ctx, Removal, false); err != nil {
 				return err
 			}
-			again = m.offerKept(m.limitsOf(StageBeam).lead) || again
+			again = m.offerKept(m.limitsOf(StageBeam).lead, true) || again
 		}
 		if m.removalsOnly {
 			return nil
@@ -88,18 +89,22 @@ func (m *minimizer) descend(ctx context.Context) error {
 
 // offerKept offers the kept result, once, when the best trace is more than lead times its size (the
 // driver asks with the beam's lead after each round of the removals); it reports whether it became the best.
-func (m *minimizer) offerKept(lead int) bool {
-	if t, before := m.kept, m.snapshotBest(); m.descending && t != nil && lead*total(t) < total(before) {
-		m.kept = nil
-		if !m.offer(t) {
-			return false
-		}
-		// The beam's success, though no call of it is running: its statistics say so.
-		s := m.statsOf(passNamed(m.table, StageBeam))
-		s.Successes, s.Removed = s.Successes+1, s.Removed+total(before)-total(t)
-		return true
+// The trace it displaced is the beam's other member; between calls, the beam's statistics count the success.
+func (m *minimizer) offerKept(lead int, between bool) bool {
+	t, before := m.kept, m.snapshotBest()
+	if !m.descending || t == nil || lead*total(t) >= total(before) {
+		return false
 	}
-	return false
+	if m.kept = nil; !m.offer(t) {
+		return false
+	}
+	if s := m.statsOf(passNamed(m.table, StageBeam)); between {
+		s.Successes, s.Removed = s.Successes+1, s.Removed+total(before)-total(t)
+	}
+	if m.other == nil { // descended when the run's own descent ends (resume)
+		m.other, m.otherLeft = before, maps.Clone(m.left)
+	}
+	return true
 }
 
 // round calls the passes of tier once each and reports whether one made
@@ -292,9 +297,8 @@ type PassStats struct {
 	Successes int     `json:"successes"`
 	Removed   int     `json:"removed"` // deliveries plus externals
 	Seconds   float64 `json:"seconds"`
-	// Fork sums up the calls the beam's forks made (the beam's starts and its other member's descent) on
-	// their own best traces: their steps are the beam's too (its row counts them), and a success there
-	// made the fork's trace smaller, which the run kept only if the fork's result was smaller than its own.
+	// Fork sums up the calls the beam's forks made on their own best traces (their steps are the beam's too):
+	// a success made the fork's trace smaller, which the run keeps if the fork's result is smaller than its own.
 	Fork ForkStats `json:"fork"`
 }
 
@@ -306,48 +310,36 @@ type ForkStats struct {
 	Removed   int   `json:"removed"`
 }
 
-// notePass adds a stage row to its pass's statistics: the run's own (passStats), or, in a fork, the
-// run's record of its forks' calls (forkStats).
+// notePass adds a stage row to its pass's statistics (statsOf).
 func (m *minimizer) notePass(row StageStats, before *record.Trace) {
-	p := passNamed(m.table, PassOf(row.Name))
-	if p == nil {
-		return
+	if p := passNamed(m.table, PassOf(row.Name)); p != nil {
+		s, d := m.statsOf(p), max(0, total(before)-(row.Deliveries+row.Externals))
+		s.Calls, s.Schedules, s.Steps, s.Seconds = s.Calls+1, s.Schedules+row.Schedules, s.Steps+row.Steps, s.Seconds+row.Seconds
+		s.Successes, s.Removed = s.Successes+int(boolBit(d > 0)), s.Removed+d
 	}
-	d := max(0, total(before)-(row.Deliveries+row.Externals))
-	if m.passStats == nil {
-		f := m.forkStats[p.Name]
-		f.Calls, f.Steps, f.Successes, f.Removed = f.Calls+1, f.Steps+row.Steps, f.Successes+int(boolBit(d > 0)), f.Removed+d
-		m.forkStats[p.Name] = f
-		return
-	}
-	s := m.statsOf(p)
-	s.Calls, s.Schedules, s.Steps, s.Seconds = s.Calls+1, s.Schedules+row.Schedules, s.Steps+row.Steps, s.Seconds+row.Seconds
-	s.Successes, s.Removed = s.Successes+int(boolBit(d > 0)), s.Removed+d
 }
 
-// statsOf returns the run's statistics of pass p, made on first use.
+// statsOf returns pass p's statistics, made on first use: the run's, or in a fork the run's record of its forks' calls.
 func (m *minimizer) statsOf(p *pass) *PassStats {
-	s := m.passStats[p.Name]
-	if s == nil {
-		s = &PassStats{Name: p.Name, Tier: p.Tier.String()}
-		m.passStats[p.Name] = s
+	stats := m.passStats
+	if stats == nil {
+		stats = m.forkStats
 	}
-	return s
+	if stats[p.Name] == nil {
+		stats[p.Name] = &PassStats{Name: p.Name, Tier: p.Tier.String()}
+	}
+	return stats[p.Name]
 }
 
 // passResults returns the statistics of the passes called, by the run or its forks, in table order.
 func (m *minimizer) passResults() (out []PassStats) {
 	for _, p := range m.table {
-		s, f := m.passStats[p.Name], m.forkStats[p.Name]
-		if s == nil && f.Calls == 0 {
-			continue
+		if s, f := m.passStats[p.Name], m.forkStats[p.Name]; s != nil || f != nil {
+			out = append(out, *cmp.Or(s, &PassStats{Name: p.Name, Tier: p.Tier.String()}))
+			if f != nil {
+				out[len(out)-1].Fork = ForkStats{f.Calls, f.Steps, f.Successes, f.Removed}
+			}
 		}
-		row := PassStats{Name: p.Name, Tier: p.Tier.String()}
-		if s != nil {
-			row = *s
-		}
-		row.Fork = f
-		out = append(out, row)
 	}
 	return out
 }

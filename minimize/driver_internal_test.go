@@ -96,20 +96,21 @@ func TestKeptResultOfferedWhenTheBestIsThreeTimesItsSize(t *testing.T) {
 
 	m.best, m.kept = mid, small // 26 events against 23: close routes
 	require.Less(t, total(mid), lead*total(small))
-	assert.False(t, m.offerKept(lead))
+	assert.False(t, m.offerKept(lead, true))
 	assert.Same(t, small, m.kept, "kept for the search tier")
 	assert.Same(t, mid, m.best)
 
 	m.best = big
-	assert.True(t, m.offerKept(lead))
+	assert.True(t, m.offerKept(lead, true))
 	assert.Same(t, small, m.best, "offered after the removals' round")
 	beam := m.passStats[StageBeam]
 	require.NotNil(t, beam, "the beam's statistics count the offer")
 	assert.Equal(t, 1, beam.Successes)
 	assert.Equal(t, total(big)-total(small), beam.Removed)
 	assert.Zero(t, beam.Calls, "not a call")
+	assert.Same(t, big, m.other, "the trace it displaced is the beam's other member, descended when the run's own descent ends")
 	assert.Nil(t, m.kept)
-	assert.False(t, m.offerKept(1), "offered once")
+	assert.False(t, m.offerKept(1, true), "offered once")
 }
 
 // TestRouteIsOneTheRemovalsCannotReach: a start's result is a route to

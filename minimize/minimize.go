@@ -171,7 +171,7 @@ type minimizer struct {
 	calls           map[string]int
 	left            map[string]*record.Trace
 	passStats       map[string]*PassStats
-	forkStats       map[string]ForkStats // the forks' calls, per pass (one map, the run's, every fork writes in turn)
+	forkStats       map[string]*PassStats // the forks' calls, per pass (one map, the run's, every fork writes in turn)
 	resuming        bool
 	skip            map[string]bool
 	afterProvenance *record.Trace
@@ -318,7 +318,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	sh.images = sys.Symmetry.Images(sh.resolved, members, t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
 		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{},
-		forkStats: map[string]ForkStats{}}
+		forkStats: map[string]*PassStats{}}
 	for _, name := range cfg.Skip {
 		if passNamed(sh.table, name) == nil {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)
