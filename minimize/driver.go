@@ -98,7 +98,8 @@ func (m *minimizer) offerKept(lead int, between bool) bool {
 	if m.kept = nil; !m.offer(t) {
 		return false
 	}
-	if s := m.statsOf(passNamed(m.table, StageBeam)); between {
+	if between {
+		s := m.statsOf(passNamed(m.table, StageBeam))
 		s.Successes, s.Removed = s.Successes+1, s.Removed+total(before)-total(t)
 	}
 	if m.other == nil { // descended when the run's own descent ends (resume)

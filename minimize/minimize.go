@@ -317,8 +317,7 @@ func newMinimizer(sys *record.System, t *record.Trace, cfg Config) (*minimizer, 
 	members := sys.Members(sh.resolved)
 	sh.images = sys.Symmetry.Images(sh.resolved, members, t.Events, sh.target, passNamed(sh.table, StageGather).limits.members)
 	m := &minimizer{shared: sh, cfg: cfg, skip: map[string]bool{},
-		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{},
-		forkStats: map[string]*PassStats{}}
+		calls: map[string]int{}, left: map[string]*record.Trace{}, passStats: map[string]*PassStats{}, forkStats: map[string]*PassStats{}}
 	for _, name := range cfg.Skip {
 		if passNamed(sh.table, name) == nil {
 			return nil, fmt.Errorf("minimize: unknown pass %q", name)
