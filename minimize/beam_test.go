@@ -84,9 +84,11 @@ func minimizeFile(t *testing.T, path string, sys *record.System) *minimize.Resul
 // provenance as well, start elsewhere (external events first without
 // wildcards reaches 24 (E:8), no client command), and from there the run
 // gets to 15 (E:8) with one member fewer in the bootstrap configuration,
-// and retarget's timer in place of an internal message then to 15 (E:6).
-// Without the beam and retarget the run stays at 40 (E:9); without the
-// beam alone retarget's move gets to 15 (E:6) too (37 (E:9) before it).
+// and retarget's timer in place of an internal message then to 15 (E:6),
+// 14 (E:6), the best known size, since a descent's later deliveries may take
+// another sender's message (reorder.go). Without the beam and retarget the
+// run stays at 40 (E:9); without the beam alone retarget's move gets to
+// 15 (E:6) too (37 (E:9) before it).
 func TestBeamRemovalOrdersLeaveAFourMemberRoute(t *testing.T) {
 	tr, sys, err := record.ReadFile("testdata/raft-56-1900033-four-members.trace", record.NewCatalog(raft.System()))
 	require.NoError(t, err)
@@ -101,7 +103,7 @@ func TestBeamRemovalOrdersLeaveAFourMemberRoute(t *testing.T) {
 	}
 	assert.Equal(t, [2]int{40, 9}, size(run(minimize.StageBeam, minimize.StageRetarget)), "without the beam and retarget")
 	res := run()
-	assert.Equal(t, [2]int{15, 6}, size(res))
+	assert.Equal(t, [2]int{14, 6}, size(res))
 	i := slices.IndexFunc(res.Stages, func(s minimize.StageStats) bool { return s.Name == minimize.StageBeam })
 	require.GreaterOrEqual(t, i, 0)
 	// The removal orders: the beam's first call took 1,876,224 steps here with three of them
@@ -116,9 +118,11 @@ func TestBeamRemovalOrdersLeaveAFourMemberRoute(t *testing.T) {
 // share's end, calls that had stopped paying used them up, the start
 // ended at 32 (E:9), no smaller than the best trace's own descent, and
 // the run ended there. Each call now ends at the start's own stall point,
-// the start gets to 14 deliveries (E:8) (15 before retarget's hoist moves,
-// 21 before it fired a receiver's timer in place of an internal message, 24
-// before the swap's second direction, reorder.go), and the run ends there.
+// the start gets to 14 deliveries (E:6), the best known size (14 (E:8)
+// before a descent's later deliveries could take another sender's message,
+// 15 before retarget's hoist moves, 21 before it fired a receiver's timer in
+// place of an internal message, 24 before the swap's second direction,
+// reorder.go), and the run ends there.
 func TestBeamFirstStartRunsToItsStallPoint(t *testing.T) {
 	res := minimizeFile(t, "testdata/raft-56-3600080-cut-start.trace", raft.System())
 	var kept []minimize.StageStats
@@ -128,8 +132,8 @@ func TestBeamFirstStartRunsToItsStallPoint(t *testing.T) {
 		}
 	}
 	require.Len(t, kept, 1, "the kept result offered once")
-	assert.Equal(t, [2]int{14, 8}, [2]int{kept[0].Deliveries, kept[0].Externals}, "the start's result")
-	assert.Equal(t, [2]int{14, 8}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+	assert.Equal(t, [2]int{14, 6}, [2]int{kept[0].Deliveries, kept[0].Externals}, "the start's result")
+	assert.Equal(t, [2]int{14, 6}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 }
 
 // TestBeamFirstStartKeepsNamedMembers minimizes a fresh raft-56 trace (seed
@@ -145,10 +149,12 @@ func TestBeamFirstStartRunsToItsStallPoint(t *testing.T) {
 // the start's descent takes a hoist at a larger size, ends at 17 (E:8) with
 // raft-4 outside the first configuration, and so does the run (one of the
 // two larger results in docs/minimization.md, "Hoisting a delivery", has the
-// same cause). The test pins that, for the next change to the moves' order.
+// same cause); since a descent's later deliveries may take another sender's
+// message (reorder.go), 16 (E:8), raft-4 still outside. The test pins that,
+// for the next change to the moves' order.
 func TestBeamFirstStartKeepsNamedMembers(t *testing.T) {
 	res := minimizeFile(t, "testdata/raft-56-9100071.trace", raft.System())
-	assert.Equal(t, [2]int{17, 8}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+	assert.Equal(t, [2]int{16, 8}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 	i := slices.IndexFunc(res.Trace.Events, func(e record.Event) bool { _, ok := e.Msg.(raft.Bootstrap); return ok })
 	require.GreaterOrEqual(t, i, 0)
 	assert.NotContains(t, res.Trace.Events[i].Msg.(raft.Bootstrap).Members, record.ActorID("raft-4"),

@@ -117,9 +117,9 @@ func (d *descended) note(path []passed) {
 	}
 }
 
-// descent removes events from cur, one removal (removals) at a time, while that reproduces, in at most
-// descentChecks checks, and returns the result and its steps. alone (after an insertion): every
-// delivery alone first, then with the rest of its FIFO queue. stop, when set, may end it at any trace.
+// descent removes events from cur, one removal (removals; later deliveries Step.Reroute: a move can open a second route
+// to a receiver) at a time while that reproduces, in at most descentChecks checks, and returns the result and its steps.
+// alone (after an insertion): every delivery alone, then with its FIFO queue. stop may end it at any trace.
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {
@@ -150,7 +150,7 @@ func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Tr
 				break
 			}
 			checks++
-			tr, n, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: descentSchedules}, removal(drop, drop[0])(c.Fingerprinter(), cp))
+			tr, n, err := m.check(ctx, c, checkSettings{mode: dpor.TFB, maxSched: descentSchedules}, cp.Without(drop, drop[0], true))
 			steps += n
 			if err != nil {
 				return nil, steps, err

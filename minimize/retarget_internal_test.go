@@ -308,6 +308,22 @@ func TestTimerInPlaceOfAnInternalMessageLetsItsSenderGo(t *testing.T) {
 	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
 }
 
+// TestDescentReroutesAnOutsidersSecondRequest: as above, but the outsider's
+// term-1 request reaches two members (held-out raft-56 seed 13100140, 14
+// (E:8)). The first member's own timer in place of its request leaves the
+// second's request from the outsider, and the outsider's events can only
+// go when that member takes the first member's term-1 request instead:
+// the descent's removals let a delivery take a message of its type from
+// another sender (dpor.Step.Reroute). 14 (E:6), the bug's best known size.
+func TestDescentReroutesAnOutsidersSecondRequest(t *testing.T) {
+	m, ctx := searchPassOn(t, "testdata/raft-56-13100140-outsider-two.trace", raft.System(), [2]int{14, 8})
+	fp := m.best.Header.Violation.Fingerprint
+	m.limit.Store(m.allowance(StageRetarget))
+	require.NoError(t, m.reorderWith(ctx, func(b *record.Trace) []edit { return timerEdits(b.Events, m.timers, true) }))
+	assert.Equal(t, [2]int{14, 6}, sizeOf(m.best))
+	assert.Equal(t, fp, m.best.Header.Violation.Fingerprint)
+}
+
 // TestHoistStartsAMemberAfterADeliverysCauses runs the hoist moves on the
 // result the other passes left for held-out raft-56 seed 10100070: 16
 // (E:6), every member started first. Hoisting the second candidate's
