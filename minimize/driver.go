@@ -87,15 +87,15 @@ func (m *minimizer) descend(ctx context.Context) error {
 	}
 }
 
-// offerKept offers the kept result, once, when the best trace is more than lead times its size (the
-// driver asks with the beam's lead after each round of the removals); it reports whether it became the best.
-// The trace it displaced is the beam's other member; between calls, the beam's statistics count the success.
+// offerKept offers the kept result once, when the best trace is more than lead times its size, and reports whether it
+// became the best; the trace it displaced is the beam's other member, and between calls the beam's statistics count it.
 func (m *minimizer) offerKept(lead int, between bool) bool {
 	t, before := m.kept, m.snapshotBest()
 	if !m.descending || t == nil || lead*total(t) >= total(before) {
 		return false
 	}
-	if m.kept = nil; !m.offer(t) {
+	m.kept = nil
+	if !m.offer(t) {
 		return false
 	}
 	if between {

@@ -18,8 +18,7 @@ import (
 //   - the trace up to d, without v's start unit (startUnit) and without the deliveries from or to v;
 //   - v's start unit, moved here (or a copy of another started member's);
 //   - k, sent to x, and its delivery to x;
-//   - the deliveries of the causal cone of k's delivery (timers left out), x and y trading places,
-//     each one sent by x preceded by a copy to v.
+//   - the deliveries of the causal cone of k's delivery (no timers), x and y swapped, each sent by x preceded by a copy to v.
 //
 // The rest is left out; the deliveries from v's old start on are wildcards. The plan is also tried
 // relabelled by every symmetry of it, so that the roles can land on the actors the violation names.

@@ -117,9 +117,10 @@ func (d *descended) note(path []passed) {
 	}
 }
 
-// descent removes events from cur, one removal (removals; later deliveries Step.Reroute: a move can open a second route
-// to a receiver) at a time while that reproduces, in at most descentChecks checks, and returns the result and its steps.
-// alone (after an insertion): every delivery alone, then with its FIFO queue. stop may end it at any trace.
+// descent removes events from cur, one removal (removals) at a time while that reproduces (stop may end it sooner),
+// in at most descentChecks checks, and returns the result and its steps; later deliveries may take another sender's
+// message (Step.Reroute: a move can open a second route to a receiver). alone (after an insertion): each delivery
+// alone, then with its FIFO queue.
 func (m *minimizer) descent(ctx context.Context, c *dpor.Checker, cur *record.Trace, alone bool, stop func(key checkKey, left int) bool) (*record.Trace, int64, error) {
 	fifo, maxChecks := m.fifo(), descentChecks
 	cands := func(events []record.Event) [][]int {
