@@ -70,7 +70,7 @@ func TestMinimizeCommand(t *testing.T) {
 
 	// The per-pass rows sum the stage rows up, in the table and in --stats.
 	require.Contains(t, minOut, "│ PASS ")
-	require.Contains(t, minOut, "│ "+minimize.StagePostpone+" ")
+	require.Contains(t, minOut, "│ "+minimize.StageSuffixSearch+" ")
 	require.Contains(t, minOut, "│ "+minimize.StageBeam+" ")
 	var ps struct {
 		Passes []minimize.PassStats `json:"passes"`
@@ -87,9 +87,9 @@ func TestMinimizeCommand(t *testing.T) {
 	assert.Equal(t, 7+6-(3+4), removed, "the passes removed what the run removed")
 
 	// --passes leaves passes out.
-	code, out, errs = run(t, "minimize", in, "-o", filepath.Join(t.TempDir(), "less.trace"), "--passes", "-postpone,-beam")
+	code, out, errs = run(t, "minimize", in, "-o", filepath.Join(t.TempDir(), "less.trace"), "--passes", "-suffix-search,-beam")
 	require.Equal(t, 0, code, out+errs)
-	assert.NotContains(t, out, "│ "+minimize.StagePostpone+" ")
+	assert.NotContains(t, out, "│ "+minimize.StageSuffixSearch+" ")
 	assert.NotContains(t, out, "│ "+minimize.StageBeam+" ")
 
 	// Without the optimum pass nothing proves the result optimal, and the output says nothing of it.

@@ -26,14 +26,14 @@ func TestSumPassesInTableOrder(t *testing.T) {
 			{Name: minimize.StageProvenance, Tier: "removal", Calls: 1, Steps: 100, Successes: 1, Removed: 10}},
 		{{Name: minimize.StageRetarget, Tier: "move", Calls: 1, Steps: 300}},
 		// Called in a fork only, where it paid: not a run that called it, a run it paid in a fork.
-		{{Name: minimize.StagePostpone, Tier: "search", Fork: minimize.ForkStats{Calls: 2, Steps: 50, Successes: 1, Removed: 4}}},
+		{{Name: minimize.StageLateStart, Tier: "search", Fork: minimize.ForkStats{Calls: 2, Steps: 50, Successes: 1, Removed: 4}}},
 	}
 	ev, all := eval.SumPasses(runs)
 	assert.Equal(t, int64(1000), all)
 	assert.Equal(t, []eval.PassEvidence{
 		{Name: minimize.StageProvenance, Tier: "removal", Runs: 1, Paid: 1, Calls: 1, Removed: 10, Steps: 100},
 		{Name: minimize.StageRetarget, Tier: "move", Runs: 2, Paid: 1, Calls: 3, Removed: 3, Steps: 900},
-		{Name: minimize.StagePostpone, Tier: "search", ForkPaid: 1},
+		{Name: minimize.StageLateStart, Tier: "search", ForkPaid: 1},
 	}, ev)
 }
 
@@ -44,7 +44,7 @@ func TestMarkdownPasses(t *testing.T) {
 			Pace:   []minimize.PacePoint{{Steps: 0, Deliveries: 50, Externals: 9}, {Steps: 1_000_000, Deliveries: 20, Externals: 8}},
 			Passes: []minimize.PassStats{{Name: minimize.StageRetarget, Tier: "move", Calls: 3, Steps: 4_000_000, Successes: 1, Removed: 30}}}},
 		Fresh: []eval.FreshRow{{Bug: "raft-45", Runs: []eval.FreshRun{{AfterLast: 0.2,
-			Passes: []minimize.PassStats{{Name: minimize.StagePostpone, Tier: "search", Calls: 1, Steps: 1_000_000,
+			Passes: []minimize.PassStats{{Name: minimize.StageLateStart, Tier: "search", Calls: 1, Steps: 1_000_000,
 				Fork: minimize.ForkStats{Calls: 1, Steps: 10, Successes: 1, Removed: 2}}}}}}},
 	}
 	var buf bytes.Buffer
@@ -52,6 +52,6 @@ func TestMarkdownPasses(t *testing.T) {
 	out := buf.String()
 	assert.Contains(t, out, "summed over the 1 shipped traces' runs (Table 2) and the 1 runs of the fresh-seed study")
 	assert.Contains(t, out, "| retarget | move | 1 | 3 | 4.0 M (80.0%) | 1 | 30 | 0 |")
-	assert.Contains(t, out, "| postpone | search | 1 | 1 | 1.0 M (20.0%) | 0 | 0 | 1 |")
+	assert.Contains(t, out, "| late-start | search | 1 | 1 | 1.0 M (20.0%) | 0 | 0 | 1 |")
 	assert.Contains(t, out, "median against the target ≤ 0.30: shipped traces 0.75 over 1 runs (worst 0.75; **missed**); fresh seeds 0.20 over 1 runs (worst 0.20; met).")
 }

@@ -178,3 +178,22 @@ func TestBeamWithoutTheExternalsFirstStart(t *testing.T) {
 	res := minimizeFile(t, "testdata/etcdraft-hardstate-before-entries-9600078.trace", etcdraft.System())
 	assert.Equal(t, [2]int{17, 6}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
 }
+
+// TestASecondElectionTraceStartsAMemberLater minimizes what the removals leave for
+// etcdraft-hardstate-before-entries fuzz seed 3800207: 16 deliveries (E:5), all three members started
+// first, the violation reached through a second election after a restart. The best known route, 11
+// deliveries (E:4), starts the member that restarts after the first leader's entry is committed (a
+// message to an actor not running is dropped, so it misses the vote request and the first append),
+// which no removal reaches: add-event trades a delivery for a crash-restart (15 (E:5), the same total),
+// from which suffix-search's continuation gets to 11 (E:5), and a retarget move to 11 (E:4).
+func TestASecondElectionTraceStartsAMemberLater(t *testing.T) {
+	res := minimizeFile(t, "testdata/etcdraft-hardstate-3800207-second-election.trace", etcdraft.System())
+	assert.Equal(t, [2]int{11, 4}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+	first := slices.IndexFunc(res.Trace.Events, func(e record.Event) bool { return !e.Kind.IsExternal() })
+	assert.Equal(t, 2, first, "two members started, then the first deliveries")
+	paid := map[string]bool{}
+	for _, p := range res.Passes {
+		paid[p.Name] = p.Successes > 0
+	}
+	assert.True(t, paid[minimize.StageSuffixSearch], "the continuation found")
+}

@@ -24,7 +24,7 @@ func TestFastChecksChangeNothing(t *testing.T) {
 		t.Skip("minimizes each trace twice")
 	}
 	// etcdraft's minimized trace: the exact searches (shrink-search,
-	// suffix-search, postpone, optimum) run there within the budget, on
+	// suffix-search, late-start, optimum) run there within the budget, on
 	// forked states (etcdraft.Member.DeepCopy) against replayed ones.
 	for _, name := range []string{"paxos-accept-below-promise", "spark-2294", "etcdraft-hardstate-before-entries.min"} {
 		t.Run(name, func(t *testing.T) {

@@ -24,7 +24,6 @@
 //   - beam (search): the descent again from other starts, the trace their result replaced, and start results the removals cannot reach.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - suffix-search (search; needs optimal.Forks): the exact search from cuts, later externals applied or left out.
-//   - postpone (search; needs optimal.Forks): the exact search, a start moved later.
 //   - late-start (search; needs optimal.Forks): deeper, the actor whose (re)start shows the violation started late.
 //   - optimum (search; needs optimal.Forks): the exact search of every subsequence of the externals, given up if it can't finish.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.

@@ -46,7 +46,7 @@ type limits struct {
 	// The most units one-at-a-time pairs, members gather permutes, moves retarget and inject list.
 	units, members, moves int
 	// The most deliveries of a trace retarget reroutes, gather applies to or
-	// suffix-search and postpone search; the schedules of a round-form check.
+	// suffix-search and late-start search; the schedules of a round-form check.
 	deliveries, schedules int
 	contents              int // the most contents per type retarget takes from record.System.InjectedContents
 	// The searches: states per search in the first of rounds; identStates from the best trace unedited;
@@ -109,9 +109,6 @@ func passTable() []pass {
 		{PassInfo{StageSuffixSearch, Search, "optimal.Forks", 0.03, false, true,
 			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, its later external events to apply or leave out"},
 			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, func(m *minimizer, ctx context.Context) bool { return m.shortForks(ctx, StageSuffixSearch) }, (*minimizer).suffixSearch},
-		{PassInfo{StagePostpone, Search, "optimal.Forks", 0.1, false, true,
-			"searches exactly for the cheapest continuation of cuts of the best trace with one actor's start left out, ending like it, with that start applied again anywhere after the cut: a later start drops what was sent to the actor before"},
-			limits{deliveries: 64, states: 2000, rounds: 1, cost: 6}, (*minimizer).postpones, (*minimizer).postpone},
 		{PassInfo{StageLateStart, Search, "optimal.Forks", 0.1, false, true,
 			"when the violation shows at an actor's start or restart, searches further for the cheapest continuation of the plan with that actor's start and every delivery to or from it left out, from the last two cuts it follows, ending like the best trace, the start applied again anywhere after the cut; a route as costly as the best trace counts when the descent after it makes it smaller"},
 			limits{deliveries: 64, states: 10000, rounds: 1, cost: 10, lastCuts: 2, tie: 1}, (*minimizer).lateStarts, (*minimizer).lateStart},

@@ -69,32 +69,17 @@ func (m *minimizer) suffixSearch(ctx context.Context) error {
 	return m.searchDescent(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageSuffixSearch))
 }
 
-// postpones reports whether the best trace is short, forks and has a start to move (postpone).
-func (m *minimizer) postpones(ctx context.Context) bool {
-	return slices.ContainsFunc(m.snapshotBest().Events, func(e record.Event) bool { return e.Kind == record.Start }) &&
-		m.shortForks(ctx, StagePostpone)
-}
-
-// postpone runs one call of the postpone pass: for each start of the best trace, the searches from the
-// cuts of its plan without it (followed until a delivery is missing), the start to apply again anywhere
-// after the cut: a later start drops what was sent to its actor before, a route no plan follows.
-func (m *minimizer) postpone(ctx context.Context) error {
-	base := m.snapshotBest()
-	edits, moved := startEdits(base, "")
-	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StagePostpone))
-}
-
-// startEdits lists the edits that leave out a start of base, and the starts they left out (searchCuts applies
-// them again): every start, or (x set) x's, with every delivery to or from x after it left out too.
+// startEdits lists the edits that leave out a start of x in base, with every delivery to or from x after it, and
+// the starts they left out (searchCuts applies them again).
 func startEdits(base *record.Trace, x record.ActorID) ([]edit, []record.Event) {
 	var edits []edit
 	var moved []record.Event
 	for i, e := range base.Events {
-		if e.Kind != record.Start || x != "" && e.Actor != x {
+		if e.Kind != record.Start || e.Actor != x {
 			continue
 		}
 		drop := []int{i}
-		for j := i + 1; x != "" && j < len(base.Events); j++ {
+		for j := i + 1; j < len(base.Events); j++ {
 			if y := base.Events[j]; !y.Kind.IsExternal() && (y.From == x || y.To == x) {
 				drop = append(drop, j)
 			}
@@ -122,9 +107,10 @@ func lateActor(t *record.Trace) record.ActorID {
 	return ""
 }
 
-// lateStart runs one call of the late-start pass: postpone's search for the actor whose (re)start
-// shows the violation, with its deliveries left out too (it did not run), so that the plan is
-// followed as far as the others' route goes, and deeper, from the last cuts (docs/minimization.md).
+// lateStart runs one call of the late-start pass: for the actor whose (re)start shows the violation, the searches
+// from the last cuts of the plan without its start and deliveries (it did not run; the plan is followed as far as
+// the others' route goes), the start to apply again anywhere after the cut: a later start drops what was sent to
+// the actor before, a route no plan follows (docs/minimization.md).
 func (m *minimizer) lateStart(ctx context.Context) error {
 	base := m.snapshotBest()
 	edits, moved := startEdits(base, lateActor(base))
@@ -147,8 +133,8 @@ func (m *minimizer) searchDescent(ctx context.Context, base *record.Trace, edits
 
 // searchCuts searches from the cuts of the prefixes of base's edited plans and of base itself, cheapest
 // first, and offers and returns the first trace found (with lim.tie, one as costly as base too, returned
-// unoffered for searchDescent's descent). With moved (postpone), edit k has left out moved[k], which its
-// searches may apply again, and base itself is not searched. With a cost in lim (postpone, suffix-search) the
+// unoffered for searchDescent's descent). With moved (late-start), edit k has left out moved[k], which its
+// searches may apply again, and base itself is not searched. With a cost in lim (late-start, suffix-search) the
 // searches end like base, add at most lim.cost and keep the plan's later external events to apply or leave
 // out; otherwise base is searched in one round of identStates.
 func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []edit, moved []record.Event, lim limits) (*record.Trace, error) {

@@ -21,7 +21,6 @@ const (
 	StageInject             = "inject"
 	StageAddEvent           = "add-event"
 	StageSuffixSearch       = "suffix-search"
-	StagePostpone           = "postpone"
 	StageLateStart          = "late-start"
 	StageOptimum            = "optimum"
 	StageShrinkSearch       = "shrink-search"

@@ -57,7 +57,7 @@ func TestPassOf(t *testing.T) {
 	} {
 		assert.Equal(t, want, minimize.PassOf(row), row)
 	}
-	_, err := minimize.ParsePasses("-gather,-postpone")
+	_, err := minimize.ParsePasses("-gather,-late-start")
 	require.NoError(t, err)
 	_, err = minimize.ParsePasses("-nope")
 	require.ErrorContains(t, err, `unknown pass "nope"`)

@@ -87,7 +87,7 @@ func quorumInput(t *testing.T, sys *record.System) *record.Trace {
 // TestSearchesEndAStepOnATimer minimizes the quorum input. The route of a's
 // or b's vote and c's timer is found twice over: by retarget, which fires
 // c's timer in place of d's vote (an internal message), and by the
-// exhaustive searches (shrink-search, suffix-search, postpone, optimum).
+// exhaustive searches (shrink-search, suffix-search, optimum).
 // Without both the result stays at 4 deliveries; with both, the run keeps
 // b's vote (a's before a descent's deliveries could take another sender's
 // message, reorder.go).
@@ -100,7 +100,7 @@ func TestSearchesEndAStepOnATimer(t *testing.T) {
 		require.NoError(t, err)
 		return res.Trace
 	}
-	searches := []string{minimize.StageShrinkSearch, minimize.StageSuffixSearch, minimize.StagePostpone, minimize.StageOptimum}
+	searches := []string{minimize.StageShrinkSearch, minimize.StageSuffixSearch, minimize.StageOptimum}
 	assert.Equal(t, 4, run(append(searches, minimize.StageRetarget)...).Header.Deliveries)
 	assert.Equal(t, 2, run(searches...).Header.Deliveries, "retarget alone")
 	assert.Equal(t, 2, run(minimize.StageRetarget).Header.Deliveries, "the searches alone")
