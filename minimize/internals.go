@@ -198,7 +198,9 @@ func causalCone(events []record.Event, i int) []int {
 
 // oneAtATime tries, with type-fingerprint backtracks, removing every causal cone (of a timer
 // firing, or of any delivery off FIFO), every delivery (queueSuffix), every external unit and each
-// event of one, and on short traces every pair of units; later deliveries wildcards.
+// event of one, and on short traces every pair of units and every pair of two actors' deliveries of
+// one type (two actors each taking a step of the same kind: each step alone moves one actor off the
+// route); later deliveries wildcards.
 func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.fifo()
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
@@ -246,6 +248,19 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 			for a := range units {
 				for b := a + 1; b < len(units); b++ {
 					drop := ddmin.Union(units[a], units[b])
+					es = append(es, removal(drop, drop[0]))
+				}
+			}
+		}
+		// Twins: two actors' deliveries of one type (a message type or timer key), only needed together.
+		dels := deliveryIndices(base.Events)
+		if len(dels) > m.limitsOf(StageOneAtATime).units {
+			dels = nil
+		}
+		for k, a := range dels {
+			for _, b := range dels[k+1:] {
+				if x, y := base.Events[a], base.Events[b]; x.To != y.To && x.Timer == y.Timer && record.TypeName(x.Msg) == record.TypeName(y.Msg) {
+					drop := ddmin.Union(queueSuffix(base.Events, a, fifo), queueSuffix(base.Events, b, fifo))
 					es = append(es, removal(drop, drop[0]))
 				}
 			}

@@ -16,7 +16,7 @@
 //   - ddmin-internals (removal): delta debugging over the deliveries.
 //   - fifo-internals (removal): the last delivery of each queue.
 //   - shrink-contents (removal): components of external messages.
-//   - one-at-a-time (removal): every causal cone, delivery and external.
+//   - one-at-a-time (removal): every causal cone, delivery and external; pairs on short traces.
 //   - gather (move; needs record.Symmetry): a round takes a later message.
 //   - retarget (move): events readdressed, reordered, given other contents, replaced by a timer, moved or hoisted earlier.
 //   - inject (move; needs record.System.Injections): an offered event.

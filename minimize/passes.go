@@ -43,7 +43,7 @@ type pass struct {
 
 // limits are a pass's own bounds on its work besides its share (0: none).
 type limits struct {
-	// The most units one-at-a-time pairs, members gather permutes, moves retarget and inject list.
+	// The most units (and deliveries) one-at-a-time pairs, members gather permutes, moves retarget and inject list.
 	units, members, moves int
 	// The most deliveries of a trace retarget reroutes, gather applies to or
 	// suffix-search and late-start search; the schedules of a round-form check.
@@ -83,7 +83,7 @@ func passTable() []pass {
 			"shrinks the contents of external messages"},
 			limits{}, nil, (*minimizer).shrinkContents},
 		{PassInfo{StageOneAtATime, Removal, "", 1, false, false,
-			"tries removing every causal cone, delivery and external event once more"},
+			"tries removing every causal cone, delivery and external event once more, and on short traces every pair of external events and of two actors' deliveries of one type"},
 			limits{units: 24}, nil, (*minimizer).oneAtATime},
 
 		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
