@@ -197,3 +197,23 @@ func TestASecondElectionTraceStartsAMemberLater(t *testing.T) {
 	}
 	assert.True(t, paid[minimize.StageSuffixSearch], "the continuation found")
 }
+
+// TestTheVictimCanBeAnotherMemberStartedLate minimizes the result of etcdraft-hardstate-before-entries fuzz seed
+// 13600110 (held-out range 13600000), 11 deliveries (E:5): the member whose vote elects the first leader
+// restarts, which drops the append queued for it, and crashes at its second restart on the append that
+// carries the commit index. The best known route, 11 deliveries (E:4), gives that part to the third member,
+// started after the election, and needs no first restart. late-start leaves the third member's start and
+// deliveries out of the plan, moves the last restart to it, and searches from the plan's cuts with the start
+// to apply again: from the cut after the leader's first tick it finds the route.
+func TestTheVictimCanBeAnotherMemberStartedLate(t *testing.T) {
+	res := minimizeFile(t, "testdata/etcdraft-hardstate-13600110-voter-restarts.trace", etcdraft.System())
+	assert.Equal(t, [2]int{11, 4}, [2]int{res.Trace.Header.Deliveries, res.Trace.Header.Externals})
+	n := len(res.Trace.Events)
+	assert.Equal(t, record.Restart, res.Trace.Events[n-1].Kind)
+	assert.NotEqual(t, record.ActorID("etcd-1"), res.Trace.Events[n-1].Actor, "the input restarts etcd-1, its voter")
+	paid := map[string]bool{}
+	for _, p := range res.Passes {
+		paid[p.Name] = p.Successes > 0
+	}
+	assert.True(t, paid[minimize.StageLateStart], "the late start found")
+}

@@ -197,7 +197,7 @@ func causalCone(events []record.Event, i int) []int {
 }
 
 // oneAtATime tries, with type-fingerprint backtracks, removing every causal cone (of a timer firing, or of any delivery off FIFO),
-// every delivery (queueSuffix), every external unit and each event of one, on short traces every pair of units and of twins.
+// every delivery (queueSuffix), every external unit and each event of one, on short traces every pair of units.
 func (m *minimizer) oneAtATime(ctx context.Context) error {
 	fifo := m.fifo()
 	err := m.greedy(ctx, dpor.TFB, m.budgetFor(), func(base *record.Trace) []edit {
@@ -249,28 +249,8 @@ func (m *minimizer) oneAtATime(ctx context.Context) error {
 				}
 			}
 		}
-		if dels := deliveryIndices(base.Events); len(dels) <= m.limitsOf(StageOneAtATime).units {
-			es = append(es, twinRemovals(base.Events, dels, fifo)...)
-		}
 		return es
 	})
-}
-
-// twinRemovals lists the removals of twins, two actors' deliveries (dels) of one message type or timer key with their queues'
-// rests (queueSuffix), later ones wildcards: steps of one kind only needed together (each alone moves one actor off the route).
-func twinRemovals(events []record.Event, dels []int, fifo bool) (out []edit) {
-	types := make([]string, len(dels))
-	for k, d := range dels {
-		types[k] = events[d].Timer + "\x00" + record.TypeName(events[d].Msg)
-	}
-	for k, a := range dels {
-		for l := k + 1; l < len(dels); l++ {
-			if b := dels[l]; types[k] == types[l] && events[a].To != events[b].To {
-				out = append(out, removal(ddmin.Union(queueSuffix(events, a, fifo), queueSuffix(events, b, fifo)), a))
-			}
-		}
-	}
-	return out
 }
 
 // queueSuffix returns delivery i and, under FIFO unless i is a timer

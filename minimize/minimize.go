@@ -24,7 +24,7 @@
 //   - beam (search): the descent again from other starts, the trace their result replaced, and start results the removals cannot reach.
 //   - shrink-search (search; needs optimal.Forks): the exact search of edited prefixes.
 //   - suffix-search (search; needs optimal.Forks): the exact search from cuts, later externals applied or left out.
-//   - late-start (search; needs optimal.Forks): deeper, the actor whose (re)start shows the violation started late.
+//   - late-start (search; needs optimal.Forks): deeper, the actor whose (re)start shows the violation, or another it moves to, started late.
 //   - optimum (search; needs optimal.Forks): the exact search of every subsequence of the externals, given up if it can't finish.
 //   - round-form (cleanup; needs record.Rounded): lockstep rounds.
 //

@@ -43,7 +43,7 @@ type pass struct {
 
 // limits are a pass's own bounds on its work besides its share (0: none).
 type limits struct {
-	// The most units (and deliveries) one-at-a-time pairs, members gather permutes, moves retarget and inject list.
+	// The most units one-at-a-time pairs, members gather permutes, moves retarget and inject list.
 	units, members, moves int
 	// The most deliveries of a trace retarget reroutes, gather applies to or
 	// suffix-search and late-start search; the schedules of a round-form check.
@@ -52,7 +52,7 @@ type limits struct {
 	// The searches: states per search in the first of rounds; identStates from the best trace unedited;
 	// a cost makes them end like the best trace (goal-directed) and bounds what a continuation adds.
 	states, rounds, identStates, cost int
-	lastCuts                          int // the searches start at the plan's last lastCuts cuts only (0: every cut)
+	lastCuts                          int // the searches start at the plan's last lastCuts cuts only (0: every cut; late-start: its own actor's)
 	lead                              int // the beam's kept result is offered early when the best is lead times its size
 	tie                               int // 1: a search takes a route as costly as the best trace too, kept if its descent shrinks it
 }
@@ -83,7 +83,7 @@ func passTable() []pass {
 			"shrinks the contents of external messages"},
 			limits{}, nil, (*minimizer).shrinkContents},
 		{PassInfo{StageOneAtATime, Removal, "", 1, false, false,
-			"tries removing every causal cone, delivery and external event once more, and on short traces every pair of external events and of two actors' deliveries of one type"},
+			"tries removing every causal cone, delivery and external event once more, and on short traces every pair of external events"},
 			limits{units: 24}, nil, (*minimizer).oneAtATime},
 
 		{PassInfo{StageGather, Move, "record.Symmetry", 0.1, false, false,
@@ -110,7 +110,7 @@ func passTable() []pass {
 			"searches exactly for the cheapest continuation of cuts of the best trace, ending like it, its later external events to apply or leave out"},
 			limits{deliveries: 64, states: 16000, rounds: 1, cost: 6}, func(m *minimizer, ctx context.Context) bool { return m.shortForks(ctx, StageSuffixSearch) }, (*minimizer).suffixSearch},
 		{PassInfo{StageLateStart, Search, "optimal.Forks", 0.1, false, true,
-			"when the violation shows at an actor's start or restart, searches further for the cheapest continuation of the plan with that actor's start and every delivery to or from it left out, from the last two cuts it follows, ending like the best trace, the start applied again anywhere after the cut; a route as costly as the best trace counts when the descent after it makes it smaller"},
+			"when the violation shows at an actor's start or restart, searches further for the cheapest continuation of the plan with that actor's start and every delivery to or from it left out, from the last two cuts it follows, ending like the best trace, the start applied again anywhere after the cut (if the actor restarts before, also from every cut of the plan without another actor's start and deliveries, the last restart moved to it); a route as costly as the best trace counts when the descent after it makes it smaller"},
 			limits{deliveries: 64, states: 10000, rounds: 1, cost: 10, lastCuts: 2, tie: 1}, (*minimizer).lateStarts, (*minimizer).lateStart},
 		{PassInfo{StageOptimum, Search, "optimal.Forks", 0.25, false, true,
 			"searches exactly, as demi optimal --subsets does, for a schedule cheaper than the best trace of any subsequence of its external events"},

@@ -69,22 +69,29 @@ func (m *minimizer) suffixSearch(ctx context.Context) error {
 	return m.searchDescent(ctx, m.snapshotBest(), nil, nil, m.limitsOf(StageSuffixSearch))
 }
 
-// startEdits lists the edits that leave out a start of x in base, with every delivery to or from x after it, and
-// the starts they left out (searchCuts applies them again).
-func startEdits(base *record.Trace, x record.ActorID) ([]edit, []record.Event) {
-	var edits []edit
-	var moved []record.Event
-	for i, e := range base.Events {
-		if e.Kind != record.Start || e.Actor != x {
-			continue
-		}
-		drop := []int{i}
-		for j := i + 1; j < len(base.Events); j++ {
-			if y := base.Events[j]; !y.Kind.IsExternal() && (y.From == x || y.To == x) {
-				drop = append(drop, j)
+// startEdits lists, for each of xs in turn, the edits that leave out a start of it in base, with every delivery to or
+// from it after it and base's last event moved to it, and the starts they left out (searchCuts applies them again).
+func startEdits(base *record.Trace, xs []record.ActorID) (edits []edit, moved []record.Event) {
+	end := base.Events[len(base.Events)-1].Actor
+	for _, x := range xs {
+		for i, e := range base.Events {
+			if e.Kind != record.Start || e.Actor != x {
+				continue
 			}
+			drop := []int{i}
+			for j := i + 1; j < len(base.Events); j++ {
+				if y := base.Events[j]; !y.Kind.IsExternal() && (y.From == x || y.To == x) {
+					drop = append(drop, j)
+				}
+			}
+			edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan {
+				if p = p.Without(drop, -1, false); x != end {
+					p[len(p)-1].Event.Actor = x
+				}
+				return p
+			})
+			moved = append(moved, record.StartEvent(x))
 		}
-		edits, moved = append(edits, removal(drop, -1)), append(moved, record.StartEvent(e.Actor))
 	}
 	return edits, moved
 }
@@ -97,12 +104,9 @@ func (m *minimizer) lateStarts(ctx context.Context) bool {
 
 // lateActor returns the actor whose start or restart ends t if t starts it before, else "".
 func lateActor(t *record.Trace) record.ActorID {
-	n := len(t.Events)
-	if n == 0 || t.Events[n-1].Kind != record.Start && t.Events[n-1].Kind != record.Restart {
-		return ""
-	}
-	if x := t.Events[n-1].Actor; slices.Contains(startedActors(t.Events[:n-1]), x) {
-		return x
+	if n := len(t.Events); n > 0 && (t.Events[n-1].Kind == record.Start || t.Events[n-1].Kind == record.Restart) &&
+		slices.Contains(startedActors(t.Events[:n-1]), t.Events[n-1].Actor) {
+		return t.Events[n-1].Actor
 	}
 	return ""
 }
@@ -110,10 +114,16 @@ func lateActor(t *record.Trace) record.ActorID {
 // lateStart runs one call of the late-start pass: for the actor whose (re)start shows the violation, the searches
 // from the last cuts of the plan without its start and deliveries (it did not run; the plan is followed as far as
 // the others' route goes), the start to apply again anywhere after the cut: a later start drops what was sent to
-// the actor before, a route no plan follows (docs/minimization.md).
+// the actor before, a route no plan follows (docs/minimization.md). The same for each other actor the trace
+// starts, from every cut, the plan's last event moved to it, when the trace restarts x before: a restart that
+// wipes what x was sent, where another actor started late could take x's part.
 func (m *minimizer) lateStart(ctx context.Context) error {
 	base := m.snapshotBest()
-	edits, moved := startEdits(base, lateActor(base))
+	xs := []record.ActorID{lateActor(base)}
+	if slices.ContainsFunc(base.Events[:len(base.Events)-1], func(e record.Event) bool { return e.Kind == record.Restart && e.Actor == xs[0] }) {
+		xs = append(xs, slices.DeleteFunc(startedActors(base.Events), func(y record.ActorID) bool { return y == xs[0] })...)
+	}
+	edits, moved := startEdits(base, xs)
 	return m.searchDescent(ctx, base, edits, moved, m.limitsOf(StageLateStart))
 }
 
@@ -145,9 +155,11 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 	bp := dpor.FromEvents(m.fp, base.Events)
 	type search struct {
 		pre, ins                   []record.Event
+		last                       record.Event // the plan's last event, which a goal search ends like
 		cut, bound, states, rounds int
 	}
 	var order []search
+	end := base.Events[len(base.Events)-1] // late-start: the searches of the actor it (re)starts start at the last lastCuts cuts
 	for k, e := range edits {
 		plan := e(m.fp, bp)
 		pre, err := m.followed(base, plan)
@@ -171,9 +183,9 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
 		}
-		for cut := last; cut >= max(first, 1) && (lim.lastCuts == 0 || cut > last-lim.lastCuts); cut-- {
+		for cut := last; cut >= max(first, 1) && (lim.lastCuts == 0 || moved[k].Actor != end.Actor || cut > last-lim.lastCuts); cut-- {
 			if bound := min(total(base)-cut-1+lim.tie, most); bound >= 1 {
-				order = append(order, search{pre, ins, cut, bound, states, rounds})
+				order = append(order, search{pre, ins, plan[len(plan)-1].Event, cut, bound, states, rounds})
 			}
 		}
 	}
@@ -196,7 +208,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 			cfg := optimal.Config{Subsets: true, TotalBound: s.bound, MaxStates: s.states << (2 * round), MaxSteps: maxSteps, Workers: 1}
 			t := &record.Trace{Header: base.Header, Events: s.pre[:s.cut]}
 			if goal {
-				t.Events, cfg.Insert, cfg.Last = s.pre, s.ins, &base.Events[len(base.Events)-1]
+				t.Events, cfg.Insert, cfg.Last = s.pre, s.ins, &s.last
 			}
 			t.Recount()
 			res, err := optimal.SearchFrom(ctx, m.sys, t, s.cut, cfg)
