@@ -84,8 +84,8 @@ func startEdits(base *record.Trace, xs []record.ActorID) (edits []edit, moved []
 					drop = append(drop, j)
 				}
 			}
-			edits = append(edits, func(_ *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan {
-				if p = p.Without(drop, -1, false); x != end {
+			edits = append(edits, func(fp *fingerprint.Fingerprinter, p dpor.Plan) dpor.Plan {
+				if p = removal(drop, -1)(fp, p); x != end {
 					p[len(p)-1].Event.Actor = x
 				}
 				return p
@@ -159,7 +159,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		cut, bound, states, rounds int
 	}
 	var order []search
-	end := base.Events[len(base.Events)-1] // late-start: the searches of the actor it (re)starts start at the last lastCuts cuts
+	ender := base.Events[len(base.Events)-1].Actor // late-start: the searches of the actor it (re)starts start at the last lastCuts cuts
 	for k, e := range edits {
 		plan := e(m.fp, bp)
 		pre, err := m.followed(base, plan)
@@ -183,7 +183,7 @@ func (m *minimizer) searchCuts(ctx context.Context, base *record.Trace, edits []
 		case k == len(edits)-1:
 			states, rounds = lim.identStates, 1
 		}
-		for cut := last; cut >= max(first, 1) && (lim.lastCuts == 0 || moved[k].Actor != end.Actor || cut > last-lim.lastCuts); cut-- {
+		for cut := last; cut >= max(first, 1) && (lim.lastCuts == 0 || moved[k].Actor != ender || cut > last-lim.lastCuts); cut-- {
 			if bound := min(total(base)-cut-1+lim.tie, most); bound >= 1 {
 				order = append(order, search{pre, ins, plan[len(plan)-1].Event, cut, bound, states, rounds})
 			}
